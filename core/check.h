@@ -1,0 +1,38 @@
+#pragma once
+// The checker: runs the per-op rules (core/rules/) over a Plan and reports Diagnostics.
+//
+// Contract: total (never throws on a loaded plan); deterministic order (by node, then input); each op without
+// a rule is reported once per op as "unchecked-op" (info). `Checker` keeps per-node results so an edit re-checks
+// only the touched nodes and their consumers.
+#include <vector>
+
+#include "core/diagnostics.h"
+#include "core/plan.h"
+#include "core/redistribute.h"
+
+namespace ss {
+
+struct CheckOptions {
+  CostModel cost;
+  bool reportUnevenShards = true;
+};
+
+Diagnostics checkPlan(const Plan& plan, const CheckOptions& opts = {});
+
+class Checker {
+ public:
+  explicit Checker(CheckOptions opts = {}) : opts_(std::move(opts)) {}
+  const Diagnostics& run(const Plan& plan);  // full check
+  // Re-checks after an edit that touched `nodes` (and, through them, their consumers).
+  const Diagnostics& update(const Plan& plan, const std::vector<int>& nodes);
+  const Diagnostics& diagnostics() const { return merged_; }
+
+ private:
+  CheckOptions opts_;
+  std::vector<std::vector<Diagnostic>> perNode_;
+  std::vector<Diagnostic> planWide_;
+  Diagnostics merged_;
+  void merge();
+};
+
+}  // namespace ss

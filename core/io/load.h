@@ -1,0 +1,34 @@
+#pragma once
+// Loading and saving plan files of every supported format, detected by content.
+//
+// Contract: never throws for bad input; errors name the file and the place (`FILE:LINE:COL: what` or
+// `FILE: /json/pointer: what` through Error::toString(file)). Limits guard memory: files over kMaxFileBytes,
+// JSON nested deeper than kMaxJsonDepth are refused with a clear message.
+#include <cstdint>
+#include <string>
+
+#include "core/plan.h"
+
+namespace ss {
+
+inline constexpr int64_t kMaxFileBytes = int64_t{2} << 30;  // 2 GiB
+inline constexpr int kMaxJsonDepth = 256;
+
+enum class FileKind : uint8_t { NativePlan, AutoparallelJson, AutoparallelPlacements, FxText, Unknown };
+const char* fileKindName(FileKind k);
+// Decides by content (first non-space bytes and top-level keys), never by extension.
+FileKind detectFileKind(std::string_view text);
+
+Result<std::string> readFileText(const std::string& path);
+// Loads any supported graph/plan file. A placements file alone is an error (it needs a graph).
+Result<Plan> loadPlanText(std::string_view text, const std::string& fileForMessages);
+Result<Plan> loadPlanFile(const std::string& path);
+
+// Parses JSON text; syntax errors become line:col errors. Depth-limited.
+Result<nlohmann::json> parseJsonText(std::string_view text);
+
+// Atomic save: writes PATH.tmp, fsyncs, keeps the previous file as PATH.bak, renames over PATH.
+Result<bool> writeFileAtomic(const std::string& path, std::string_view contents);
+Result<bool> savePlanFile(const Plan& plan, const std::string& path);
+
+}  // namespace ss

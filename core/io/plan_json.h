@@ -1,0 +1,24 @@
+#pragma once
+// The native plan format (*.plan.json), version 1. docs/plan-format.md and docs/plan.schema.json describe it.
+// Reader and writer round-trip exactly: write(read(x)) == x for every plan the writer produced.
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/plan.h"
+
+namespace ss {
+
+inline constexpr int kPlanFormatVersion = 1;
+
+nlohmann::json planToJson(const Plan& plan);
+// Errors carry a JSON pointer into `j`.
+Result<Plan> planFromJson(const nlohmann::json& j);
+std::string writePlanString(const Plan& plan);  // pretty, stable key order, trailing newline
+
+// Specs, args and metas in the native format, reused by other readers/writers.
+nlohmann::json specToJson(const std::optional<ShardingSpec>& s);  // "RS(0)" or null
+nlohmann::json argToJson(const Arg& a, const Graph& g);
+Result<Arg> argFromJson(const nlohmann::json& j, const Graph& g, const std::string& pointer);
+
+}  // namespace ss

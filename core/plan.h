@@ -1,0 +1,88 @@
+#pragma once
+// Plan: a graph placed on a mesh. It is the one model every reader produces, the checker and views read,
+// commands edit, writers save and the runner executes.
+//
+// Contract: specs.size() == graph.size(). For node n, specs[n].outputs has one entry per graph output
+// (std::nullopt = none given: treated as unknown by the checker) and specs[n].inputs one per tensor input (the
+// spec the op consumes that input in, i.e. autoparallel's dst_placement; nullopt = the producer's output spec).
+// A Redistribute sits on an edge (consumer node, input index) and turns the producer's output spec `from` into
+// `to`. AutoSP tags sit on placeholder nodes. Every spec has mesh.ndim() placements.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/placement.h"
+
+namespace ss {
+
+struct NodeSpecs {
+  std::vector<std::optional<ShardingSpec>> outputs;
+  std::vector<std::optional<ShardingSpec>> inputs;
+  bool operator==(const NodeSpecs&) const = default;
+};
+
+struct Redistribute {
+  int node = -1;    // consumer
+  int input = 0;    // input index on the consumer
+  ShardingSpec from, to;
+  bool operator==(const Redistribute&) const = default;
+};
+
+// AutoSP input tag `(key, seq_dim)`; a bare key has no seq_dim and means dimension 1 (AutoSP's old default).
+struct AutoSpTag {
+  std::string key;              // "input_id", "label_id", "position_id", ...
+  std::optional<int> seqDim;
+  int effectiveDim() const { return seqDim.value_or(1); }
+  std::string toString() const; // "input_id" or "(input_id, 0)"
+  bool operator==(const AutoSpTag&) const = default;
+};
+
+struct RunSettings {
+  uint64_t seed = 0;
+  std::string lossNode;         // node whose (scalar) output is the loss; empty = none (not executable)
+  int batches = 3;
+  double rtol = 1e-4;
+  int spSize = 0;               // AutoSP sequence-parallel size (0 = no AutoSP)
+  bool operator==(const RunSettings&) const = default;
+};
+
+enum class PlanFormat : uint8_t { Native, AutoparallelJson, AutoparallelPlacements, FxText };
+const char* planFormatName(PlanFormat f);
+
+// Totals as a solver reported them (autoparallel's "summary"), or computed; negative = absent.
+struct CostSummary {
+  double total = -1, comm = -1, compute = -1, transition = -1;
+  bool operator==(const CostSummary&) const = default;
+};
+
+struct Plan {
+  std::string name;
+  std::string description;
+  Graph graph;
+  DeviceMesh mesh;
+  std::vector<NodeSpecs> specs;
+  std::vector<Redistribute> redistributes;
+  std::map<int, AutoSpTag> tags;   // placeholder node -> tag
+  RunSettings run;
+  CostSummary summary;
+  PlanFormat sourceFormat = PlanFormat::Native;
+  // Per-edge solver costs from an autoparallel export, keyed by (node, input); absent otherwise.
+  std::map<std::pair<int, int>, std::pair<double, double>> edgeCosts;  // (comm_cost, transition_cost)
+
+  // Executable: every call node has args and known shapes, and a loss node is set.
+  bool executable() const;
+  // Ensures specs has one entry per node with the right counts (missing entries become nullopt).
+  void normalizeSpecs();
+  const Redistribute* findRedistribute(int node, int input) const;
+  // The spec the producer of input `input` of `node` delivers (its output spec), if known.
+  std::optional<ShardingSpec> producerSpec(int node, int input) const;
+  // The spec the consumer expects for that input: the input spec, else the producer's output spec.
+  std::optional<ShardingSpec> consumerSpec(int node, int input) const;
+  // Checks the invariants above; empty string when valid, else "what (/json/pointer)".
+  std::string validate() const;
+  bool operator==(const Plan& o) const;
+};
+
+}  // namespace ss

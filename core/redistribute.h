@@ -1,0 +1,58 @@
+#pragma once
+// Redistribute planning and its cost, as DTensor plans a redistribute: one transform per mesh dim.
+//
+// Transforms: S->R all_gather; P->R all_reduce; P->S reduce_scatter; S(i)->S(j) all_to_all; R->S local chunk;
+// R->P local divide (no communication); S->P and changing a Partial's reduce op are refused.
+// Bytes are per rank, for the tensor's dtype, exact for uneven shards (the largest rank's share is reported).
+// The time model (alpha-beta with a link table) is documented in docs/cost-model.md.
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/placement.h"
+
+namespace ss {
+
+enum class CollectiveKind : uint8_t { None, AllGather, AllReduce, ReduceScatter, AllToAll, LocalChunk, LocalDivide };
+const char* collectiveName(CollectiveKind k);  // "all_gather", "all_reduce", "reduce_scatter", "all_to_all", "chunk", "divide"
+
+struct Link {
+  std::string name;          // "nvlink", "infiniband"
+  double alphaUs = 0;        // latency per step, microseconds
+  double betaGBps = 0;       // bandwidth per rank, GB/s
+};
+
+struct CostModel {
+  Link intraNode{"nvlink", 3.0, 150.0};     // NVLink-class defaults
+  Link interNode{"infiniband", 10.0, 25.0}; // InfiniBand-class defaults
+  std::vector<bool> interNodeDims;          // per mesh dim: true = crosses nodes (default: none)
+  const Link& linkFor(int meshDim) const;
+};
+
+struct RedistributeStep {
+  int meshDim = 0;
+  CollectiveKind kind = CollectiveKind::None;
+  Placement from, to;
+  int64_t groupSize = 1;
+  int64_t bytesSent = 0;      // per rank (largest share)
+  int64_t bytesReceived = 0;  // per rank (largest share)
+  double timeUs = 0;
+  std::string toString() const;  // "mesh dim 1 (dim1): all_to_all S(1) -> S(0), 2.0 MiB, 21.4 us"
+};
+
+struct RedistributePlan {
+  bool possible = true;
+  std::string whyNot;            // when impossible: "S->P is not a valid redistribute"
+  std::vector<RedistributeStep> steps;
+  int64_t totalBytes() const;
+  double totalTimeUs() const;
+  std::string summary() const;   // "all_to_all on mesh dim 1 (dim1), 2.0 MiB, 21.4 us" or "no communication"
+};
+
+RedistributePlan planRedistribute(const TensorMeta& meta, const DeviceMesh& mesh, const ShardingSpec& from,
+                                  const ShardingSpec& to, const CostModel& cost = {});
+
+std::string formatBytes(int64_t bytes);   // "2.0 MiB"
+std::string formatTimeUs(double us);      // "21.4 us", "3.20 ms"
+
+}  // namespace ss
