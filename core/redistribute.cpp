@@ -423,6 +423,19 @@ void planStacks(Planner& pl) {
   }
 }
 
+// Same placements on every mesh dim of size > 1, and every tensor dim split in the same order.
+bool reachedTarget(const State& cur, const State& dst) {
+  for (int m = 0; m < cur.ndim; ++m) {
+    if (!(cur.p[m] == dst.p[m])) return false;
+    if (!cur.p[m].isShard()) continue;
+    for (int o = 0; o < cur.ndim; ++o) {
+      if (o == m || !cur.p[o].isShard(cur.p[m].dim)) continue;
+      if ((cur.key[o] < cur.key[m]) != (dst.key[o] < dst.key[m])) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---- planRedistribute -------------------------------------------------------------------------------------
@@ -474,10 +487,8 @@ RedistributePlan planRedistribute(const TensorMeta& meta, const DeviceMesh& mesh
   } else {
     planStacks(pl);
   }
-  for (int m = 0; m < pl.cur.ndim; ++m) {
-    if (!(pl.cur.p[m] == pl.dst.p[m]))  // a planner bug, never a user error: report it rather than lie
-      return refuse("internal error: no redistribute plan from " + from.toMeshString() + " to " + to.toMeshString());
-  }
+  if (!reachedTarget(pl.cur, pl.dst))  // a planner bug, never a user error: report it rather than lie
+    return refuse("internal error: no redistribute plan from " + from.toMeshString() + " to " + to.toMeshString());
   return plan;
 }
 
