@@ -207,6 +207,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
 
   // Edges: what arrives, against what the consumer declares.
   const auto& refs = env.refs[n];
+  bool edgeMissing = false;  // then the output the rule computes follows from the missing edge: not reported
   rules::RuleContext ctx;
   ctx.node = &node;
   ctx.mesh = &plan.mesh;
@@ -285,6 +286,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
       } else {
         d.severity = Severity::Error;
         d.kind = "missing-redistribute";
+        edgeMissing = true;
         d.message = producerName + " delivers " + producer->toMeshString() + " but " + node.name + " consumes input " +
                     std::to_string(in) + " as " + declared->toMeshString() + ", and the plan has no redistribute on this edge";
         d.fix = "insert a redistribute " + producer->toMeshString() + " -> " + declared->toMeshString() + ": " + how;
@@ -325,7 +327,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     return out;
   }
   for (size_t o = 0; o < r.outputs.size() && o < declaredOut.size(); ++o) {
-    if (!r.outputs[o] || !declaredOut[o] || *r.outputs[o] == *declaredOut[o]) continue;
+    if (edgeMissing || !r.outputs[o] || !declaredOut[o] || *r.outputs[o] == *declaredOut[o]) continue;
     Diagnostic d = make(Severity::Error, "output-spec-mismatch", n, -1,
                         node.name + (declaredOut.size() > 1 ? " output " + std::to_string(o) : std::string()) +
                             " is declared " + declaredOut[o]->toMeshString() + ", but its inputs as they arrive make " +
