@@ -137,3 +137,19 @@ TEST_CASE("cat and stack", "[rules][view]") {
   CHECK(s.outSpec() == "S(1)");
   CHECK(*s.result.shapes[0] == std::vector<int64_t>{2, 8, 4});
 }
+
+TEST_CASE("slice_backward and select_backward", "[rules][view]") {
+  RuleCase s({2, 4}, "aten.slice_backward.default");
+  s.args({s.in({16, 128, 71, 64}, "S(0)R"), ints({16, 128, 73, 64}), I(2), I(0), I(-2), I(1)}).out({16, 128, 73, 64});
+  CHECK(s.outSpec() == "S(0)R");
+  CHECK(*s.result.shapes[0] == std::vector<int64_t>{16, 128, 73, 64});
+  RuleCase s2({4}, "aten.slice_backward.default");
+  s2.args({s2.in({8, 4}, "S(1)"), ints({8, 8}), I(1), I(0), I(4), I(1)}).out({8, 8});
+  CHECK(s2.outSpec() == "error");
+  RuleCase s3({4}, "aten.slice_backward.default");
+  s3.args({s3.in({8, 4}, "P(sum)"), ints({8, 8}), I(1), I(0), I(4), I(1)}).out({8, 8});
+  CHECK(s3.outSpec() == "P(sum)");
+  RuleCase sel({4}, "aten.select_backward.default");
+  sel.args({sel.in({8}, "S(0)"), ints({4, 8}), I(0), I(2)}).out({4, 8});
+  CHECK(sel.outSpec() == "S(1)");
+}
