@@ -3,6 +3,7 @@
 #include "views/GraphView.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // SetItemUsingMouseWheel: the wheel zooms the canvas, not the window
 
 #include <algorithm>
 #include <chrono>
@@ -328,7 +329,9 @@ void drawTooltip(const Plan& plan, const Diagnostics& diags, const GraphViewStat
       ImGui::Text("output: %s", plan.specs[st.hoveredNode].outputs[0]->toMeshString().c_str());
     if (!n.modulePath.empty()) ImGui::TextDisabled("%s  %s", phaseName(n.phase), n.modulePath.c_str());
     int shown = 0;
-    for (const Diagnostic* d : diags.forNode(st.hoveredNode)) {
+    for (const Diagnostic& item : diags.items) {
+      if (item.node != st.hoveredNode) continue;
+      const Diagnostic* d = &item;
       if (shown++ == 3) { ImGui::TextDisabled("..."); break; }
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(graphSeverityColour(static_cast<uint8_t>(d->severity) + 1)),
                          "%s: %s", d->kind.c_str(), d->message.c_str());
@@ -423,6 +426,7 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
 
   ImGui::InvisibleButton("graph-canvas", avail, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
                                                     ImGuiButtonFlags_MouseButtonMiddle);
+  ImGui::SetItemUsingMouseWheel();
   const bool hovered = ImGui::IsItemHovered();
   const bool active = ImGui::IsItemActive();
   ImGuiIO& io = ImGui::GetIO();
