@@ -16,20 +16,36 @@ namespace ss::runner {
 
 // ---- Rendezvous ----
 
-void Rendezvous::arrive(const std::string& key, int groupSize, std::chrono::milliseconds timeout,
-                        const std::string& what) {
+void Rendezvous::arrive(const std::string& key, const std::vector<int64_t>& members,
+                        std::chrono::milliseconds timeout, const std::string& what) {
   std::unique_lock<std::mutex> lock(mutex_);
   int& count = arrived_[key];
   ++count;
   cv_.notify_all();
-  bool done = cv_.wait_for(lock, timeout, [&] { return aborted_.load() || arrived_[key] >= groupSize; });
+  int size = static_cast<int>(members.size());
+  bool done = cv_.wait_for(lock, timeout, [&] {
+    return aborted_.load() || memberFailed(members) || arrived_[key] >= size;
+  });
   if (aborted_.load()) throw RunStopped("stopped: " + reason_);
+  if (memberFailed(members)) throw RunStopped("stopped: a rank of this group failed");
   if (!done) {
     std::ostringstream os;
     os << "timed out after " << timeout.count() / 1000.0 << " s waiting for " << what << ": " << arrived_[key]
-       << " of " << groupSize << " ranks arrived";
+       << " of " << size << " ranks arrived";
     throw CollectiveError(os.str());
   }
+}
+
+bool Rendezvous::memberFailed(const std::vector<int64_t>& members) const {
+  for (int64_t f : failed_)
+    if (std::find(members.begin(), members.end(), f) != members.end()) return true;
+  return false;
+}
+
+void Rendezvous::fail(int64_t rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  failed_.push_back(rank);
+  cv_.notify_all();
 }
 
 void Rendezvous::abort(const std::string& reason) {
@@ -153,7 +169,7 @@ struct StepRunner {
 
   void enter(int d, const char* what) {
     std::string key = impl.keys[d] + "#" + std::to_string(impl.seq[d]++);
-    impl.rv->arrive(key, static_cast<int>(groupSize(d)), impl.timeout,
+    impl.rv->arrive(key, impl.members[d], impl.timeout,
                     std::string(what) + " on mesh dim " + std::to_string(d) + " (" + where + ")");
   }
   void wait(const c10::intrusive_ptr<c10d::Work>& w, const char* what) {
@@ -164,15 +180,24 @@ struct StepRunner {
     }
   }
 
-  // Every peer's local shape (a tiny all_gather first, so uneven and unexpected shapes are handled).
+  // Every peer's local shape (a tiny all_gather first, so uneven and unexpected shapes are handled). Fixed-size
+  // records [ndim, sizes...]: Gloo cannot gather zero elements (scalars have no sizes).
   std::vector<std::vector<int64_t>> peerShapes(const at::Tensor& t, int d) {
+    constexpr int64_t kMaxRank = 16;
+    if (t.dim() > kMaxRank) throw CollectiveError("tensors above 16 dims are not supported (" + where + ")");
+    std::vector<int64_t> rec(kMaxRank + 1, 0);
+    rec[0] = t.dim();
+    for (int64_t k = 0; k < t.dim(); ++k) rec[k + 1] = t.size(k);
     enter(d, "shape exchange");
-    std::vector<at::Tensor> in{at::tensor(t.sizes().vec(), at::kLong)};
+    std::vector<at::Tensor> in{at::tensor(rec, at::kLong)};
     std::vector<std::vector<at::Tensor>> out(1);
-    for (int64_t k = 0; k < groupSize(d); ++k) out[0].push_back(at::empty({t.dim()}, at::kLong));
+    for (int64_t k = 0; k < groupSize(d); ++k) out[0].push_back(at::empty({kMaxRank + 1}, at::kLong));
     wait(impl.groups[d]->allgather(out, in), "shape exchange");
     std::vector<std::vector<int64_t>> shapes;
-    for (auto& s : out[0]) shapes.emplace_back(s.data_ptr<int64_t>(), s.data_ptr<int64_t>() + s.numel());
+    for (auto& s : out[0]) {
+      const int64_t* p = s.data_ptr<int64_t>();
+      shapes.emplace_back(p + 1, p + 1 + p[0]);
+    }
     return shapes;
   }
 
@@ -395,7 +420,9 @@ at::Tensor RankComm::redistribute(const at::Tensor& local, const std::vector<int
 at::Tensor RankComm::sumOverMesh(const at::Tensor& t, const std::string& where) {
   if (!impl_->world) return t.clone();
   std::string key = "world#" + std::to_string(impl_->worldSeq++);
-  impl_->rv->arrive(key, static_cast<int>(mesh_.size()), impl_->timeout, "gradient sum (" + where + ")");
+  std::vector<int64_t> all(mesh_.size());
+  for (int64_t r = 0; r < mesh_.size(); ++r) all[r] = r;
+  impl_->rv->arrive(key, all, impl_->timeout, "gradient sum (" + where + ")");
   std::vector<at::Tensor> v{t.contiguous().clone()};
   auto w = impl_->world->allreduce(v);
   try {

@@ -139,10 +139,23 @@ c10::IValue listToIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& 
   throw std::runtime_error("unsupported list argument type " + elem->str());
 }
 
+// A Python number where ATen wants a Tensor (FX prints `div.Tensor(x, 32)`): a wrapped-number scalar tensor,
+// which type promotion treats like the Python scalar.
+at::Tensor wrappedNumber(const Arg& a) {
+  at::Tensor t = a.kind == Arg::Kind::Float ? at::scalar_tensor(a.f, at::kDouble)
+               : a.kind == Arg::Kind::Bool  ? at::scalar_tensor(a.b, at::kBool)
+                                            : at::scalar_tensor(a.i, at::kLong);
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
 c10::IValue toIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& type) {
   if (a.kind == Arg::Kind::None) return c10::IValue();
   c10::TypePtr t = type;
   if (t->kind() == c10::TypeKind::OptionalType) t = t->castRaw<c10::OptionalType>()->getElementType();
+  if (t->kind() == c10::TypeKind::TensorType &&
+      (a.kind == Arg::Kind::Int || a.kind == Arg::Kind::Float || a.kind == Arg::Kind::Bool))
+    return wrappedNumber(a);
   switch (a.kind) {
     case Arg::Kind::Tensor: return tensorOf(c, a.t);
     case Arg::Kind::List: {

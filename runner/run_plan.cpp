@@ -322,7 +322,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   auto store = c10::make_intrusive<c10d::HashStore>();
   store->setTimeout(timeout);
   Rendezvous rv;
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false};  // set on cancel only
   std::vector<RankOutcome> outcomes(ranks);
   t0 = Clock::now();
   auto rankMain = [&](int rank) {
@@ -379,10 +379,10 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     } catch (const std::exception& e) {
       out.error = RunError{stage == 0 ? "setup" : "sharded", rank, -1, "", conciseMessage(e)};
     }
-    if (out.error) {
-      stop = true;
-      rv.abort("rank " + std::to_string(rank) + " failed");
-    }
+    // A rank that leaves early (failed or stopped) makes the ranks that share a group with it stop at their next
+    // collective there (where they would wait forever for real), not between nodes: ranks that fail at the same
+    // node all get there and report it.
+    if (out.error || out.losses.size() < static_cast<size_t>(batches)) rv.fail(rank);
   };
   {
     std::vector<std::thread> threads;
@@ -435,9 +435,10 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   }
   if (!params.empty() && options.gradients && !report.batches.empty() && std::isfinite(report.batches[0].gradRatio) &&
       std::fabs(report.batches[0].gradRatio - 1.0) > 1e-3)
-    events.note(report, "gradients of replicated parameters summed over ranks are " +
+    events.note(report, "summed over ranks, the gradients of replicated parameters are " +
                             std::to_string(report.batches[0].gradRatio).substr(0, 6) +
-                            "x the reference (each rank's loss is a local mean; AutoSP's sp_size factor)");
+                            "x the reference's (the gradient of the sum of per-rank losses: with local-mean "
+                            "losses this is AutoSP's sp_size factor)");
   return report;
 }
 
