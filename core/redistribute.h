@@ -31,6 +31,7 @@ struct CostModel {
 
 struct RedistributeStep {
   int meshDim = 0;
+  std::string meshDimName;    // the mesh's name for meshDim ("dim1", "tp"): lets toString() stand alone
   CollectiveKind kind = CollectiveKind::None;
   Placement from, to;
   int64_t groupSize = 1;
@@ -44,7 +45,7 @@ struct RedistributePlan {
   bool possible = true;
   std::string whyNot;            // when impossible: "S->P is not a valid redistribute"
   std::vector<RedistributeStep> steps;
-  int64_t totalBytes() const;
+  int64_t totalBytes() const;   // sum of bytesSent over the steps (per rank, largest share)
   double totalTimeUs() const;
   std::string summary() const;   // "all_to_all on mesh dim 1 (dim1), 2.0 MiB, 21.4 us" or "no communication"
 };

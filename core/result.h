@@ -18,6 +18,10 @@ struct Error {
   int column = 0;        // 1-based; 0 = unknown
   std::string pointer;   // JSON pointer ("/nodes/3/placement"); empty = none
 
+  Error() = default;
+  Error(std::string msg, int line_ = 0, int column_ = 0, std::string pointer_ = {})
+      : message(std::move(msg)), line(line_), column(column_), pointer(std::move(pointer_)) {}
+
   static Error at(std::string msg, int col) { return Error{std::move(msg), 0, col, {}}; }
   static Error atLine(std::string msg, int line, int col) { return Error{std::move(msg), line, col, {}}; }
   static Error atPointer(std::string msg, std::string ptr) { return Error{std::move(msg), 0, 0, std::move(ptr)}; }

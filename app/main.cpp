@@ -1,0 +1,92 @@
+// shardscope: one executable for the CLI verbs and the GUI.
+//
+// `shardscope VERB ...` runs a verb (app/verb_*.cpp); `shardscope FILE` or no arguments opens the GUI when
+// it is built in. Exit codes: 0 ok, 1 problems found / losses differ, 2 unusable input or bad flags, 3 run failed.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/verbs.h"
+
+#ifdef SHARDSCOPE_WITH_GUI
+#include "app/gui.h"
+#endif
+
+namespace ss::app {
+std::vector<Verb>& verbRegistry() {
+  static std::vector<Verb> verbs;
+  return verbs;
+}
+}  // namespace ss::app
+
+namespace {
+
+void printUsage() {
+  std::cout << "shardscope " << SHARDSCOPE_VERSION << ": an inspector for tensor sharding plans\n\n"
+            << "Usage:\n"
+#ifdef SHARDSCOPE_WITH_GUI
+            << "  shardscope [FILE]              open the desktop app (on FILE)\n"
+#endif
+            << "  shardscope VERB [ARGS...]      run a command-line verb\n"
+            << "  shardscope VERB --help         help for one verb\n"
+            << "  shardscope --version\n\nVerbs:\n";
+  auto verbs = ss::app::verbRegistry();
+  std::sort(verbs.begin(), verbs.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& v : verbs) {
+    std::string pad(v.name.size() < 10 ? 10 - v.name.size() : 1, ' ');
+    std::cout << "  " << v.name << pad << v.summary << "\n";
+  }
+  std::cout << "\nExit codes: 0 ok, 1 problems found, 2 unusable input or bad flags, 3 a run failed.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
+    if (args[0] == "help" && args.size() > 1) {
+      args = {args[1], "--help"};
+    } else {
+      printUsage();
+      return 0;
+    }
+  }
+  if (!args.empty() && args[0] == "--version") {
+    std::cout << "shardscope " << SHARDSCOPE_VERSION << "\n";
+    return 0;
+  }
+  if (!args.empty()) {
+    for (const auto& v : ss::app::verbRegistry()) {
+      if (v.name != args[0]) continue;
+      std::vector<std::string> rest(args.begin() + 1, args.end());
+      for (const auto& a : rest)
+        if (a == "--help" || a == "-h") {
+          std::cout << v.help;
+          if (!v.help.empty() && v.help.back() != '\n') std::cout << "\n";
+          return 0;
+        }
+      try {
+        return v.run(rest);
+      } catch (const std::exception& e) {
+        std::cerr << "shardscope " << v.name << ": internal error: " << e.what() << "\n";
+        return 2;
+      }
+    }
+    if (args[0].rfind("-", 0) == 0) {
+      std::cerr << "shardscope: unknown option '" << args[0] << "' (see shardscope --help)\n";
+      return 2;
+    }
+  }
+#ifdef SHARDSCOPE_WITH_GUI
+  return ss::app::runGui(args);
+#else
+  if (args.empty()) {
+    printUsage();
+    return 0;
+  }
+  std::cerr << "shardscope: unknown verb '" << args[0] << "' (this build has no GUI; see shardscope --help)\n";
+  return 2;
+#endif
+}

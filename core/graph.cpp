@@ -1,0 +1,184 @@
+#include "core/graph.h"
+
+#include <unordered_set>
+
+namespace ss {
+
+const char* dtypeName(DType t) {
+  switch (t) {
+    case DType::F32: return "f32";
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+    case DType::F64: return "f64";
+    case DType::I64: return "i64";
+    case DType::I32: return "i32";
+    case DType::I16: return "i16";
+    case DType::I8: return "i8";
+    case DType::U8: return "u8";
+    case DType::Bool: return "b8";
+    case DType::C64: return "c64";
+    case DType::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* dtypeTorchName(DType t) {
+  switch (t) {
+    case DType::F32: return "torch.float32";
+    case DType::F16: return "torch.float16";
+    case DType::BF16: return "torch.bfloat16";
+    case DType::F64: return "torch.float64";
+    case DType::I64: return "torch.int64";
+    case DType::I32: return "torch.int32";
+    case DType::I16: return "torch.int16";
+    case DType::I8: return "torch.int8";
+    case DType::U8: return "torch.uint8";
+    case DType::Bool: return "torch.bool";
+    case DType::C64: return "torch.complex64";
+    case DType::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+DType dtypeFromName(std::string_view s) {
+  if (s.rfind("torch.", 0) == 0) s.remove_prefix(6);
+  struct E { std::string_view a; DType t; };
+  static const E table[] = {
+      {"f32", DType::F32},   {"float32", DType::F32}, {"float", DType::F32},    {"f16", DType::F16},
+      {"float16", DType::F16}, {"half", DType::F16},  {"bf16", DType::BF16},    {"bfloat16", DType::BF16},
+      {"f64", DType::F64},   {"float64", DType::F64}, {"double", DType::F64},   {"i64", DType::I64},
+      {"int64", DType::I64}, {"long", DType::I64},    {"i32", DType::I32},      {"int32", DType::I32},
+      {"int", DType::I32},   {"i16", DType::I16},     {"int16", DType::I16},    {"i8", DType::I8},
+      {"int8", DType::I8},   {"u8", DType::U8},       {"uint8", DType::U8},     {"b8", DType::Bool},
+      {"bool", DType::Bool}, {"c64", DType::C64},     {"complex64", DType::C64}};
+  for (const auto& e : table)
+    if (e.a == s) return e.t;
+  return DType::Unknown;
+}
+
+int dtypeBytes(DType t) {
+  switch (t) {
+    case DType::F64: case DType::I64: case DType::C64: return 8;
+    case DType::F32: case DType::I32: return 4;
+    case DType::F16: case DType::BF16: case DType::I16: return 2;
+    case DType::I8: case DType::U8: case DType::Bool: return 1;
+    case DType::Unknown: return 4;
+  }
+  return 4;
+}
+
+int64_t TensorMeta::numel() const {
+  int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+
+const char* phaseName(Phase p) {
+  switch (p) {
+    case Phase::Forward: return "forward";
+    case Phase::Backward: return "backward";
+    case Phase::Optimizer: return "optimizer";
+    case Phase::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+Phase phaseFromName(std::string_view s) {
+  if (s == "forward" || s == "fwd") return Phase::Forward;
+  if (s == "backward" || s == "bwd") return Phase::Backward;
+  if (s == "optimizer" || s == "optim") return Phase::Optimizer;
+  return Phase::Unknown;
+}
+
+const char* placeholderKindName(PlaceholderKind k) {
+  switch (k) {
+    case PlaceholderKind::Param: return "param";
+    case PlaceholderKind::Buffer: return "buffer";
+    case PlaceholderKind::Input: return "input";
+    case PlaceholderKind::Tangent: return "tangent";
+    case PlaceholderKind::None: return "none";
+  }
+  return "none";
+}
+
+PlaceholderKind placeholderKindFromName(std::string_view s) {
+  if (s == "param" || s == "parameter") return PlaceholderKind::Param;
+  if (s == "buffer") return PlaceholderKind::Buffer;
+  if (s == "input" || s == "user_input") return PlaceholderKind::Input;
+  if (s == "tangent") return PlaceholderKind::Tangent;
+  return PlaceholderKind::None;
+}
+
+std::string Node::opName() const {
+  std::string_view o = op;
+  if (o.rfind("torch.ops.", 0) == 0) o.remove_prefix(10);
+  size_t first = o.find('.');
+  if (first == std::string_view::npos) return std::string(o);
+  std::string_view rest = o.substr(first + 1);
+  size_t second = rest.find('.');
+  return std::string(second == std::string_view::npos ? rest : rest.substr(0, second));
+}
+
+namespace {
+void walkArg(const Arg& a, std::vector<TensorRef>& out) {
+  if (a.kind == Arg::Kind::Tensor) out.push_back(a.t);
+  else if (a.kind == Arg::Kind::List)
+    for (const auto& x : a.items) walkArg(x, out);
+}
+}  // namespace
+
+void collectTensorRefs(const Node& n, std::vector<TensorRef>& out) {
+  for (const auto& a : n.args) walkArg(a, out);
+  for (const auto& kv : n.kwargs) walkArg(kv.second, out);
+}
+
+int Graph::find(std::string_view name) const {
+  auto it = byName_.find(std::string(name));
+  return it == byName_.end() ? -1 : it->second;
+}
+
+void Graph::reindex() {
+  byName_.clear();
+  byName_.reserve(nodes.size() * 2);
+  inputs_.assign(nodes.size(), {});
+  users_.assign(nodes.size(), {});
+  outputNode_ = -1;
+  for (int i = 0; i < size(); ++i) {
+    byName_.emplace(nodes[i].name, i);
+    collectTensorRefs(nodes[i], inputs_[i]);
+    for (int k = 0; k < static_cast<int>(inputs_[i].size()); ++k) {
+      int p = inputs_[i][k].node;
+      if (p >= 0 && p < size()) users_[p].emplace_back(i, k);
+    }
+    if (nodes[i].kind == NodeKind::Output) outputNode_ = i;
+  }
+}
+
+const TensorMeta* Graph::meta(TensorRef r) const {
+  if (r.node < 0 || r.node >= size()) return nullptr;
+  const auto& outs = nodes[r.node].outputs;
+  if (r.output < 0 || r.output >= static_cast<int>(outs.size())) return nullptr;
+  return &outs[r.output];
+}
+
+std::string Graph::validate() const {
+  std::unordered_set<std::string> seen;
+  std::vector<TensorRef> refs;
+  for (int i = 0; i < size(); ++i) {
+    const Node& n = nodes[i];
+    if (n.name.empty()) return "node " + std::to_string(i) + " has no name";
+    if (!seen.insert(n.name).second) return "node name '" + n.name + "' is used twice";
+    refs.clear();
+    collectTensorRefs(n, refs);
+    for (const auto& r : refs) {
+      if (r.node < 0 || r.node >= i)
+        return "node '" + n.name + "' uses a tensor that is not defined before it";
+      if (r.output < 0 || (!nodes[r.node].outputs.empty() && r.output >= static_cast<int>(nodes[r.node].outputs.size())))
+        return "node '" + n.name + "' uses output " + std::to_string(r.output) + " of '" + nodes[r.node].name +
+               "', which has " + std::to_string(nodes[r.node].outputs.size()) + " outputs";
+    }
+  }
+  return {};
+}
+
+}  // namespace ss

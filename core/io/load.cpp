@@ -1,0 +1,208 @@
+#include "core/io/load.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "core/io/formats.h"
+#include "core/io/plan_json.h"
+
+namespace ss {
+
+using json = nlohmann::json;
+
+const char* fileKindName(FileKind k) {
+  switch (k) {
+    case FileKind::NativePlan: return "shardscope plan";
+    case FileKind::AutoparallelJson: return "autoparallel JSON export";
+    case FileKind::AutoparallelPlacements: return "autoparallel placements file";
+    case FileKind::FxText: return "FX graph text";
+    case FileKind::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::string_view skipBomAndSpace(std::string_view t) {
+  if (t.size() >= 3 && static_cast<unsigned char>(t[0]) == 0xEF && static_cast<unsigned char>(t[1]) == 0xBB &&
+      static_cast<unsigned char>(t[2]) == 0xBF)
+    t.remove_prefix(3);
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\n' || t.front() == '\r' || t.front() == '\t'))
+    t.remove_prefix(1);
+  return t;
+}
+
+// Line and column (1-based) of byte offset `off` in `text`.
+std::pair<int, int> lineColOf(std::string_view text, size_t off) {
+  off = std::min(off, text.size());
+  int line = 1;
+  size_t lineStart = 0;
+  for (size_t i = 0; i < off; ++i)
+    if (text[i] == '\n') {
+      ++line;
+      lineStart = i + 1;
+    }
+  return {line, static_cast<int>(off - lineStart) + 1};
+}
+
+FileKind kindFromJson(const json& j) {
+  if (!j.is_object()) return FileKind::Unknown;
+  if (auto f = j.find("format"); f != j.end() && f->is_string() && *f == "shardscope-plan") return FileKind::NativePlan;
+  if (j.contains("placements") && (j.contains("mesh_shape") || j.contains("version"))) return FileKind::AutoparallelPlacements;
+  if (j.contains("nodes") && j.contains("mesh") && !j.contains("format")) return FileKind::AutoparallelJson;
+  if (j.contains("nodes") && j.contains("mesh")) return FileKind::NativePlan;
+  return FileKind::Unknown;
+}
+
+}  // namespace
+
+FileKind detectFileKind(std::string_view text) {
+  std::string_view t = skipBomAndSpace(text);
+  if (t.empty()) return FileKind::Unknown;
+  if (t.front() == '{') {
+    std::string_view head = t.substr(0, 8192);
+    if (head.find("\"shardscope-plan\"") != std::string_view::npos) return FileKind::NativePlan;
+    if (head.find("\"mesh_shape\"") != std::string_view::npos || head.find("\"placements\"") != std::string_view::npos)
+      return FileKind::AutoparallelPlacements;
+    if (head.find("\"nodes\"") != std::string_view::npos || head.find("\"mesh\"") != std::string_view::npos)
+      return FileKind::AutoparallelJson;
+    return FileKind::Unknown;
+  }
+  std::string_view head = t.substr(0, 65536);
+  for (std::string_view marker : {"class GraphModule", "def forward", "graph():", "torch.ops.", "def load_args", "import torch"})
+    if (head.find(marker) != std::string_view::npos) return FileKind::FxText;
+  return FileKind::Unknown;
+}
+
+Result<nlohmann::json> parseJsonText(std::string_view text) {
+  // Depth pre-scan (outside strings): refuses pathological nesting before the parser sees it.
+  int depth = 0;
+  bool inStr = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inStr) {
+      if (c == '\\') ++i;
+      else if (c == '"') inStr = false;
+      continue;
+    }
+    if (c == '"') inStr = true;
+    else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) {
+        auto [l, col] = lineColOf(text, i);
+        return Error::atLine("JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels", l, col);
+      }
+    } else if (c == '}' || c == ']') --depth;
+  }
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    size_t byte = e.byte > 0 ? e.byte - 1 : 0;
+    auto [l, col] = lineColOf(text, byte);
+    std::string msg = e.what();
+    // nlohmann: "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing
+    // object - unexpected end of input; expected '}'". Keep the part after the location.
+    if (auto p = msg.find(": syntax error"); p != std::string::npos) msg = msg.substr(p + 2);
+    else if (auto q = msg.rfind(": "); q != std::string::npos) msg = msg.substr(q + 2);
+    return Error::atLine("invalid JSON: " + msg, l, col);
+  } catch (const std::exception& e) {
+    return Error::atLine(std::string("invalid JSON: ") + e.what(), 1, 1);
+  }
+}
+
+Result<std::string> readFileText(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Error{"is a directory, not a plan file"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{std::string("cannot open: ") + std::strerror(errno)};
+  in.seekg(0, std::ios::end);
+  auto size = static_cast<int64_t>(in.tellg());
+  if (size < 0) return Error{"cannot read the file size"};
+  if (size > kMaxFileBytes) return Error{"the file is larger than 2 GiB"};
+  in.seekg(0);
+  std::string s(static_cast<size_t>(size), '\0');
+  in.read(s.data(), size);
+  if (!in) return Error{"read failed"};
+  return s;
+}
+
+Result<Plan> loadPlanText(std::string_view text, const std::string&) {
+  FileKind k = detectFileKind(text);
+  if (k == FileKind::FxText) return readFxText(text);
+  std::string_view t = skipBomAndSpace(text);
+  if (t.empty()) return Error::atLine("the file is empty (expected a plan: JSON or FX graph text)", 1, 1);
+  if (t.front() != '{' && t.front() != '[')
+    return Error::atLine("not a plan file: expected a JSON object or FX graph text", lineColOf(text, text.size() - t.size()).first,
+                         lineColOf(text, text.size() - t.size()).second);
+  auto j = parseJsonText(text);
+  if (!j) return j.error();
+  switch (kindFromJson(*j)) {
+    case FileKind::NativePlan: {
+      auto p = planFromJson(*j);
+      if (p) p->sourceFormat = PlanFormat::Native;
+      return p;
+    }
+    case FileKind::AutoparallelJson: return readAutoparallelJson(*j);
+    case FileKind::AutoparallelPlacements:
+      return Error::atPointer("this is a placements file: it needs a graph (check GRAPH --placements FILE)", "");
+    default:
+      return Error::atPointer(
+          "unknown JSON document: expected a shardscope plan ({\"format\": \"shardscope-plan\"}), an autoparallel "
+          "export ({\"mesh\", \"nodes\"}) or a placements file",
+          "");
+  }
+}
+
+Result<Plan> loadPlanFile(const std::string& path) {
+  auto text = readFileText(path);
+  if (!text) return text.error();
+  return loadPlanText(*text, path);
+}
+
+Result<bool> writeFileAtomic(const std::string& path, std::string_view contents) {
+  namespace fs = std::filesystem;
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{std::string("cannot write: ") + std::strerror(errno)};
+  size_t done = 0;
+  while (done < contents.size()) {
+    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return Error{std::string("write failed: ") + std::strerror(err)};
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return Error{std::string("write failed: ") + std::strerror(err)};
+  }
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    fs::copy_file(path, path + ".bak", fs::copy_options::overwrite_existing, ec);
+    // A failed backup is not fatal: the new contents are already safe in the temp file.
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return Error{std::string("cannot replace the file: ") + std::strerror(err)};
+  }
+  return true;
+}
+
+Result<bool> savePlanFile(const Plan& plan, const std::string& path) {
+  return writeFileAtomic(path, writePlanString(plan));
+}
+
+}  // namespace ss

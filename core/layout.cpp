@@ -1,0 +1,135 @@
+#include "core/layout.h"
+
+#include <algorithm>
+
+namespace ss {
+
+int64_t DimSlice::size() const {
+  int64_t n = 0;
+  for (const auto& p : parts) n += p.length;
+  return n;
+}
+
+int64_t DimSlice::offset(int64_t dimSize) const {
+  for (const auto& p : parts)
+    if (p.length > 0) return p.start;
+  return dimSize;
+}
+
+int64_t RankShard::numel() const {
+  int64_t n = 1;
+  for (auto s : localShape) n *= s;
+  return n;
+}
+
+std::vector<int64_t> chunkSizes(int64_t n, int64_t k) {
+  std::vector<int64_t> out(static_cast<size_t>(k), 0);
+  if (k <= 0) return out;
+  int64_t chunk = (n + k - 1) / k;
+  int64_t left = n;
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t c = std::min(chunk, left);
+    out[static_cast<size_t>(i)] = c;
+    left -= c;
+  }
+  return out;
+}
+
+namespace {
+
+// Takes the local positions [from, from+len) of a slice (positions count across its parts in order) and
+// returns the global intervals they cover.
+void takeRange(const DimSlice& in, int64_t from, int64_t len, DimSlice& out) {
+  int64_t pos = 0;
+  for (const auto& p : in.parts) {
+    int64_t a = std::max(from, pos), b = std::min(from + len, pos + p.length);
+    if (a < b) {
+      int64_t gs = p.start + (a - pos);
+      if (!out.parts.empty() && out.parts.back().start + out.parts.back().length == gs)
+        out.parts.back().length += b - a;
+      else
+        out.parts.push_back({gs, b - a});
+    }
+    pos += p.length;
+  }
+}
+
+}  // namespace
+
+Result<RankShard> shardOnRank(const std::vector<int64_t>& globalShape, const DeviceMesh& mesh,
+                              const ShardingSpec& spec, int64_t rank) {
+  const int rankDims = static_cast<int>(globalShape.size());
+  if (auto why = validateSpec(spec, mesh, rankDims); !why.empty()) return Error{why};
+  if (rank < 0 || rank >= mesh.size())
+    return Error{"rank " + std::to_string(rank) + " is not on the " + mesh.toString() + " mesh"};
+  for (int d = 0; d < rankDims; ++d)
+    if (globalShape[d] < 0) return Error{"tensor dim " + std::to_string(d) + " has negative size"};
+
+  RankShard r;
+  r.rank = rank;
+  r.coord = mesh.coordOf(rank);
+  r.slices.resize(rankDims);
+  for (int d = 0; d < rankDims; ++d) r.slices[d].parts.push_back({0, globalShape[d]});
+  for (int d = 0; d < rankDims; ++d) {
+    for (int m : spec.meshDimsSharding(d)) {
+      const Placement& p = spec.placements[m];
+      const int64_t k = mesh.dimSize(m);
+      const int64_t i = r.coord[m];
+      const DimSlice cur = r.slices[d];
+      const int64_t n = cur.size();
+      DimSlice next;
+      if (p.kind == PlacementKind::Shard) {
+        auto sizes = chunkSizes(n, k);
+        int64_t from = 0;
+        for (int64_t j = 0; j < i; ++j) from += sizes[static_cast<size_t>(j)];
+        takeRange(cur, from, sizes[static_cast<size_t>(i)], next);
+      } else {  // StridedShard: k*sf chunks, this coordinate keeps i, i+k, ...
+        const int64_t sf = p.splitFactor;
+        auto sizes = chunkSizes(n, k * sf);
+        std::vector<int64_t> starts(sizes.size() + 1, 0);
+        for (size_t j = 0; j < sizes.size(); ++j) starts[j + 1] = starts[j] + sizes[j];
+        for (int64_t j = 0; j < sf; ++j) {
+          size_t c = static_cast<size_t>(i + j * k);
+          takeRange(cur, starts[c], sizes[c], next);
+        }
+      }
+      r.slices[d] = std::move(next);
+    }
+  }
+  r.localShape.resize(rankDims);
+  r.offset.resize(rankDims);
+  for (int d = 0; d < rankDims; ++d) {
+    r.localShape[d] = r.slices[d].size();
+    r.offset[d] = r.slices[d].offset(globalShape[d]);
+    if (r.localShape[d] == 0) r.empty = true;
+  }
+  r.partial = spec.hasPartial();
+  return r;
+}
+
+Result<std::vector<RankShard>> layoutAllRanks(const std::vector<int64_t>& globalShape, const DeviceMesh& mesh,
+                                              const ShardingSpec& spec) {
+  std::vector<RankShard> out;
+  out.reserve(static_cast<size_t>(mesh.size()));
+  for (int64_t r = 0; r < mesh.size(); ++r) {
+    auto s = shardOnRank(globalShape, mesh, spec, r);
+    if (!s) return s.error();
+    out.push_back(std::move(*s));
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> localShape(const std::vector<int64_t>& globalShape, const DeviceMesh& mesh,
+                                        const ShardingSpec& spec, int64_t rank) {
+  auto s = shardOnRank(globalShape, mesh, spec, rank);
+  if (!s) return s.error();
+  return s->localShape;
+}
+
+std::string shapeToString(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+}  // namespace ss

@@ -1,0 +1,29 @@
+# Shared by scripts/run.sh and scripts/test.sh: install missing Debian packages, configure and build.
+# Source it; it defines ensure_deps and build_release.
+
+SHARDSCOPE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SHARDSCOPE_BUILD="${SHARDSCOPE_BUILD:-$SHARDSCOPE_ROOT/build}"
+SHARDSCOPE_PACKAGES=(cmake ninja-build g++ pkg-config python3 nlohmann-json3-dev catch2 libimgui-dev libglfw3-dev
+  libgl-dev libstb-dev libtorch-dev libgloo-dev xvfb xauth fonts-dejavu-core)
+
+ensure_deps() {
+  local missing=()
+  for p in "${SHARDSCOPE_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then return 0; fi
+  echo "shardscope: installing ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build_release() {
+  local jobs
+  jobs="$(nproc 2>/dev/null || echo 2)"
+  if [ ! -f "$SHARDSCOPE_BUILD/build.ninja" ]; then
+    cmake -S "$SHARDSCOPE_ROOT" -B "$SHARDSCOPE_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+  fi
+  cmake --build "$SHARDSCOPE_BUILD" -j "$jobs"
+}

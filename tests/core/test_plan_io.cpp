@@ -1,0 +1,172 @@
+// Native plan format: exact round trips, every field, and located errors for bad input.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/io/load.h"
+#include "core/io/plan_json.h"
+
+using namespace ss;
+
+namespace {
+std::string sample(const std::string& name) { return std::string(SHARDSCOPE_SAMPLES_DIR) + "/" + name; }
+
+Plan load(const std::string& name) {
+  auto p = loadPlanFile(sample(name));
+  INFO(name << ": " << (p ? std::string() : p.error().toString(name)));
+  REQUIRE(p.ok());
+  return std::move(*p);
+}
+
+Error loadError(const std::string& text) {
+  auto p = loadPlanText(text, "bad.plan.json");
+  REQUIRE_FALSE(p.ok());
+  return p.error();
+}
+
+const char* kMinimal = R"({"format": "shardscope-plan", "version": 1, "mesh": {"shape": [2, 4], "dim_names": ["dim0", "dim1"]},
+ "nodes": [
+  {"name": "x", "op": "placeholder", "meta": [{"shape": [16, 128], "dtype": "bf16"}], "spec": ["S(0)R"]},
+  {"name": "y", "op": "aten.mul.Tensor", "args": [{"t": "x"}, 2.0], "meta": [{"shape": [16, 128], "dtype": "bf16"}],
+   "spec": ["S(0)R"]},
+  {"name": "output", "op": "output", "args": [[{"t": "y"}]]}]})";
+}  // namespace
+
+TEST_CASE("teaching samples load with every field", "[io]") {
+  Plan p = load("teach_fsdp_tp.plan.json");
+  CHECK(p.name == "teach_fsdp_tp");
+  CHECK(p.mesh == DeviceMesh({2, 2}, {"dp", "tp"}));
+  CHECK(p.graph.size() == 10);
+  int mm1 = p.graph.find("mm_1");
+  REQUIRE(mm1 >= 0);
+  CHECK(p.graph.nodes[mm1].opName() == "mm");
+  CHECK(p.graph.nodes[mm1].modulePath == "mlp.fc2");
+  CHECK(p.specs[mm1].outputs[0]->toMeshString() == "S(0)P(sum)");
+  CHECK(p.specs[mm1].inputs[1]->toMeshString() == "RS(0)");
+  CHECK(p.graph.nodes[mm1].outputs[0].shape == std::vector<int64_t>{8, 16});
+  REQUIRE(p.redistributes.size() == 4);
+  CHECK(p.redistributes[0].node == p.graph.find("mm"));
+  CHECK(p.redistributes[0].input == 1);
+  CHECK(p.redistributes[0].from.toMeshString() == "S(0)S(1)");
+  CHECK(p.run.lossNode == "loss");
+  CHECK(p.run.batches == 3);
+  CHECK(p.executable());
+  CHECK(p.validate().empty());
+  CHECK(p.graph.users(p.graph.find("relu")) == std::vector<std::pair<int, int>>{{mm1, 0}});
+}
+
+TEST_CASE("writer and reader round-trip exactly", "[io]") {
+  for (const char* name : {"teach_data_parallel.plan.json", "teach_tp_mlp.plan.json", "teach_fsdp_tp.plan.json"}) {
+    Plan p = load(name);
+    std::string text = writePlanString(p);
+    auto q = loadPlanText(text, name);
+    REQUIRE(q.ok());
+    CHECK(*q == p);
+    CHECK(writePlanString(*q) == text);
+  }
+}
+
+TEST_CASE("round trip keeps args of every kind, tags, sources and costs", "[io]") {
+  auto base = loadPlanText(kMinimal, "m");
+  REQUIRE(base.ok());
+  Plan p = *base;
+  Node& y = p.graph.nodes[1];
+  y.args.push_back(Arg::list({Arg::none(), Arg::integer(-3), Arg::real(1e-05), Arg::real(-INFINITY), Arg::boolean(true),
+                              Arg::string("tp"), Arg::dtype(DType::BF16), Arg::device("cuda:0"),
+                              Arg::symbol("torch.contiguous_format")}));
+  y.kwargs.emplace_back("memory_format", Arg::symbol("torch.contiguous_format"));
+  y.source = SourceLoc{"model.py", 42, "forward", "y = x * 2"};
+  y.modulePath = "layers.0.attn";
+  y.phase = Phase::Backward;
+  y.computeCost = 12.5;
+  y.clusterId = 3;
+  p.graph.reindex();
+  p.tags[0] = AutoSpTag{"input_id", 0};
+  p.edgeCosts[{1, 0}] = {3.5, 1.0};
+  p.summary = CostSummary{10, 2, 7, 1};
+  p.run.spSize = 2;
+  auto q = loadPlanText(writePlanString(p), "m");
+  REQUIRE(q.ok());
+  CHECK(*q == p);
+  CHECK(std::isinf(q->graph.nodes[1].args[2].items[3].f));
+  CHECK(q->tags.at(0).toString() == "(input_id, 0)");
+}
+
+TEST_CASE("bad plan files: one located message each", "[io][errors]") {
+  // Syntax errors carry line:col.
+  auto e = loadError("{\"format\": \"shardscope-plan\",\n \"mesh\": [1,\n");
+  CHECK(e.line == 3);
+  CHECK(e.message.rfind("invalid JSON", 0) == 0);
+  CHECK(loadError("").message.find("empty") != std::string::npos);
+  CHECK(loadError("hello").line == 1);
+  // Semantic errors carry a JSON pointer.
+  auto bad = [](std::string from, std::string to) {
+    std::string t = kMinimal;
+    auto pos = t.find(from);
+    REQUIRE(pos != std::string::npos);
+    t.replace(pos, from.size(), to);
+    return loadError(t);
+  };
+  auto e1 = bad("\"S(0)R\"]},\n  {\"name\": \"y\"", "\"S(0)Q\"]},\n  {\"name\": \"y\"");
+  CHECK(e1.pointer == "/nodes/0/spec/0");
+  CHECK(e1.message == "unknown placement 'Q' (expected S(d), R, P(op), _S(d, sf) or their long forms) (column 5)");
+  auto e2 = bad("[16, 128], \"dtype\": \"bf16\"}], \"spec\": [\"S(0)R\"]},\n  {\"name\": \"y\"",
+                "[16, \"a\"], \"dtype\": \"bf16\"}], \"spec\": [\"S(0)R\"]},\n  {\"name\": \"y\"");
+  CHECK(e2.pointer == "/nodes/0/meta/0/shape/1");
+  CHECK(e2.message == "expected an integer size, got string");
+  auto e3 = bad("{\"t\": \"x\"}", "{\"t\": \"nope\"}");
+  CHECK(e3.pointer == "/nodes/1/args/0/t");
+  CHECK(e3.message == "unknown tensor 'nope' (a node can only use nodes listed before it)");
+  CHECK(bad("\"shape\": [2, 4]", "\"shape\": [2, 0]").message == "mesh dim 1 has size 0; sizes must be >= 1");
+  CHECK(bad("\"version\": 1", "\"version\": 7").pointer == "/version");
+  CHECK(bad("\"S(0)R\"]},\n  {\"name\": \"output\"", "\"S(2)R\"]},\n  {\"name\": \"output\"").message ==
+        "shard dim 2 is out of range for a tensor with 2 dims (column 1)");
+  CHECK(bad("{\"name\": \"y\"", "{\"name\": \"x\"").message == "node name 'x' is used twice");
+  CHECK(bad("\"spec\": [\"S(0)R\"]},\n  {\"name\": \"output\"", "\"spec\": [\"S(0)R\", \"RR\"]},\n  {\"name\": \"output\"")
+            .message == "'y' has 1 outputs but 2 specs");
+  CHECK(loadError("{\"format\": \"shardscope-plan\", \"version\": 1, \"mesh\": {\"shape\": [2]}}").message ==
+        "missing required key 'nodes'");
+  CHECK(loadError("[1, 2]").message.find("unknown JSON document") != std::string::npos);
+  CHECK(loadError(std::string(300, '[') + std::string(300, ']')).message.find("deeper than 256") != std::string::npos);
+  auto trunc = std::string(kMinimal).substr(0, 200);
+  CHECK(loadError(trunc).message.rfind("invalid JSON", 0) == 0);
+}
+
+TEST_CASE("error strings name the file and place", "[io][errors]") {
+  CHECK(Error::atLine("bad", 3, 7).toString("f.json") == "f.json:3:7: bad");
+  CHECK(Error::atPointer("bad", "/nodes/1").toString("f.json") == "f.json: /nodes/1: bad");
+  CHECK(Error::at("bad", 4).toString() == "bad (column 4)");
+  auto missing = loadPlanFile("/nonexistent/x.plan.json");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().toString("/nonexistent/x.plan.json") == "/nonexistent/x.plan.json: cannot open: No such file or directory");
+}
+
+TEST_CASE("atomic save keeps a backup and refuses unwritable places", "[io]") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("shardscope_io_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Plan p = load("teach_tp_mlp.plan.json");
+  std::string path = (dir / "a.plan.json").string();
+  REQUIRE(savePlanFile(p, path).ok());
+  p.name = "second";
+  REQUIRE(savePlanFile(p, path).ok());
+  CHECK(loadPlanFile(path)->name == "second");
+  CHECK(loadPlanFile(path + ".bak")->name == "teach_tp_mlp");
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+  auto bad = savePlanFile(p, (dir / "no_such_dir" / "b.plan.json").string());
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "cannot write: No such file or directory");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("format detection by content", "[io]") {
+  CHECK(detectFileKind("  {\"format\": \"shardscope-plan\"}") == FileKind::NativePlan);
+  CHECK(detectFileKind("{\"version\": 1, \"mesh_shape\": [2, 4], \"placements\": {}}") == FileKind::AutoparallelPlacements);
+  CHECK(detectFileKind("{\"mesh\": {\"shape\": [2]}, \"nodes\": []}") == FileKind::AutoparallelJson);
+  CHECK(detectFileKind("class GraphModule(torch.nn.Module):\n    def forward(self, x):") == FileKind::FxText);
+  CHECK(detectFileKind("hello") == FileKind::Unknown);
+}
