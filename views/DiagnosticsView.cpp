@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include "views/Theme.h"
+#include "views/UiProbe.h"
 
 namespace ss::views {
 namespace {
@@ -97,7 +98,8 @@ void drawDiagnosticsView(const Plan& plan, const Diagnostics& diags, Diagnostics
         if (d.input >= 0) sel.selectEdge(d.node, d.input, true);
         else if (d.node >= 0) sel.selectNode(d.node, true);
       }
-      if (ImGui::IsItemHovered() && (!d.fix.empty() || !d.notes.empty())) {
+      probeItem("diagnostics.row" + std::to_string(r));
+      if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
         ImGui::TextUnformatted(d.message.c_str());

@@ -10,6 +10,7 @@
 #include "views/MeshLayout.h"
 #include "views/MeshView.h"
 #include "views/Theme.h"
+#include "views/UiProbe.h"
 
 namespace ss::views {
 
@@ -193,10 +194,12 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
                        e.existing->from.toMeshString().c_str(), e.existing->to.toMeshString().c_str());
     ImGui::SameLine();
     if (ImGui::SmallButton("Remove redistribute")) cmds.push(RemoveRedistribute{sel.node, state.input});
+    probeItem("edge.remove");
   } else if (e.differs && e.redistribute.possible) {
     if (ImGui::Button("Insert redistribute")) {
       cmds.push(InsertRedistribute{Redistribute{sel.node, state.input, *e.have, *e.want}});
     }
+    probeItem("edge.insert");
   }
   ImGui::Separator();
 

@@ -21,7 +21,12 @@ std::optional<Command> fixAllCommand(const Plan& plan, const Diagnostics& diags)
       if (d.input >= static_cast<int>(ins.size())) continue;
       const TensorMeta* meta = plan.graph.meta(ins[static_cast<size_t>(d.input)]);
       if (meta == nullptr || !planRedistribute(*meta, plan.mesh, *d.have, *d.want).possible) continue;
-      batch.commands.push_back(InsertRedistribute{Redistribute{d.node, d.input, *d.have, *d.want}});
+      Redistribute r;
+      r.node = d.node;
+      r.input = d.input;
+      r.from = *d.have;
+      r.to = *d.want;
+      batch.commands.emplace_back(std::in_place_type<InsertRedistribute>, InsertRedistribute{std::move(r)});
     } else if (d.kind == "seq-dim-mismatch" && !tagged.count(d.node)) {
       auto tag = plan.tags.find(d.node);
       if (tag == plan.tags.end()) continue;
@@ -36,7 +41,7 @@ std::optional<Command> fixAllCommand(const Plan& plan, const Diagnostics& diags)
       fixed.seqDim = *sharded.begin();
       if (fixed == tag->second) continue;
       tagged.insert(d.node);
-      batch.commands.push_back(SetSeqDim{d.node, fixed});
+      batch.commands.emplace_back(std::in_place_type<SetSeqDim>, SetSeqDim{d.node, fixed});
     }
   }
   if (batch.commands.empty()) return std::nullopt;

@@ -8,6 +8,7 @@
 #include "views/FixAll.h"
 #include "views/Fonts.h"
 #include "views/Theme.h"
+#include "views/UiProbe.h"
 
 namespace ss::views {
 
@@ -100,6 +101,7 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
     const std::optional<Command> fix = fixAllCommand(plan, diags);
     ImGui::BeginDisabled(!fix.has_value());
     if (ImGui::Button("Fix all") && fix) cmds.push(*fix);
+    probeItem("inspector.fixall");
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
       ImGui::SetTooltip(fix ? "%s" : "Nothing the fix planner can repair", fix ? describe(plan, *fix).c_str() : "");

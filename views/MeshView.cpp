@@ -7,6 +7,7 @@
 #include "views/Focus.h"
 #include "views/Fonts.h"
 #include "views/Theme.h"
+#include "views/UiProbe.h"
 
 namespace ss::views {
 namespace {
@@ -50,6 +51,21 @@ void tooltipFor(const MeshCell& c, const DeviceMesh& mesh, const TensorMeta& met
   ImGui::EndTooltip();
 }
 
+// The local shape in the widest form that fits `maxWidth`: "[16, 32, 1, 64]", then "16,32,1,64", then "16x32x1x64".
+std::string fitShape(const std::vector<int64_t>& shape, ImFont* font, float maxWidth) {
+  std::string tight, joined;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    tight += (i ? "," : "") + std::to_string(shape[i]);
+    joined += (i ? "x" : "") + std::to_string(shape[i]);
+  }
+  const float size = font ? font->FontSize : ImGui::GetFontSize();
+  ImFont* f = font ? font : ImGui::GetFont();
+  for (const std::string& s : {shapeToString(shape), tight}) {
+    if (f->CalcTextSizeA(size, 1e9f, 0, s.c_str()).x <= maxWidth) return s;
+  }
+  return shape.empty() ? "[]" : joined;
+}
+
 }  // namespace
 
 void drawHatch(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 color, float spacing) {
@@ -64,7 +80,7 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
   const Palette& pal = palette();
   const Fonts& fonts = currentFonts();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const bool windowHovered = ImGui::IsWindowHovered();
+  const bool windowHovered = ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem);
   int hovered = windowHovered ? grid.cellAt(mouse.x - origin.x, mouse.y - origin.y) : -1;
   const float lineH = ImGui::GetTextLineHeight();
 
@@ -92,7 +108,7 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
     dl->AddText(ImVec2(x, y), c.shard.empty ? pal.textDim : pal.text, head.c_str());
     y += lineH;
     if (y + lineH <= b.y + 2) {
-      const std::string shape = shapeToString(c.shard.localShape);
+      const std::string shape = fitShape(c.shard.localShape, fonts.mono, b.x - x - 3);
       dl->AddText(fonts.mono, fonts.mono ? fonts.mono->FontSize : ImGui::GetFontSize(), ImVec2(x, y),
                   c.shard.empty ? pal.textDim : pal.text, shape.c_str());
       y += lineH;
@@ -185,6 +201,10 @@ void drawMeshView(const Plan& plan, const Diagnostics& /*diags*/, MeshViewState&
   const int hovered = drawMeshGrid(ImGui::GetWindowDrawList(), origin, grid, plan.mesh, f.meta, *f.spec,
                                    sel.pinnedRank, false);
   state.cellsDrawn = static_cast<int>(grid.cells.size());
+  for (const MeshCell& c : grid.cells) {
+    probeRect("mesh.rank" + std::to_string(c.rank),
+              Rect{origin.x + c.rect.x0, origin.y + c.rect.y0, origin.x + c.rect.x1, origin.y + c.rect.y1});
+  }
   if (hovered >= 0) {
     state.hoveredRank = grid.cells[static_cast<size_t>(hovered)].rank;
     if (clicked) sel.pinRank(state.hoveredRank);

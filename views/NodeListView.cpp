@@ -6,6 +6,7 @@
 
 #include "core/layout.h"
 #include "views/Theme.h"
+#include "views/UiProbe.h"
 
 namespace ss::views {
 namespace {
@@ -82,6 +83,7 @@ void drawNodeListView(const Plan& plan, const Diagnostics& diags, NodeListViewSt
       if (problem) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(severityColor(worst)));
       const std::string label = (problem ? "! " : "  ") + node.name;
       if (ImGui::Selectable(label.c_str(), sel.node == i, ImGuiSelectableFlags_SpanAllColumns)) sel.selectNode(i);
+      probeItem("nodes.row" + std::to_string(r));
       if (problem) ImGui::PopStyleColor();
       ImGui::PopID();
       ImGui::TableNextColumn();
