@@ -600,7 +600,23 @@ void GuiApp::selectFirstProblem() {
       best = &x;
     }
   }
-  if (best == nullptr || best->severity == Severity::Info) return;
+  if (best == nullptr || best->severity == Severity::Info) {
+    // A clean plan: show where its data moves (the costliest edge), else the first placed op.
+    const views::CostReport costs = views::computeCosts(doc_.plan());
+    if (!costs.edges.empty()) {
+      sel_.selectEdge(costs.edges.front().node, costs.edges.front().input, true);
+      return;
+    }
+    const Plan& plan = doc_.plan();
+    for (int n = 0; n < plan.graph.size(); ++n) {
+      const auto& outs = plan.specs[static_cast<size_t>(n)].outputs;
+      if (plan.graph.nodes[static_cast<size_t>(n)].kind == NodeKind::Call && !outs.empty() && outs[0]) {
+        sel_.selectNode(n, true);
+        return;
+      }
+    }
+    return;
+  }
   if (best->input >= 0) sel_.selectEdge(best->node, best->input, true);
   else sel_.selectNode(best->node, true);
 }

@@ -125,8 +125,9 @@ MeshGridLayout layoutMeshGrid(const DeviceMesh& mesh, const TensorMeta& meta, co
       const auto xs = sliceFractions(s.slices[static_cast<size_t>(dimA)], meta.shape[static_cast<size_t>(dimA)]);
       std::vector<std::pair<float, float>> ys{{0.f, 1.f}};
       if (dimB >= 0) ys = sliceFractions(s.slices[static_cast<size_t>(dimB)], meta.shape[static_cast<size_t>(dimB)]);
-      for (auto [x0, x1] : xs) {
-        for (auto [y0, y1] : ys) cell.mini.push_back(Rect{x0, y0, x1, y1});
+      // Rows along dimA, columns along dimB.
+      for (auto [y0, y1] : xs) {
+        for (auto [x0, x1] : ys) cell.mini.push_back(Rect{x0, y0, x1, y1});
       }
     } else if (!s.empty) {
       cell.mini.push_back(Rect{0, 0, 1, 1});  // scalar

@@ -4,8 +4,8 @@
 // Plain C++ (no ImGui), unit-tested; the views only walk the records with an ImDrawList.
 //
 // Coordinate contract: every Rect is in pixels relative to the top-left of the area passed in (x right, y down).
-// Miniature rects are fractions of the global tensor: x along tensor dim `dimA`, y along `dimB` (whole height
-// when dimB < 0), both in [0, 1].
+// Miniature rects are fractions of the global tensor, drawn like a matrix: y (rows, down) along tensor dim
+// `dimA`, x (columns, across) along `dimB` (whole width when dimB < 0), both in [0, 1].
 //
 // Arrangement: a 1-D mesh is a row (wrapped into a near-square grid past 16 ranks); a 2-D mesh has mesh dim 0
 // down and mesh dim 1 across; 3-D and higher are a row of 2-D slices of the last two dims, one per index of

@@ -8,6 +8,7 @@
 
 #include "core/layout.h"
 #include "views/Focus.h"
+#include "views/MeshView.h"
 #include "views/Theme.h"
 
 namespace ss::views {
@@ -77,10 +78,9 @@ TensorBlocks tensorBlocks(const DeviceMesh& mesh, const TensorMeta& meta, const 
       b.a1 = ca[i + 1];
       b.b0 = cb[j];
       b.b1 = cb[j + 1];
-      b.frac = Rect{static_cast<float>(static_cast<double>(b.a0) / static_cast<double>(std::max<int64_t>(sizeA, 1))),
-                    static_cast<float>(static_cast<double>(b.b0) / static_cast<double>(std::max<int64_t>(sizeB, 1))),
-                    static_cast<float>(static_cast<double>(b.a1) / static_cast<double>(std::max<int64_t>(sizeA, 1))),
-                    static_cast<float>(static_cast<double>(b.b1) / static_cast<double>(std::max<int64_t>(sizeB, 1)))};
+      const auto fa = [&](int64_t v) { return static_cast<float>(static_cast<double>(v) / static_cast<double>(std::max<int64_t>(sizeA, 1))); };
+      const auto fb = [&](int64_t v) { return static_cast<float>(static_cast<double>(v) / static_cast<double>(std::max<int64_t>(sizeB, 1))); };
+      b.frac = Rect{fb(b.b0), fa(b.a0), fb(b.b1), fa(b.a1)};
       for (const RankShard& s : all) {
         if (s.empty) continue;
         if (dimA >= 0 && !covers(s.slices[static_cast<size_t>(dimA)], b.a0)) continue;
@@ -145,11 +145,11 @@ void drawTensorView(const Plan& plan, const Diagnostics& /*diags*/, TensorViewSt
         ImGui::EndCombo();
       }
     };
-    ImGui::TextUnformatted("across");
+    ImGui::TextUnformatted("rows");
     ImGui::SameLine();
     dimCombo("##dimA", state.dimA, state.dimB);
     ImGui::SameLine();
-    ImGui::TextUnformatted("down");
+    ImGui::TextUnformatted("columns");
     ImGui::SameLine();
     dimCombo("##dimB", state.dimB, state.dimA);
     ImGui::SameLine();
@@ -187,6 +187,7 @@ void drawTensorView(const Plan& plan, const Diagnostics& /*diags*/, TensorViewSt
     const ImVec2 z(o.x + b.frac.x1 * avail.x, o.y + b.frac.y1 * avail.y);
     const ImU32 fill = b.holders.empty() ? pal.emptyCell : groupColor(b.holders.front() >= 0 ? b.group : 0, 0.55f);
     dl->AddRectFilled(a, z, fill);
+    if (f.spec->hasPartial()) drawHatch(dl, a, z, pal.hatch, 8.0f);
     dl->AddRect(a, z, pal.cellBorder);
     const bool hov = hovering && mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y;
     if (hov) {
@@ -198,13 +199,13 @@ void drawTensorView(const Plan& plan, const Diagnostics& /*diags*/, TensorViewSt
     if (ts.x + 6 < z.x - a.x && ts.y + 4 < z.y - a.y) {
       dl->AddText(ImVec2((a.x + z.x - ts.x) * 0.5f, (a.y + z.y - ts.y) * 0.5f), pal.text, who.c_str());
     }
-    // Axis labels at block starts, skipping ones that would overlap.
-    if (b.b0 == 0 && a.x - lastLabelA > ImGui::CalcTextSize(std::to_string(b.a0).c_str()).x + 8) {
-      dl->AddText(ImVec2(a.x + 2, start.y), pal.textDim, std::to_string(b.a0).c_str());
+    // Axis labels at block starts (columns on top, rows on the left), skipping ones that would overlap.
+    if (b.a0 == 0 && a.x - lastLabelA > ImGui::CalcTextSize(std::to_string(b.b0).c_str()).x + 8) {
+      dl->AddText(ImVec2(a.x + 2, start.y), pal.textDim, std::to_string(b.b0).c_str());
       lastLabelA = a.x;
     }
-    if (b.a0 == 0 && a.y - lastLabelB > ImGui::GetTextLineHeight()) {
-      dl->AddText(ImVec2(start.x, a.y + 1), pal.textDim, std::to_string(b.b0).c_str());
+    if (b.b0 == 0 && a.y - lastLabelB > ImGui::GetTextLineHeight()) {
+      dl->AddText(ImVec2(start.x, a.y + 1), pal.textDim, std::to_string(b.a0).c_str());
       lastLabelB = a.y;
     }
     ++state.blocksDrawn;
@@ -217,6 +218,7 @@ void drawTensorView(const Plan& plan, const Diagnostics& /*diags*/, TensorViewSt
     ImGui::Text("held by %s", b.holders.empty() ? "nobody" : rankListString(b.holders).c_str());
     ImGui::EndTooltip();
   }
+  if (f.spec->hasPartial()) ImGui::TextDisabled("hatched: every holder has partial values; the tensor is their reduction");
   if (tb.merged) ImGui::TextDisabled("(very fine split: neighbouring boundaries merged in the picture)");
 }
 

@@ -5,7 +5,8 @@
 //
 // Record pass (plain C++, unit-tested): `tensorBlocks` cuts the drawn 2-D plane at every boundary any rank's
 // slice has, and lists, per block, the ranks whose slices cover it (ranks that hold any part of the other dims
-// count: the picture is a projection). Coordinates are fractions of the global extent in [0, 1].
+// count: the picture is a projection). Coordinates are fractions of the global extent in [0, 1], drawn like a
+// matrix: y (rows, down) along dimA, x (columns, across) along dimB.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@ namespace ss::views {
 inline constexpr int kMaxTensorCuts = 128;  // per axis; past this, neighbouring cuts merge (sub-pixel anyway)
 
 struct TensorBlock {
-  Rect frac;                       // [0, 1] fractions: x along dimA, y along dimB
+  Rect frac;                       // [0, 1] fractions: y along dimA (rows), x along dimB (columns)
   int64_t a0 = 0, a1 = 0;          // global index range [a0, a1) along dimA
   int64_t b0 = 0, b1 = 0;          // along dimB (0..1 when dimB < 0)
   std::vector<int64_t> holders;    // ranks holding it, ascending

@@ -48,12 +48,12 @@ TEST_CASE("mesh grid: Falcon's values edge on a 2x4 mesh, RS(1)", "[views][mesh]
   CHECK(g.cells[1].rect.y0 == g.cells[0].rect.y0);
   CHECK(g.cells[4].rect.y0 > g.cells[0].rect.y0);
   CHECK(g.cells[4].rect.x0 == g.cells[0].rect.x0);
-  // Miniature: dims (1, 3) (sharded dim first, then the largest); rank 5 holds x in [0.25, 0.5).
+  // Miniature: dims (1, 3) (sharded dim first, then the largest); rank 5 holds rows [0.25, 0.5) of dim 1.
   REQUIRE(c5.mini.size() == 1);
-  CHECK(c5.mini[0].x0 == Approx(0.25));
-  CHECK(c5.mini[0].x1 == Approx(0.5));
-  CHECK(c5.mini[0].y0 == Approx(0.0));
-  CHECK(c5.mini[0].y1 == Approx(1.0));
+  CHECK(c5.mini[0].y0 == Approx(0.25));
+  CHECK(c5.mini[0].y1 == Approx(0.5));
+  CHECK(c5.mini[0].x0 == Approx(0.0));
+  CHECK(c5.mini[0].x1 == Approx(1.0));
   CHECK(g.cellAt(c5.rect.x0 + 1, c5.rect.y0 + 1) == 5);
   CHECK(g.cellAt(-5, -5) == -1);
   // Labels name the mesh dims.
@@ -115,7 +115,8 @@ TEST_CASE("tensor blocks: exact boundaries for uneven shards", "[views][tensor]"
   CHECK(tb.blocks[0].a1 == 3);
   CHECK(tb.blocks[2].a0 == 6);
   CHECK(tb.blocks[2].a1 == 7);
-  CHECK(tb.blocks[2].frac.x0 == Approx(6.0 / 7.0));
+  CHECK(tb.blocks[2].frac.y0 == Approx(6.0 / 7.0));
+  CHECK(tb.blocks[2].frac.x1 == Approx(1.0));
   CHECK(tb.blocks[2].holders == std::vector<int64_t>{2});
   CHECK(tb.blocks[0].b1 == 4);
   // 2x4 mesh, S(0)S(1) on [16, 128]: 8 blocks, one rank each.
