@@ -556,7 +556,7 @@ Plan makeLlamaPlan(const LlamaOptions& o) {
                    Builder::T(s.lse), Builder::T(s.seed), Builder::T(s.off), A::real(0.0),
                    A::list({A::boolean(true), A::boolean(true), A::boolean(true), A::boolean(false)}),
                    A::boolean(true)},
-                  {}, {b.meta(s.q), b.meta(s.k), b.meta(s.v), TensorMeta{{}, DType::BF16, false}},
+                  {}, {b.meta(s.q), b.meta(s.k), b.meta(s.v), M({0}, DType::BF16)},
                   {"S(0)S(1)", "S(0)S(1)", "S(0)S(1)", ""});
     V gq = md.transpose12(b.getitem(sb, 0), "S(0)S(2)");
     V gk = md.transpose12(b.getitem(sb, 1), "S(0)S(2)");

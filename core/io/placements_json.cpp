@@ -135,8 +135,22 @@ json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
   std::vector<TensorRef> refs;
   for (int i = 0; i < plan.graph.size(); ++i) {
     const Node& n = plan.graph.nodes[i];
-    if (n.kind == NodeKind::Output || i >= static_cast<int>(plan.specs.size())) continue;
+    if (i >= static_cast<int>(plan.specs.size())) continue;
     const NodeSpecs& sp = plan.specs[i];
+    refs.clear();
+    collectTensorRefs(n, refs);
+    if (n.kind == NodeKind::Output) {
+      // autoparallel does not solve the output node; its input specs (e.g. gradients reduce-scattered to the
+      // parameters' specs) are written when set, as {"inputs": [...]} with no "output".
+      bool anyIn = false;
+      for (auto& s : sp.inputs) anyIn |= s.has_value();
+      if (!anyIn || style == PlacementsStyle::OutputOnly) continue;
+      json ins = json::array();
+      for (size_t k = 0; k < refs.size(); ++k)
+        ins.push_back(sp.inputs[k] ? json(sp.inputs[k]->toMeshString()) : json(nullptr));
+      placements[n.name] = {{"inputs", std::move(ins)}};
+      continue;
+    }
     bool any = false;
     for (auto& s : sp.outputs) any |= s.has_value();
     if (!any) continue;
@@ -152,8 +166,6 @@ json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
       placements[n.name] = out;
       continue;
     }
-    refs.clear();
-    collectTensorRefs(n, refs);
     json ins = json::array();
     for (size_t k = 0; k < refs.size(); ++k) {
       auto s = plan.consumerSpec(i, static_cast<int>(k));
