@@ -392,6 +392,7 @@ std::optional<GraphLayout> layoutGraph(const LayoutInput& in, const LayoutOption
   for (int l = 0; l < layerCount; ++l)
     std::sort(out.byLayer.begin() + out.layerStart[l], out.byLayer.begin() + out.layerStart[l + 1],
               [&](int a, int b) { return out.x[a] != out.x[b] ? out.x[a] < out.x[b] : a < b; });
+  out.blockOf = std::move(blockOf);
   for (int b = 0; b < blockCount; ++b) {
     out.blocks[b].bounds = Rectd::none();
     for (int v : members[b]) out.blocks[b].bounds.include(out.nodeRect(v));
