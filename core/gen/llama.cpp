@@ -373,8 +373,6 @@ Plan makeLlamaPlan(const LlamaOptions& o) {
                          "RR", "rope");
   V sinB = b.placeholder("primals_" + std::to_string(++primal), PlaceholderKind::Buffer, M({z.S, z.hd}, DType::BF16),
                          "RR", "rope");
-  b.plan.tags[tokens.node] = AutoSpTag{"input_id", 1};
-  b.plan.tags[labels.node] = AutoSpTag{"label_id", 1};
   V tangent = b.placeholder("tangents_1", PlaceholderKind::Tangent, M({}, DType::F32), "RR", "");
 
   auto at = [&](const std::string& mod, int line, const std::string& code) {

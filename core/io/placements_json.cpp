@@ -3,8 +3,9 @@
 //    "placements": {"mm": {"output": "S(0)S(1)", "inputs": ["S(0)R", "RS(1)"]}, "getitem": "RS(0)", ...}}
 // A value is either the object form (output spec or tuple "(RS(0), None)", plus one input spec per tensor input,
 // null = as produced) or a bare output string (the form autoparallel's save_solution/load_solution use).
-// Applying it to a graph replaces the named nodes' specs; nodes the file does not name keep theirs unless the
-// mesh's dimension count changes (then every spec and redistribute is dropped: they cannot be reinterpreted).
+// Applying it to a graph sets sourceFormat = AutoparallelPlacements and replaces the named nodes' specs; nodes
+// the file does not name keep theirs unless the mesh's dimension count changes (then every spec and
+// redistribute is dropped: they cannot be reinterpreted).
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
@@ -72,6 +73,8 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
     plan.redistributes.clear();
   }
   plan.mesh = *mesh;
+  // The specs are now a solver's solution: the checker reads src != dst edges the way it reads an export's.
+  plan.sourceFormat = PlanFormat::AutoparallelPlacements;
   plan.graph.reindex();
   plan.normalizeSpecs();
   std::vector<TensorRef> refs;
