@@ -52,6 +52,7 @@ struct Work {
     ctx.node = &plan.graph.nodes[n];
     ctx.mesh = &plan.mesh;
     ctx.declaredOut = plan.specs[n].outputs;
+    ctx.argsComplete = plan.sourceFormat != PlanFormat::AutoparallelJson;
     for (size_t i = 0; i < refs[n].size(); ++i) {
       int in = static_cast<int>(i);
       ctx.inMetas.push_back(meta(refs[n][i]));
@@ -121,7 +122,7 @@ struct Work {
     if (!rule) return false;
     rules::RuleContext ctx = context(n);
     rules::RuleResult r = rule(ctx);
-    if (r.ok()) return false;
+    if (r.ok() || r.verdict == rules::Verdict::BadShapes) return false;
     if (r.input < 0) return fixOutputs(n, {ShardingSpec::replicated(plan.mesh.ndim())});
     const rules::SpecList* best = nullptr;
     double bestTime = std::numeric_limits<double>::infinity();

@@ -100,10 +100,11 @@ RuleResult viewRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   auto size = ctx.intListArg(1, "size");
   if (!size) size = ctx.intListArg(1, "shape");
+  if (!size && ctx.outMeta(0)) size = ctx.outMeta(0)->shape;  // no arguments in the file
   if (!size) return unknownResult(ctx);
   auto resolved = resolveSize(*size, numel(ctx.shape(0)));
   if (!resolved)
-    return failResult(Verdict::Incompatible, 0, std::nullopt,
+    return failResult(Verdict::BadShapes, 0, std::nullopt,
                       opTitle(ctx) + ": size " + shapeToString(*size) + " does not fit an input of shape " +
                           shapeToString(ctx.shape(0)));
   return reshapeTo(ctx, *resolved);
@@ -113,7 +114,8 @@ RuleResult flattenRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
-  auto s = normDim(ctx.intArg(1, "start_dim").value_or(0), r), e = normDim(ctx.intArg(2, "end_dim").value_or(-1), r);
+  auto s = normDim(ctx.intArgOr(1, "start_dim", 0), r), e = normDim(ctx.intArgOr(2, "end_dim", -1), r);
+  if ((!s || !e) && ctx.outMeta(0) && ctx.outMeta(0)->numel() == numel(in)) return reshapeTo(ctx, ctx.outMeta(0)->shape);
   if (!s || !e || *s > *e) return unknownResult(ctx);
   std::vector<int64_t> out(in.begin(), in.begin() + *s);
   int64_t prod = 1;
@@ -126,8 +128,9 @@ RuleResult flattenRule(const RuleContext& ctx) {
 RuleResult unflattenRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), static_cast<int>(in.size()));
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), static_cast<int>(in.size()));
   auto sizes = ctx.intListArg(2, "sizes");
+  if ((!d || !sizes) && ctx.outMeta(0) && ctx.outMeta(0)->numel() == numel(in)) return reshapeTo(ctx, ctx.outMeta(0)->shape);
   if (!d || !sizes) return unknownResult(ctx);
   auto piece = resolveSize(*sizes, in[*d]);
   if (!piece) return unknownResult(ctx);
@@ -160,7 +163,7 @@ RuleResult transposeRule(const RuleContext& ctx) {
   int r = ctx.rank(0);
   int a = 0, b = r >= 2 ? 1 : 0;
   if (ruleKey(ctx.node->op) != "t") {
-    auto da = normDim(ctx.intArg(1, "dim0").value_or(0), r), db = normDim(ctx.intArg(2, "dim1").value_or(0), r);
+    auto da = normDim(ctx.intArgOr(1, "dim0", 0), r), db = normDim(ctx.intArgOr(2, "dim1", 0), r);
     if (!da || !db) return unknownResult(ctx);
     a = *da;
     b = *db;
@@ -177,6 +180,7 @@ RuleResult transposeRule(const RuleContext& ctx) {
 RuleResult expandRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   auto size = ctx.intListArg(1, "size");
+  if (!size && ctx.outMeta(0)) size = ctx.outMeta(0)->shape;  // no arguments in the file
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
   if (!size || static_cast<int>(size->size()) < r) return unknownResult(ctx);
@@ -189,7 +193,7 @@ RuleResult expandRule(const RuleContext& ctx) {
     if (shape[d] == -1) shape[d] = id >= 0 ? in[id] : 1;
     if (id >= 0 && in[id] == 1 && shape[d] != 1) p.forbidden[d] = "expand broadcasts it from size 1";
     if (id >= 0 && in[id] != 1 && in[id] != shape[d])
-      return failResult(Verdict::Incompatible, 0, std::nullopt,
+      return failResult(Verdict::BadShapes, 0, std::nullopt,
                         "expand: input shape " + shapeToString(in) + " cannot expand to " + shapeToString(*size));
   }
   p.outs = {alignedLabels(R, R)};
@@ -220,7 +224,7 @@ RuleResult unsqueezeRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), r + 1);
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), r + 1);
   if (!d) return unknownResult(ctx);
   LabelProblem p = unary(r);
   std::vector<int> lo = alignedLabels(r, r);
@@ -236,7 +240,22 @@ RuleResult sliceRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), r);
+  if (!ctx.argsComplete && !ctx.intArg(1, "dim")) {
+    // No arguments in the file: the sliced dim is the one whose size changes.
+    const TensorMeta* om = ctx.outMeta(0);
+    if (!om || om->rank() != r) return unknownResult(ctx);
+    LabelProblem p = unary(r);
+    int changed = 0;
+    for (int k = 0; k < r; ++k)
+      if (om->shape[k] != in[k]) {
+        p.forbidden[k] = "it takes part of the global dim, which no rank's local shard lines up with";
+        ++changed;
+      }
+    if (changed > 1) return unknownResult(ctx);
+    p.outs = {alignedLabels(r, r)};
+    return solveLabels(ctx, p);
+  }
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), r);
   if (!d) return unknownResult(ctx);
   int64_t n = in[*d], start, end, step = 1;
   if (ruleKey(ctx.node->op) == "narrow") {
@@ -267,7 +286,7 @@ RuleResult selectRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), r);
   if (!d) return unknownResult(ctx);
   LabelProblem p = unary(r);
   p.noContractionWhy = "select picks one global index of that dim";
@@ -286,7 +305,7 @@ RuleResult splitRule(const RuleContext& ctx) {
   int r = static_cast<int>(in.size());
   std::string op = ruleKey(ctx.node->op);
   bool unbind = op == "unbind";
-  auto d = normDim(ctx.intArg(unbind ? 1 : 2, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(unbind ? 1 : 2, "dim", 0), r);
   if (!d) return unknownResult(ctx);
   LabelProblem p = unary(r);
   p.forbidden[*d] = "it is cut into pieces along the global dim";
@@ -324,7 +343,7 @@ RuleResult catRule(const RuleContext& ctx) {
     p.ins.push_back(x);
   }
   if (r < 0) return unknownResult(ctx);
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), stack ? r + 1 : r);
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), stack ? r + 1 : r);
   if (!d) return unknownResult(ctx);
   std::vector<int> lo = alignedLabels(r, r);
   if (stack) {
@@ -348,7 +367,7 @@ RuleResult sliceBackwardRule(const RuleContext& ctx) {
   auto sizes = ctx.intListArg(1, "input_sizes");
   if (!sizes) return unknownResult(ctx);
   int r = static_cast<int>(sizes->size());
-  auto d = normDim(ctx.intArg(2, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(2, "dim", 0), r);
   if (!d || ctx.rank(0) != (select ? r - 1 : r)) return unknownResult(ctx);
   LabelProblem p;
   p.partial = PartialPolicy::Additive;

@@ -39,7 +39,7 @@ TEST_CASE("view: merging keeps an outer shard and refuses an inner one", "[rules
   CHECK(c.outSpec() == "S(0)R");
   CHECK(*c.result.shapes[0] == std::vector<int64_t>{2048, 64});
   // A size that does not fit.
-  CHECK(view({16, 128}, "RR", {16, 100}, {2, 4}) == "error");
+  CHECK(view({16, 128}, "RR", {16, 100}, {2, 4}) == "bad-shapes");
   // Size-1 dims come and go.
   CHECK(view({16, 1, 64}, "S(2)", {16, 64}, {4}) == "S(1)");
 }
@@ -152,4 +152,27 @@ TEST_CASE("slice_backward and select_backward", "[rules][view]") {
   RuleCase sel({4}, "aten.select_backward.default");
   sel.args({sel.in({8}, "S(0)"), ints({4, 8}), I(0), I(2)}).out({4, 8});
   CHECK(sel.outSpec() == "S(1)");
+}
+
+TEST_CASE("without arguments (an autoparallel export) views read the declared output shape", "[rules][view]") {
+  RuleCase v({2, 4}, "aten.view.default");
+  v.args({v.in({16, 128, 4672}, "RS(2)")}).out({16, 128, 73, 64});
+  v.argsComplete(false);
+  CHECK(v.outSpec() == "error");  // 73 heads do not split 4 ways
+  RuleCase s({4}, "aten.slice.Tensor");
+  s.args({s.in({8, 73}, "S(1)")}).out({8, 71});
+  s.argsComplete(false);
+  CHECK(s.outSpec() == "error");
+  RuleCase s2({4}, "aten.slice.Tensor");
+  s2.args({s2.in({8, 73}, "S(0)")}).out({8, 71});
+  s2.argsComplete(false);
+  CHECK(s2.outSpec() == "S(0)");
+  RuleCase t({4}, "aten.transpose.int");
+  t.args({t.in({8, 4, 2}, "S(0)")}).out({2, 4, 8});
+  t.argsComplete(false);
+  CHECK(t.outSpec() == "none");  // which dims were swapped is not in the file
+  RuleCase r({4}, "aten.sum.dim_IntList");
+  r.args({r.in({8, 16}, "S(1)")}).out({8, 1});
+  r.argsComplete(false);
+  CHECK(r.outSpec() == "P(sum)");
 }
