@@ -5,7 +5,7 @@
 // (outermost) input dim may be sharded, and it becomes a shard of the group's first output dim: a chunk of the
 // outermost dim is a contiguous block of the flattened group. When the group merges or splits dims, the shard
 // count must divide both first sizes evenly (otherwise torch.chunk's blocks and the view's rows disagree).
-// Inner dims of a merge cannot be sharded. Slicing a sharded dim (other than whole), selecting from it,
+// A sharded inner dim of a merge becomes DTensor's _StridedShard (and a split can turn one back into a Shard). Slicing a sharded dim (other than whole), selecting from it,
 // splitting it into pieces, concatenating along it and expanding a size-1 dim are refused.
 #include <numeric>
 
@@ -64,6 +64,8 @@ RuleResult reshapeTo(const RuleContext& ctx, const std::vector<int64_t>& out) {
   LabelProblem p = unary(r);
   p.noContractionWhy = "the view merges it into the dim before it, so its shards are not contiguous blocks";
   std::vector<int> li(r, -1), lo(ro, -1);
+  std::vector<std::pair<std::vector<int>, std::vector<int>>> groups;
+  std::vector<int> groupOf(r, -1);
   int fresh = kFresh;
   int i = 0, j = 0;
   while (i < r || j < ro) {
@@ -84,10 +86,50 @@ RuleResult reshapeTo(const RuleContext& ctx, const std::vector<int64_t>& out) {
     for (size_t k = 1; k < gi.size(); ++k) li[gi[k]] = fresh++;
     for (size_t k = 1; k < gj.size(); ++k) lo[gj[k]] = fresh++;
     if (gi.size() > 1 || gj.size() > 1) p.evenSizes[L] = {in[gi[0]], out[gj[0]]};
+    for (int d : gi) groupOf[d] = static_cast<int>(groups.size());
+    groups.push_back({gi, gj});
   }
   p.ins[0].labels = li;
   p.outs = {lo};
-  return withShape(solveLabels(ctx, p), out);
+  if (!ctx.inSpecs[0] || ctx.inSpecs[0]->meshDims() != ctx.mesh->ndim()) return withShape(solveLabels(ctx, p), out);
+
+  // DTensor's strided shards: merging dims whose inner one is sharded gives _StridedShard(o, sf) with sf the
+  // product of the merged dims before it (rank i holds piece i of each of the sf blocks); splitting such a dim
+  // back where the outer pieces multiply to sf gives a plain Shard again. Both need the shard to divide evenly.
+  RuleContext c2 = ctx;
+  ShardingSpec tmp = *ctx.inSpecs[0];
+  std::vector<std::pair<int, Placement>> rewrites;
+  for (int m = 0; m < tmp.meshDims(); ++m) {
+    const Placement pl = tmp[m];
+    if (!pl.isShard() || pl.dim >= r || groupOf[pl.dim] < 0) continue;
+    const auto& [gi, gj] = groups[groupOf[pl.dim]];
+    const int64_t k = ctx.mesh->dimSize(m);
+    if (pl.kind == PlacementKind::Shard && gj.size() == 1 && pl.dim != gi[0] && in[pl.dim] % k == 0) {
+      int64_t sf = 1;
+      for (int d : gi) {
+        if (d == pl.dim) break;
+        sf *= in[d];
+      }
+      rewrites.push_back({m, Placement::strided(gj[0], static_cast<int>(sf))});
+      tmp.placements[m] = Placement::replicate();
+    } else if (pl.kind == PlacementKind::StridedShard && gi.size() == 1 && gj.size() > 1) {
+      int64_t prod = 1;
+      for (int o : gj) {
+        if (prod == pl.splitFactor && out[o] % k == 0) {
+          rewrites.push_back({m, Placement::shard(o)});
+          tmp.placements[m] = Placement::replicate();
+          break;
+        }
+        prod *= out[o];
+      }
+    }
+  }
+  if (rewrites.empty()) return withShape(solveLabels(ctx, p), out);
+  c2.inSpecs[0] = tmp;
+  RuleResult res = solveLabels(c2, p);
+  if (!res.ok()) return withShape(solveLabels(ctx, p), out);  // report against the spec as it arrives
+  for (const auto& [m, pl] : rewrites) res.outputs[0]->placements[m] = pl;
+  return withShape(std::move(res), out);
 }
 
 bool known0(const RuleContext& ctx) { return ctx.inputCount() >= 1 && ctx.rank(0) >= 0; }

@@ -29,10 +29,11 @@ TEST_CASE("view: splitting a sharded dim keeps the shard on the outer piece when
   CHECK(view({48, 64}, "S(0)", {3, 16, 64}, {2}) == "error");
 }
 
-TEST_CASE("view: merging keeps an outer shard and refuses an inner one", "[rules][view]") {
+TEST_CASE("view: merging keeps an outer shard; an inner one becomes strided", "[rules][view]") {
   CHECK(view({16, 128, 64}, "S(0)R", {2048, 64}, {2, 4}) == "S(0)R");
-  CHECK(view({16, 128, 64}, "RS(1)", {2048, 64}, {2, 4}) == "error");
-  CHECK(view({16, 128, 64}, "RS(2)", {16, 8192}, {2, 4}) == "error");
+  CHECK(view({16, 128, 64}, "RS(1)", {2048, 64}, {2, 4}) == "R_S(0, 16)");
+  CHECK(view({16, 128, 64}, "RS(2)", {16, 8192}, {2, 4}) == "R_S(1, 128)");
+  CHECK(view({16, 130, 64}, "RS(1)", {2080, 64}, {2, 4}) == "error");  // 130 rows over 4 ranks
   // -1 is resolved from the element count.
   RuleCase c({2, 4}, "aten.view.default");
   c.args({c.in({16, 128, 64}, "S(0)R"), ints({-1, 64})}).out({2048, 64});
@@ -175,4 +176,13 @@ TEST_CASE("without arguments (an autoparallel export) views read the declared ou
   r.args({r.in({8, 16}, "S(1)")}).out({8, 1});
   r.argsComplete(false);
   CHECK(r.outSpec() == "P(sum)");
+}
+
+TEST_CASE("view: merging a sharded inner dim gives DTensor's _StridedShard, and splitting undoes it", "[rules][view]") {
+  // AutoSP batch-first: logits [batch 2, seq 16, vocab 32] sequence-sharded, flattened for the loss.
+  CHECK(view({2, 16, 32}, "S(1)", {32, 32}, {2}) == "_S(0, 2)");
+  CHECK(view({2, 16}, "S(1)", {32}, {2}) == "_S(0, 2)");
+  CHECK(view({4, 6, 8}, "S(1)", {192}, {2}) == "_S(0, 4)");
+  CHECK(view({32, 32}, "_S(0, 2)", {2, 16, 32}, {2}) == "S(1)");
+  CHECK(view({2, 15}, "S(1)", {30}, {2}) == "error");  // 15 rows do not split evenly over 2 ranks
 }
