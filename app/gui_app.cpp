@@ -248,7 +248,7 @@ void GuiApp::handleShortcuts() {
     if (shortcut(true, 'Z') || shortcut(false, 'Y')) doc_.redo();
   }
   if (pressed(kKeyF5) && !run_.active() && doc_.loaded()) {
-    run_.start(doc_.plan());
+    run_.start(doc_.plan(), runView_.scale);
     forceTab_ = "run";
   }
   if (pressed(kKeyEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
@@ -286,8 +286,9 @@ void GuiApp::drawMenuBar() {
     if (ImGui::MenuItem(undo.c_str(), "Ctrl+Z", false, doc_.history().canUndo())) doc_.undo();
     if (ImGui::MenuItem(redo.c_str(), "Ctrl+Shift+Z", false, doc_.history().canRedo())) doc_.redo();
     ImGui::Separator();
-    const std::optional<Command> fix = doc_.loaded() ? views::fixAllCommand(doc_.plan(), doc_.diagnostics()) : std::nullopt;
-    if (ImGui::MenuItem("Fix all", nullptr, false, fix.has_value())) cmds_.push(*fix);
+    if (ImGui::MenuItem("Fix all", nullptr, false, doc_.loaded() && views::fixAllMayHelp(doc_.diagnostics()))) {
+      if (std::optional<Command> fix = views::fixAllCommand(doc_.plan())) cmds_.push(std::move(*fix));
+    }
     if (ImGui::MenuItem("Select first problem", nullptr, false, doc_.loaded())) selectFirstProblem();
     ImGui::EndMenu();
   }
@@ -302,7 +303,7 @@ void GuiApp::drawMenuBar() {
   }
   if (ImGui::BeginMenu("Run")) {
     if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) {
-      run_.start(doc_.plan());
+      run_.start(doc_.plan(), runView_.scale);
       forceTab_ = "run";
     }
     if (ImGui::MenuItem("Cancel run", nullptr, false, run_.active())) run_.cancel();
@@ -347,7 +348,7 @@ void GuiApp::drawView(const std::string& v) {
   else if (v == "costs") views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision());
   else if (v == "run") {
     const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
-    if (a.start) run_.start(plan);
+    if (a.start) run_.start(plan, runView_.scale);
     if (a.cancel) run_.cancel();
   }
 }

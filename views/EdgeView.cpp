@@ -148,10 +148,21 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
   }
   ImGui::SameLine();
   ImGui::TextDisabled("global %s %s", shapeToString(e.meta.shape).c_str(), dtypeName(e.meta.dtype));
-  for (const Diagnostic* d : e.diagnostics) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)));
-    ImGui::TextWrapped("%s: %s", d->kind.c_str(), d->message.c_str());
-    ImGui::PopStyleColor();
+  // One compact line of diagnostic kinds (the inspector and the diagnostics pane carry the full messages);
+  // hovering shows them here too.
+  for (size_t i = 0; i < e.diagnostics.size(); ++i) {
+    const Diagnostic* d = e.diagnostics[i];
+    if (i > 0) ImGui::SameLine();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)), "%s%s", d->kind.c_str(),
+                       i + 1 < e.diagnostics.size() ? "," : "");
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
+      ImGui::TextUnformatted(d->message.c_str());
+      if (!d->fix.empty()) ImGui::Text("fix: %s", d->fix.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
   }
 
   // Redistribute steps and actions, above the pictures so they never scroll away.

@@ -98,13 +98,21 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
                        CommandQueue& cmds) {
   const Palette& pal = palette();
   {
-    const std::optional<Command> fix = fixAllCommand(plan, diags);
-    ImGui::BeginDisabled(!fix.has_value());
-    if (ImGui::Button("Fix all") && fix) cmds.push(*fix);
+    const bool mayHelp = fixAllMayHelp(diags);
+    ImGui::BeginDisabled(!mayHelp);
+    if (ImGui::Button("Fix all")) {
+      if (std::optional<Command> fix = fixAllCommand(plan)) cmds.push(std::move(*fix));
+      else state.fixMessage = "The fix planner found nothing it can change.";
+    }
     probeItem("inspector.fixall");
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-      ImGui::SetTooltip(fix ? "%s" : "Nothing the fix planner can repair", fix ? describe(plan, *fix).c_str() : "");
+      ImGui::SetTooltip(mayHelp ? "Insert the redistributes and edits the fix planner finds, as one undoable step"
+                                : "No errors to fix");
+    }
+    if (!state.fixMessage.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", state.fixMessage.c_str());
     }
     ImGui::SameLine();
     ImGui::TextDisabled("%s", diags.hasErrors() ? "plan has errors" : "no errors");

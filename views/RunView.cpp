@@ -110,6 +110,12 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
   if (ImGui::Button("Cancel")) act.cancel = true;
   ImGui::EndDisabled();
   ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("0000").x + ImGui::GetFrameHeight() * 2);
+  ImGui::BeginDisabled(running);
+  if (ImGui::InputInt("scale", &state.scale)) state.scale = std::clamp(state.scale, 1, 1024);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Divide tensor sizes by this for the run (every ratio of the plan kept)");
+  ImGui::SameLine();
   ImGui::TextDisabled("%lld ranks on %s, %d batches, rtol %g", static_cast<long long>(plan.mesh.size()), m.device.c_str(),
                       plan.run.batches, m.rtol);
   ImU32 sc = pal.textDim;

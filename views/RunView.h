@@ -45,7 +45,7 @@ struct RunViewActions {
 };
 
 struct RunViewState {
-  int batches = 3;
+  int scale = 1;           // sizes divided by this for the run (keeps every ratio; 1 = real sizes)
   bool plotDrawn = false;  // last frame (tests read it)
 };
 

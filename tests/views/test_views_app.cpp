@@ -201,7 +201,7 @@ TEST_CASE("fix all repairs the plan in one undoable step", "[views][app][interac
   REQUIRE(fix.has_value());
   f.click(*fix);
   CHECK(f.app.document().plan().redistributes.size() == 1);
-  CHECK(f.app.document().history().undoLabel().find("Fix all") != std::string::npos);
+  CHECK(f.app.document().diagnostics().summary().errors == 0);
   f.key('Z', true);
   CHECK(f.app.document().plan().redistributes.empty());
 }
@@ -217,7 +217,8 @@ TEST_CASE("clicking a diagnostic selects its edge; clicking a device pins it", "
   const Plan& plan = f.app.document().plan();
   CHECK(f.app.selection().node == plan.graph.find("acc"));
   CHECK(f.app.selection().input == 1);
-  CHECK(f.app.selection().centreRequested);
+  // (centreRequested was consumed by the graph view, which centred on the node.)
+  CHECK_FALSE(f.app.selection().centreRequested);
 
   const auto cell = views::probedRect("mesh.rank5");
   REQUIRE(cell.has_value());
