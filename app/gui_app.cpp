@@ -160,22 +160,24 @@ void GuiApp::afterFrame() {
   }
 }
 
-int GuiApp::run() {
-  while (!finished_) {
+bool GuiApp::step(double idleWaitS) {
+  // Something animates (a run in progress, a dialog thread, a drag): draw at a calm pace.
+  const bool busy = run_.active() || dialog_.active() || (imguiCreated_ && ImGui::IsMouseDragging(0));
+  if (framesToDraw_ > 0 || busy) {
     frame();
     if (framesToDraw_ > 0) --framesToDraw_;
-    // Idle: wait for input unless something is animating (a run in progress, a dialog thread, a pending redraw).
-    const bool busy = run_.active() || dialog_.active() || ImGui::IsMouseDragging(0);
-    if (framesToDraw_ == 0 && !busy) {
-      while (!finished_ && !platform_.waitEvents(0.5)) {
-        if (platform_.closeRequested() || run_.poll()) break;
-        if (opts_.recovery) recovery_.update(doc_, nowSeconds());
-      }
-      framesToDraw_ = 3;  // let ImGui settle hover/active states after the event
-    } else if (busy && framesToDraw_ == 0) {
-      platform_.waitEvents(0.05);
-    }
+    if (busy && framesToDraw_ == 0) platform_.waitEvents(0.05);
+    return true;
   }
+  // Idle: no redraw until an event arrives (or the recovery writer's debounce or a run needs us).
+  if (platform_.waitEvents(idleWaitS) || platform_.closeRequested()) framesToDraw_ = 3;  // let hover states settle
+  if (run_.poll()) framesToDraw_ = std::max(framesToDraw_, 1);
+  if (opts_.recovery) recovery_.update(doc_, nowSeconds());
+  return false;
+}
+
+int GuiApp::run() {
+  while (!finished_) step(0.5);
   return 0;
 }
 

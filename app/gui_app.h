@@ -57,7 +57,10 @@ class GuiApp {
   // One frame: input, UI, render, then applies queued commands, drops, recovery, title. `capture` (optional)
   // receives the rendered RGBA pixels (GL platforms only).
   void frame(std::vector<unsigned char>* capture = nullptr, int* capW = nullptr, int* capH = nullptr);
-  // Frames until quit; idles (no redraw) when nothing changes. Returns the exit code.
+  // One iteration of the main loop: draws a frame when something changed (input, edits, a run), else waits up to
+  // `idleWaitS` for an event without drawing. Returns true when it drew a frame.
+  bool step(double idleWaitS);
+  // Steps until quit; idles (no redraw) when nothing changes. Returns the exit code.
   int run();
   bool finished() const { return finished_; }
   // Asks to quit (as the window's close button does): prompts when there are unsaved edits.

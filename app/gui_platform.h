@@ -48,7 +48,11 @@ class HeadlessPlatform : public Platform {
   void shutdown() override {}
   void beginFrame() override;
   void endFrame(const float[4]) override {}
-  bool waitEvents(double) override { return false; }
+  bool waitEvents(double) override {
+    const bool had = events_ > 0;
+    events_ = 0;
+    return had;
+  }
   bool closeRequested() const override { return close_; }
   void setCloseRequested(bool v) override { close_ = v; }
   void setTitle(const std::string& title) override { title_ = title; }
@@ -58,11 +62,16 @@ class HeadlessPlatform : public Platform {
   bool capture(std::vector<unsigned char>&, int&, int&) override { return false; }
 
   const std::string& title() const { return title_; }
-  void drop(std::string path) { drops_.push_back(std::move(path)); }
+  void drop(std::string path) {
+    drops_.push_back(std::move(path));
+    ++events_;
+  }
+  void postEvent() { ++events_; }  // as if the user moved the mouse
   void resize(int w, int h) { width_ = w; height_ = h; }
 
  private:
   int width_ = 1600, height_ = 1000;
+  int events_ = 0;
   bool close_ = false;
   std::string title_;
   std::vector<std::string> drops_;

@@ -277,6 +277,29 @@ TEST_CASE("quitting with unsaved edits asks; saving is atomic and clears the mar
   CHECK(f.app.finished());
 }
 
+TEST_CASE("the loop idles: no redraw without events", "[views][app]") {
+  AppFixture f;
+  REQUIRE(f.app.openFile(views::test::fixture("mini_falcon.plan.json")));
+  int drawn = 0;
+  for (int i = 0; i < 20; ++i) drawn += f.app.step(0.0) ? 1 : 0;
+  CHECK(drawn >= 1);
+  CHECK(drawn <= 4);  // a few frames to settle, then nothing
+  CHECK_FALSE(f.app.step(0.0));
+  f.platform.postEvent();
+  CHECK_FALSE(f.app.step(0.0));  // the event is taken...
+  CHECK(f.app.step(0.0));        // ...and the next iterations draw
+  // An edit redraws too.
+  for (int i = 0; i < 10; ++i) f.app.step(0.0);
+  const Plan& plan = f.app.document().plan();
+  const int acc = plan.graph.find("acc");
+  REQUIRE(f.app.document().apply(InsertRedistribute{Redistribute{acc, 1, *plan.producerSpec(acc, 1), *plan.consumerSpec(acc, 1)}}).ok());
+  f.app.commands().push(RemoveRedistribute{acc, 1});
+  f.platform.postEvent();
+  f.app.step(0.0);
+  CHECK(f.app.step(0.0));
+  CHECK(f.app.document().plan().redistributes.empty());
+}
+
 TEST_CASE("a dropped file opens", "[views][app]") {
   AppFixture f;
   const auto samples = allSamples();
