@@ -3,15 +3,10 @@
 #include <chrono>
 #include <cmath>
 
-#if __has_include("app/run_client.h") && __has_include("core/run_report.h")
-#define SHARDSCOPE_HAVE_RUN_CLIENT 1
 #include "app/run_client.h"
 #include "core/run_report.h"
-#endif
 
 namespace ss::app {
-
-#ifdef SHARDSCOPE_HAVE_RUN_CLIENT
 
 namespace {
 
@@ -124,19 +119,5 @@ bool RunPanel::poll() {
   return !events.empty() || active();
 }
 
-#else  // no run client in this build
-
-struct RunPanel::Impl {};
-
-RunPanel::RunPanel() : impl_(std::make_unique<Impl>()) {
-  model_.available = false;
-  model_.unavailableReason = "this build has no run client (app/run_client.h).";
-}
-RunPanel::~RunPanel() = default;
-void RunPanel::start(const Plan& /*plan*/, int /*scale*/) {}
-void RunPanel::cancel() {}
-bool RunPanel::poll() { return false; }
-
-#endif
 
 }  // namespace ss::app

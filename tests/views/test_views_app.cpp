@@ -2,7 +2,9 @@
 // ImGuiIO (select, edit, undo/redo, search, fix, pin, quit prompt, drops), settings and recovery files.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 
@@ -400,4 +402,32 @@ TEST_CASE("settings round-trip through settings.json", "[views][settings]") {
   // A broken file gives defaults, not an error.
   std::ofstream(configDir() + "/settings.json") << "{ not json";
   CHECK(loadSettings().theme == views::ThemeKind::Dark);
+}
+
+TEST_CASE("run panel: F5 runs the plan in the child process and fills the losses table", "[views][app][run]") {
+  AppFixture f;
+  if (!f.app.runPanel().model().available) {
+    WARN("run panel test skipped: " << f.app.runPanel().model().unavailableReason);
+    return;
+  }
+  const std::string sample = std::string(SHARDSCOPE_SAMPLES_DIR) + "/autosp_seq_first_fixed.plan.json";
+  if (!fs::exists(sample)) {
+    WARN("sample autosp_seq_first_fixed.plan.json missing: skipped");
+    return;
+  }
+  REQUIRE(f.app.openFile(sample));
+  f.frames(2);
+  f.key(294, false);  // F5
+  CHECK(f.app.runPanel().active());
+  const auto t0 = std::chrono::steady_clock::now();
+  while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
+    f.app.step(0.05);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  f.frames(2);
+  const views::RunViewModel& m = f.app.runPanel().model();
+  INFO(m.error);
+  CHECK(m.status == views::RunStatus::Passed);
+  REQUIRE(m.batches.size() == 3);
+  for (const views::RunBatchRow& r : m.batches) CHECK(r.match);
 }
