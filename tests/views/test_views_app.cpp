@@ -195,6 +195,27 @@ TEST_CASE("insert the redistribute from the edge view, undo and redo with keys",
   CHECK(f.app.document().plan().redistributes.size() == 1);
 }
 
+TEST_CASE("edit a placement with the inspector's combo, then undo", "[views][app][interaction]") {
+  AppFixture f;
+  REQUIRE(f.app.openFile(views::test::fixture("mini_falcon.plan.json")));
+  f.frames(3);
+  // values' consumer wants RS(0) on input 1: change what acc wants on mesh dim 1 to S(1), matching what arrives.
+  const auto combo = views::probedRect("inspector.in.1");
+  REQUIRE(combo.has_value());
+  f.click(*combo);
+  const auto item = views::probedRect("inspector.in.1=S(1)");
+  REQUIRE(item.has_value());
+  f.click(*item);
+  const Plan& plan = f.app.document().plan();
+  const int acc = plan.graph.find("acc");
+  REQUIRE(plan.specs[static_cast<size_t>(acc)].inputs.size() == 2);
+  REQUIRE(plan.specs[static_cast<size_t>(acc)].inputs[1].has_value());
+  CHECK(plan.specs[static_cast<size_t>(acc)].inputs[1]->toMeshString() == "RS(1)");
+  CHECK(f.app.document().dirty());
+  f.key('Z', true);
+  CHECK(f.app.document().plan().specs[static_cast<size_t>(acc)].inputs[1]->toMeshString() == "RS(0)");
+}
+
 TEST_CASE("fix all repairs the plan in one undoable step", "[views][app][interaction]") {
   AppFixture f;
   REQUIRE(f.app.openFile(views::test::fixture("mini_falcon.plan.json")));

@@ -247,3 +247,21 @@ TEST_CASE("run plot points map losses into the plot rectangle", "[views][run]") 
   const auto one = plotPoints({5.0}, 4.0, 6.0, 0, 0, 100, 50);
   CHECK(one[0].first == Approx(50));
 }
+
+TEST_CASE("AutoSP layout: the tag's dim is sliced whatever the plan says", "[views][focus]") {
+  AutoSpTag bare{"input_id", std::nullopt};
+  CHECK(autoSpLayout(spec("S(0)"), bare, 2)->toMeshString() == "S(1)");
+  AutoSpTag seqFirst{"input_id", 0};
+  CHECK(autoSpLayout(spec("S(0)"), seqFirst, 2)->toMeshString() == "S(0)");
+  CHECK(autoSpLayout(spec("RS(0)"), bare, 2)->toMeshString() == "RS(1)");
+  CHECK_FALSE(autoSpLayout(spec("R"), bare, 2).has_value());
+  CHECK_FALSE(autoSpLayout(spec("S(0)"), bare, 1).has_value());  // dim 1 of a 1-D tensor
+  // The fixture's tagged input offers the AutoSP layout as a focus candidate.
+  const Plan plan = test::loadFixture("mini_falcon.plan.json");
+  Selection sel;
+  sel.selectNode(plan.graph.find("ids"));
+  const auto f = focusCandidates(plan, sel);
+  REQUIRE(f.size() == 2);
+  CHECK(f[1].label == "ids as AutoSP slices it (dim 0)");
+  CHECK(f[1].spec->toMeshString() == "S(0)R");
+}
