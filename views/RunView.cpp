@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "views/Theme.h"
+#include "views/UiProbe.h"
 
 namespace ss::views {
 
@@ -146,6 +147,7 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
       ImGui::BeginDisabled(node < 0);
       const std::string lab = "Go to " + m.errorNode;
       if (ImGui::Button(lab.c_str())) sel.selectNode(node, true);
+      probeItem("run.goto");
       ImGui::EndDisabled();
     }
   }

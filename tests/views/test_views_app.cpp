@@ -323,6 +323,17 @@ TEST_CASE("the loop idles: no redraw without events", "[views][app]") {
   CHECK(f.app.document().plan().redistributes.empty());
 }
 
+TEST_CASE("a file that cannot be read is shown, and the open document stays", "[views][app]") {
+  AppFixture f;
+  REQUIRE(f.app.openFile(views::test::fixture("mini_falcon.plan.json")));
+  const fs::path bad = f.dirs.root / "bad.plan.json";
+  std::ofstream(bad) << "{\"format\": \"shardscope-plan\", \"version\": 1, \"mesh\": {\"shape\": [0]}}";
+  CHECK_FALSE(f.app.openFile(bad.string()));
+  CHECK(f.app.modal() == "Problem");
+  CHECK(f.app.document().path() == views::test::fixture("mini_falcon.plan.json"));
+  f.frames(2);  // the modal draws
+}
+
 TEST_CASE("a dropped file opens", "[views][app]") {
   AppFixture f;
   const auto samples = allSamples();
