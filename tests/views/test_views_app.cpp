@@ -463,3 +463,20 @@ TEST_CASE("run panel: F5 runs the plan in the child process and fills the losses
   REQUIRE(m.batches.size() == 3);
   for (const views::RunBatchRow& r : m.batches) CHECK(r.match);
 }
+
+// Hidden benchmark: SHARDSCOPE_BENCH_PLAN=FILE shardscope_views_tests "[.benchapp]"
+TEST_CASE("bench: headless frame time per view on a big plan", "[.benchapp]") {
+  const char* path = std::getenv("SHARDSCOPE_BENCH_PLAN");
+  if (path == nullptr) return;
+  for (const char* v : {"", "graph", "diagnostics", "costs", "inspector", "edge", "mesh", "tensor"}) {
+    GuiOptions o = testOptions();
+    o.soloView = v;
+    AppFixture f(o);
+    REQUIRE(f.app.openFile(path));
+    f.frames(3);
+    const auto t0 = std::chrono::steady_clock::now();
+    f.frames(10);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;
+    WARN((*v ? v : "all") << ": " << ms << " ms per frame");
+  }
+}

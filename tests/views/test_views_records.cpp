@@ -1,6 +1,11 @@
 // Record passes of the views: plain C++ results with exact values.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cstdlib>
+
+#include "core/io/load.h"
+
 #include "core/check.h"
 #include "core/placement_parse.h"
 #include "tests/views/harness.h"
@@ -264,4 +269,26 @@ TEST_CASE("AutoSP layout: the tag's dim is sliced whatever the plan says", "[vie
   REQUIRE(f.size() == 2);
   CHECK(f[1].label == "ids as AutoSP slices it (dim 0)");
   CHECK(f[1].spec->toMeshString() == "S(0)R");
+}
+
+// Hidden benchmark: SHARDSCOPE_BENCH_PLAN=FILE shardscope_views_tests "[.bench]"
+TEST_CASE("bench: record passes on a big plan", "[.bench]") {
+  const char* path = std::getenv("SHARDSCOPE_BENCH_PLAN");
+  if (path == nullptr) return;
+  Result<Plan> p = loadPlanFile(path);
+  REQUIRE(p.ok());
+  const Plan& plan = p.value();
+  auto t0 = std::chrono::steady_clock::now();
+  const CostReport r = computeCosts(plan);
+  auto t1 = std::chrono::steady_clock::now();
+  Checker checker;
+  const Diagnostics& d = checker.run(plan);
+  auto t2 = std::chrono::steady_clock::now();
+  DiagnosticsViewState st;
+  st.showInfos = true;
+  const auto rows = filterDiagnostics(plan, d, st);
+  auto t3 = std::chrono::steady_clock::now();
+  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  WARN("nodes " << plan.graph.size() << ", edges with comm " << r.edges.size() << ": computeCosts " << ms(t0, t1)
+       << " ms, check " << ms(t1, t2) << " ms, filter " << rows.size() << " diags " << ms(t2, t3) << " ms");
 }
