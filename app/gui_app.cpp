@@ -15,6 +15,7 @@
 #include "views/FixAll.h"
 #include "views/Fonts.h"
 #include "views/Theme.h"
+#include "views/UiProbe.h"
 
 namespace ss::app {
 namespace {
@@ -41,6 +42,13 @@ const char* kModalRecover = "Recover unsaved edits?";
 const char* kModalAbout = "About shardscope";
 const char* kModalShortcuts = "Keyboard shortcuts";
 const char* kModalError = "Problem";
+
+// A dialog button whose place tests can find (views/UiProbe.h).
+bool modalButton(const char* label, const char* probe) {
+  const bool pressedNow = ImGui::Button(label);
+  views::probeItem(probe);
+  return pressedNow;
+}
 
 }  // namespace
 
@@ -97,7 +105,10 @@ bool GuiApp::init(std::string& error) {
 
 void GuiApp::shutdown() {
   if (platformUp_) {
-    if (opts_.persistSettings) saveSettings(settings_);
+    if (opts_.persistSettings) {
+      if (opts_.visible) platform_.windowSize(settings_.windowW, settings_.windowH);
+      saveSettings(settings_);
+    }
     platform_.shutdown();
     platformUp_ = false;
   }
@@ -158,6 +169,12 @@ void GuiApp::afterFrame() {
     platform_.setCloseRequested(false);
     requestQuit();
   }
+}
+
+void GuiApp::terminate() {
+  // Killed (SIGTERM, SIGINT, SIGHUP): keep the edits in the recovery file, then leave without prompting.
+  if (opts_.recovery) recovery_.update(doc_, nowSeconds(), true);
+  finished_ = true;
 }
 
 bool GuiApp::step(double idleWaitS) {
@@ -496,20 +513,20 @@ void GuiApp::drawModals() {
   if (modalName_ == kModalUnsaved) {
     ImGui::Text("%s has unsaved edits.", doc_.path().empty() ? "This plan" : views::baseName(doc_.path()).c_str());
     ImGui::TextUnformatted(pending_ == Pending::Quit ? "Save them before quitting?" : "Save them before opening another file?");
-    if (ImGui::Button("Save")) {
+    if (modalButton("Save", "modal.save")) {
       close = true;
       if (doc_.path().empty()) startSaveAsDialog(true);
       else if (saveTo(doc_.path())) continuePending();
     }
     ImGui::SameLine();
-    if (ImGui::Button("Don't save")) {
+    if (modalButton("Don't save", "modal.dontsave")) {
       close = true;
       if (opts_.recovery) recovery_.remove();
       doc_.reset(doc_.plan(), doc_.path());  // drop the dirty state; the next action replaces or quits
       continuePending();
     }
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) {
+    if (modalButton("Cancel", "modal.cancel")) {
       close = true;
       pending_ = Pending::None;
     }
@@ -518,7 +535,7 @@ void GuiApp::drawModals() {
     ImGui::Text("shardscope found unsaved edits from an earlier session%s.",
                 r.originalPath.empty() ? "" : (" of " + views::baseName(r.originalPath)).c_str());
     if (!r.originalPath.empty()) ImGui::TextDisabled("%s", r.originalPath.c_str());
-    if (ImGui::Button("Restore")) {
+    if (modalButton("Restore", "modal.restore")) {
       close = true;
       Result<Plan> p = loadRecovery(r);
       if (p.ok()) {
@@ -531,12 +548,12 @@ void GuiApp::drawModals() {
       }
     }
     ImGui::SameLine();
-    if (ImGui::Button("Discard")) {
+    if (modalButton("Discard", "modal.discard")) {
       close = true;
       removeRecovery(r);
     }
     ImGui::SameLine();
-    if (ImGui::Button("Later")) close = true;
+    if (modalButton("Later", "modal.later")) close = true;
   } else if (modalName_ == kModalAbout) {
     ImGui::Text("shardscope %s", SHARDSCOPE_VERSION);
     ImGui::TextUnformatted("An inspector for tensor sharding plans: DTensor placements on a device mesh.");
@@ -562,7 +579,7 @@ void GuiApp::drawModals() {
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
     ImGui::TextUnformatted(modalText_.c_str());
     ImGui::PopTextWrapPos();
-    if (ImGui::Button("OK")) close = true;
+    if (modalButton("OK", "modal.ok")) close = true;
   } else {
     close = true;
   }

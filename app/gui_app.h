@@ -65,6 +65,8 @@ class GuiApp {
   bool finished() const { return finished_; }
   // Asks to quit (as the window's close button does): prompts when there are unsaved edits.
   void requestQuit();
+  // Quits at once (a termination signal): unsaved edits go to the recovery file first.
+  void terminate();
 
   // For tests and the render verb.
   views::Document& document() { return doc_; }

@@ -33,6 +33,8 @@ class Platform {
   virtual void setTitle(const std::string& title) = 0;
   virtual std::vector<std::string> takeDroppedFiles() = 0;
   virtual float contentScale() const = 0;
+  // The window's size in screen coordinates (remembered between runs).
+  virtual void windowSize(int& width, int& height) const = 0;
   // After the font atlas changed between frames.
   virtual void fontsChanged() = 0;
   // RGBA8 of the back buffer, top row first. False when this platform draws nothing (headless).
@@ -58,6 +60,10 @@ class HeadlessPlatform : public Platform {
   void setTitle(const std::string& title) override { title_ = title; }
   std::vector<std::string> takeDroppedFiles() override { return std::move(drops_); }
   float contentScale() const override { return 1.0f; }
+  void windowSize(int& w, int& h) const override {
+    w = width_;
+    h = height_;
+  }
   void fontsChanged() override;
   bool capture(std::vector<unsigned char>&, int&, int&) override { return false; }
 

@@ -368,34 +368,6 @@ TEST_CASE("recovery: unsaved edits are written, found and restored; a save remov
   CHECK(findRecoveries(stateDir()).empty());
 }
 
-TEST_CASE("the app offers a recovery file at start and restores it as unsaved", "[views][recovery][app]") {
-  TempDirs dirs;
-  {
-    views::Document doc;
-    REQUIRE(doc.open(views::test::fixture("mini_falcon.plan.json")).ok());
-    const int acc = doc.plan().graph.find("acc");
-    REQUIRE(doc.apply(SetSeqDim{doc.plan().graph.find("ids"), AutoSpTag{"input_id", 1}}).ok());
-    (void)acc;
-    RecoveryWriter w(stateDir());
-    w.update(doc, 0.0, true);
-    REQUIRE(findRecoveries(stateDir()).size() == 1);
-  }
-  HeadlessPlatform platform;
-  GuiApp app(platform, testOptions(true));
-  std::string err;
-  REQUIRE(app.init(err));
-  CHECK(app.modal() == "Recover unsaved edits?");
-  app.frame();
-  // Press "Restore": the first button of the modal, found through the probe-free path: call the action directly.
-  // (Modal buttons are plain ImGui buttons; the frame above proves the modal draws.)
-  ImGui::GetIO().KeysDown[257] = false;
-  const auto infos = findRecoveries(stateDir());
-  REQUIRE(infos.size() == 1);
-  Result<Plan> p = loadRecovery(infos[0]);
-  REQUIRE(p.ok());
-  CHECK(p.value().tags.at(p.value().graph.find("ids")).seqDim == 1);
-}
-
 TEST_CASE("pane geometry and splitters", "[views][layout]") {
   PaneLayout l;
   const PaneRects r = computePanes(l, 0, 20, 1600, 900, 6);
@@ -479,4 +451,71 @@ TEST_CASE("bench: headless frame time per view on a big plan", "[.benchapp]") {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;
     WARN((*v ? v : "all") << ": " << ms << " ms per frame");
   }
+}
+
+TEST_CASE("unsaved-changes dialog: Cancel keeps the app, Don't save quits", "[views][app][interaction]") {
+  AppFixture f;
+  REQUIRE(f.app.openFile(views::test::fixture("mini_falcon.plan.json")));
+  const Plan& plan = f.app.document().plan();
+  const int ids = plan.graph.find("ids");
+  f.app.commands().push(SetSeqDim{ids, AutoSpTag{"input_id", 1}});
+  f.frames(2);
+  f.app.requestQuit();
+  f.frames(2);
+  REQUIRE(f.app.modal() == "Unsaved changes");
+  auto cancel = views::probedRect("modal.cancel");
+  REQUIRE(cancel.has_value());
+  f.click(*cancel);
+  CHECK(f.app.modal().empty());
+  CHECK_FALSE(f.app.finished());
+  CHECK(f.app.document().dirty());
+  f.app.requestQuit();
+  f.frames(2);
+  auto dontSave = views::probedRect("modal.dontsave");
+  REQUIRE(dontSave.has_value());
+  f.click(*dontSave);
+  CHECK(f.app.finished());
+}
+
+TEST_CASE("a killed session's edits come back: terminate writes recovery, Restore brings them back unsaved",
+          "[views][recovery][app]") {
+  TempDirs dirs;
+  const fs::path copy = dirs.root / "p.plan.json";
+  fs::copy_file(views::test::fixture("mini_falcon.plan.json"), copy);
+  {
+    HeadlessPlatform platform;
+    GuiApp app(platform, testOptions(true));
+    std::string err;
+    REQUIRE(app.init(err));
+    REQUIRE(app.openFile(copy.string()));
+    app.commands().push(SetSeqDim{app.document().plan().graph.find("ids"), AutoSpTag{"input_id", 1}});
+    app.frame();
+    REQUIRE(app.document().dirty());
+    app.terminate();  // as on SIGTERM: no prompt, recovery written at once
+    CHECK(app.finished());
+  }
+  REQUIRE(findRecoveries(stateDir()).size() == 1);
+  HeadlessPlatform platform;
+  GuiApp app(platform, testOptions(true));
+  std::string err;
+  REQUIRE(app.init(err));
+  views::setProbing(true);
+  REQUIRE(app.modal() == "Recover unsaved edits?");
+  app.frame();
+  app.frame();
+  const auto restore = views::probedRect("modal.restore");
+  REQUIRE(restore.has_value());
+  views::test::mouseTo((restore->x0 + restore->x1) * 0.5f, (restore->y0 + restore->y1) * 0.5f);
+  app.frame();
+  views::test::mouseButton(true);
+  app.frame();
+  views::test::mouseButton(false);
+  app.frame();
+  views::setProbing(false);
+  CHECK(app.modal().empty());
+  CHECK(app.document().dirty());
+  CHECK(fs::path(app.document().path()) == fs::absolute(copy).lexically_normal());
+  const Plan& plan = app.document().plan();
+  CHECK(plan.tags.at(plan.graph.find("ids")).seqDim == 1);
+  CHECK(platform.title().find('*') != std::string::npos);
 }
