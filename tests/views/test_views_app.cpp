@@ -334,6 +334,20 @@ TEST_CASE("a file that cannot be read is shown, and the open document stays", "[
   f.frames(2);  // the modal draws
 }
 
+TEST_CASE("Ctrl+O opens the built-in file browser; typing a path and Enter opens it", "[views][app][interaction]") {
+  AppFixture f;  // native dialogs off: the ImGui browser is used
+  f.frames(1);
+  f.key('O', true);
+  f.frames(2);
+  const std::string path = views::test::fixture("mini_falcon.plan.json");
+  for (char c : path) ImGui::GetIO().AddInputCharacter(static_cast<unsigned>(c));
+  f.frames(1);
+  f.key(257, false);  // Enter
+  f.frames(1);
+  CHECK(f.app.document().path() == path);
+  CHECK(f.app.selection().node == f.app.document().plan().graph.find("acc"));
+}
+
 TEST_CASE("a dropped file opens", "[views][app]") {
   AppFixture f;
   const auto samples = allSamples();
