@@ -49,6 +49,7 @@ void RunPanel::start(const Plan& plan, int scale) {
   fresh.status = views::RunStatus::Running;
   fresh.stage = "starting";
   fresh.rtol = plan.run.rtol;
+  fresh.scale = opts.scale;
   fresh.rankProgress.assign(static_cast<size_t>(std::min<int64_t>(plan.mesh.size(), 4096)), 0.0f);
   model_ = fresh;
   Result<bool> r = impl_->client.start(plan, opts);

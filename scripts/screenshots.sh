@@ -37,3 +37,11 @@ shot diagnostics_falcon "$FALCON" --view diagnostics --size 1400x300
 shot costs_falcon    "$FALCON" --view costs --size 1000x500
 shot mesh_fsdp_tp    samples/teach_fsdp_tp.plan.json --view mesh --select mm_1 --size 1000x600
 shot inspector_autosp samples/autosp_seq_first.plan.json --view inspector --size 700x800
+# The Run panel needs the runner (a Torch build, or SHARDSCOPE_RUNNER): skipped when it is missing.
+if "$BIN" render "$FALCON" --run --scale 4 --view run --size 900x500 --out "$OUT/run_falcon_broken.png" >/dev/null 2>&1; then
+  echo "$OUT/run_falcon_broken.png"
+  "$BIN" render "$FALCON" --fix --run --scale 4 --view run --size 900x500 --out "$OUT/run_falcon_fixed.png" >/dev/null
+  echo "$OUT/run_falcon_fixed.png"
+else
+  echo "skip run_falcon_*: no runner (build with Torch or set SHARDSCOPE_RUNNER)"
+fi

@@ -37,6 +37,7 @@ struct RunViewModel {
   std::string errorNode;             // node name where it failed (jump target)
   std::string device = "cpu";
   double elapsedS = 0;
+  int scale = 1;                     // sizes were divided by this for the run
 };
 
 struct RunViewActions {

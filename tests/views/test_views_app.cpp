@@ -14,6 +14,7 @@
 #include "app/gui_settings.h"
 #include "core/io/load.h"
 #include "tests/views/harness.h"
+#include "views/FixAll.h"
 #include "views/UiProbe.h"
 
 using namespace ss;
@@ -532,4 +533,30 @@ TEST_CASE("a killed session's edits come back: terminate writes recovery, Restor
   const Plan& plan = app.document().plan();
   CHECK(plan.tags.at(plan.graph.find("ids")).seqDim == 1);
   CHECK(platform.title().find('*') != std::string::npos);
+}
+
+// Hidden: SHARDSCOPE_RUNNER=... shardscope_views_tests "[.runfalcon]": seed 1 through the Run panel, broken then fixed.
+TEST_CASE("run panel on seed 1: the broken plan fails at index_put, the fixed one matches", "[.runfalcon]") {
+  AppFixture f;
+  if (!f.app.runPanel().model().available) return;
+  REQUIRE(f.app.openFile(std::string(SHARDSCOPE_SAMPLES_DIR) + "/falcon_index_put_2d.plan.json"));
+  auto runToEnd = [&] {
+    f.app.runPanel().start(f.app.document().plan(), 4);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(300)) {
+      f.app.step(0.05);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    f.frames(2);
+  };
+  runToEnd();
+  const views::RunViewModel& m = f.app.runPanel().model();
+  WARN("broken: " << views::runStatusName(m.status) << " rank " << m.errorRank << " node " << m.errorNode << ": " << m.error);
+  CHECK(m.status == views::RunStatus::Failed);
+  CHECK(m.errorNode == "index_put");
+  if (std::optional<Command> fix = views::fixAllCommand(f.app.document().plan())) f.app.commands().push(*fix);
+  f.frames(1);
+  runToEnd();
+  WARN("fixed: " << views::runStatusName(m.status) << " batches " << m.batches.size() << " " << m.error);
+  CHECK(m.status == views::RunStatus::Passed);
 }
