@@ -93,9 +93,9 @@ void layoutSide(const Plan& plan, const EdgeSummary& e, const ShardingSpec& spec
   o.height = std::max(height - ImGui::GetTextLineHeightWithSpacing() * 2.5f, 40.0f);
   o.labelLeft = plan.mesh.ndim() >= 2 ? ImGui::CalcTextSize((plan.mesh.dimName(plan.mesh.ndim() - 2) + "=0").c_str()).x + 6 : 0;
   o.labelTop = ImGui::GetTextLineHeightWithSpacing();
-  o.minCellH = ImGui::GetTextLineHeight() * 2 + 8;
+  o.minCellH = 12;
   o.maxCellH = ImGui::GetTextLineHeight() * 2 + 14;
-  o.minCellW = 30;
+  o.minCellW = 14;
   const MeshGridLayout grid = layoutMeshGrid(plan.mesh, e.meta, spec, o);
   if (!grid.error.empty()) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "cannot lay out: %s", grid.error.c_str());

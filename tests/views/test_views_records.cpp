@@ -292,3 +292,19 @@ TEST_CASE("bench: record passes on a big plan", "[.bench]") {
   WARN("nodes " << plan.graph.size() << ", edges with comm " << r.edges.size() << ": computeCosts " << ms(t0, t1)
        << " ms, check " << ms(t1, t2) << " ms, filter " << rows.size() << " diags " << ms(t2, t3) << " ms");
 }
+
+TEST_CASE("mesh grid: a 16x16 mesh fits its area with small cells", "[views][mesh]") {
+  const DeviceMesh mesh({16, 16}, {"dp", "tp"});
+  MeshGridOptions o;
+  o.width = 450;
+  o.height = 330;
+  o.minCellW = 14;
+  o.minCellH = 12;
+  const MeshGridLayout g = layoutMeshGrid(mesh, meta({8, 2048, 4096}), spec("S(0)R"), o);
+  REQUIRE(g.cells.size() == 256);
+  CHECK(g.width <= 450.5f);
+  CHECK(g.height <= 330.5f);
+  // 8 rows over 16 ranks of dp: dp = 8..15 hold nothing.
+  CHECK(g.cells[16 * 7].shard.localShape == std::vector<int64_t>{1, 2048, 4096});
+  CHECK(g.cells[16 * 8].shard.empty);
+}
