@@ -2,7 +2,8 @@
 // The main window: menus, the splitter layout of panes, status bar, shortcuts, dialogs (open/save, unsaved
 // changes, recovery, about) and the frame loop that idles when nothing changes.
 //
-// Section index of gui_app.cpp: lifecycle, frame, menus and shortcuts, panes, dialogs, file actions, run panel.
+// Section index: gui_app.cpp has lifecycle, frame, menus and shortcuts, panes; gui_app_dialogs.cpp has dialogs
+// and file actions.
 //
 // Contract: the model changes only between frames: views queue commands during a frame, frame() drains them
 // into the Document afterwards (undoable, re-checked). Everything the app does runs on the UI thread except
