@@ -560,3 +560,24 @@ TEST_CASE("run panel on seed 1: the broken plan fails at index_put, the fixed on
   WARN("fixed: " << views::runStatusName(m.status) << " batches " << m.batches.size() << " " << m.error);
   CHECK(m.status == views::RunStatus::Passed);
 }
+
+TEST_CASE("dragging a splitter resizes the panes and is remembered", "[views][app][interaction]") {
+  AppFixture f;
+  REQUIRE(f.app.openFile(views::test::fixture("mini_falcon.plan.json")));
+  f.frames(2);
+  const float x0 = 1600 * f.app.settings().layout.col1;
+  views::test::mouseTo(x0, 500);
+  f.frames(1);
+  views::test::mouseButton(true);
+  f.frames(1);
+  for (int i = 1; i <= 4; ++i) {
+    views::test::mouseTo(x0 + 25.0f * static_cast<float>(i), 500);
+    f.frames(1);
+  }
+  views::test::mouseButton(false);
+  f.frames(1);
+  CHECK(f.app.settings().layout.col1 * 1600 == Approx(x0 + 100).margin(2));
+  // Saved with the settings.
+  REQUIRE(saveSettings(f.app.settings()));
+  CHECK(loadSettings().layout.col1 == Approx(f.app.settings().layout.col1));
+}
