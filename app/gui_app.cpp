@@ -79,11 +79,10 @@ bool GuiApp::init(std::string& error) {
   po.visible = opts_.visible;
   if (!platform_.init(po, error)) return false;
   platformUp_ = true;
-  const float scale = platform_.contentScale();
-  views::loadFonts(settings_.fontPixels, scale);
+  contentScale_ = platform_.contentScale();
+  views::loadFonts(settings_.fontPixels, contentScale_);
   platform_.fontsChanged();
   applyTheme(settings_.theme);
-  if (scale > 1.01f) ImGui::GetStyle().ScaleAllSizes(scale);
   dialog_.allowNative(opts_.allowNativeDialogs);
   startTime_ = nowSeconds();
   if (opts_.recovery) {
@@ -110,7 +109,8 @@ void GuiApp::shutdown() {
 
 void GuiApp::applyTheme(views::ThemeKind k) {
   settings_.theme = k;
-  views::applyTheme(k);
+  views::applyTheme(k);  // resets sizes too: scale them again for the monitor
+  if (contentScale_ > 1.01f) ImGui::GetStyle().ScaleAllSizes(contentScale_);
 }
 
 // ---- frame ----

@@ -138,6 +138,7 @@ class GuiApp {
   std::string forceTab_;
   std::string recoveryError_;
   double startTime_ = 0;
+  float contentScale_ = 1.0f;  // monitor content scale: fonts are rasterised and sizes scaled by it
 };
 
 }  // namespace ss::app
