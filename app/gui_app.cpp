@@ -169,7 +169,7 @@ void GuiApp::terminate() {
 
 bool GuiApp::step(double idleWaitS) {
   // Something animates (a run in progress, a dialog thread, a drag): draw at a calm pace.
-  const bool busy = run_.active() || dialog_.active() || (imguiCreated_ && ImGui::IsMouseDragging(0));
+  const bool busy = run_.active() || dialog_.active() || graph_.busy() || (imguiCreated_ && ImGui::IsMouseDragging(0));
   if (framesToDraw_ > 0 || busy) {
     frame();
     if (framesToDraw_ > 0) --framesToDraw_;

@@ -16,6 +16,8 @@ GraphSlot::~GraphSlot() { delete impl_; }
 
 bool GraphSlot::hasGraphView() const { return true; }
 
+bool GraphSlot::busy() const { return impl_->state.layoutRunning(); }
+
 void GraphSlot::draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, views::CommandQueue& /*cmds*/,
                      uint64_t revision) {
   if (revision != impl_->revisionSeen) {

@@ -135,6 +135,15 @@ int renderVerb(const std::vector<std::string>& args) {
     }
     app.showTab("run");
   }
+  // Big graphs are laid out on a worker thread: wait for the picture, not the progress bar.
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    app.frame();
+    while (app.graphSlot().busy() && std::chrono::steady_clock::now() - t0 < std::chrono::minutes(2)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      app.frame();
+    }
+  }
   std::vector<unsigned char> pixels;
   int w = 0, h = 0;
   for (int i = 0; i < frames; ++i) app.frame(i + 1 == frames ? &pixels : nullptr, &w, &h);
