@@ -246,7 +246,7 @@ void GuiApp::handleShortcuts() {
   if (!modalName_.empty() || dialog_.usingBrowser()) return;
   if (shortcut(false, 'O')) startOpenDialog();
   if (shortcut(false, 'S') && doc_.loaded()) {
-    if (doc_.path().empty()) startSaveAsDialog(false);
+    if (!doc_.canSaveInPlace()) startSaveAsDialog(false);
     else saveTo(doc_.path());
   }
   if (shortcut(true, 'S') && doc_.loaded()) startSaveAsDialog(false);
@@ -277,7 +277,7 @@ void GuiApp::drawMenuBar() {
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Save", "Ctrl+S", false, doc_.loaded())) {
-      if (doc_.path().empty()) startSaveAsDialog(false);
+      if (!doc_.canSaveInPlace()) startSaveAsDialog(false);
       else saveTo(doc_.path());
     }
     if (ImGui::MenuItem("Save as...", "Ctrl+Shift+S", false, doc_.loaded())) startSaveAsDialog(false);

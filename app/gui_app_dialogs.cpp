@@ -28,7 +28,7 @@ void GuiApp::drawModals() {
     ImGui::TextUnformatted(pending_ == Pending::Quit ? "Save them before quitting?" : "Save them before opening another file?");
     if (modalButton("Save", "modal.save")) {
       close = true;
-      if (doc_.path().empty()) startSaveAsDialog(true);
+      if (!doc_.canSaveInPlace()) startSaveAsDialog(true);
       else if (saveTo(doc_.path())) continuePending();
     }
     ImGui::SameLine();
@@ -52,7 +52,15 @@ void GuiApp::drawModals() {
       close = true;
       Result<Plan> p = loadRecovery(r);
       if (p.ok()) {
-        doc_.reset(std::move(p).value(), r.originalPath);
+        Plan restored = std::move(p).value();
+        // The recovery copy is native; the file it belongs to may not be: keep Save from overwriting it.
+        if (!r.originalPath.empty()) {
+          Result<std::string> original = readFileText(r.originalPath);
+          if (original.ok() && detectFileKind(original.value()) != FileKind::NativePlan) {
+            restored.sourceFormat = PlanFormat::AutoparallelJson;
+          }
+        }
+        doc_.reset(std::move(restored), r.originalPath);
         doc_.markDirty();
         removeRecovery(r);  // the writer keeps a fresh copy from now on
         selectFirstProblem();
@@ -177,8 +185,7 @@ void GuiApp::startOpenDialog() {
 
 void GuiApp::startSaveAsDialog(bool thenContinue) {
   continueAfterSave_ = thenContinue;
-  std::string suggested = doc_.path();
-  if (suggested.empty()) suggested = (doc_.plan().name.empty() ? "plan" : doc_.plan().name) + ".plan.json";
+  const std::string suggested = doc_.suggestedSavePath();
   dialog_.start(FileDialogMode::Save, "Save plan as", suggested, kPurposeSaveAs);
 }
 

@@ -349,6 +349,23 @@ TEST_CASE("Ctrl+O opens the built-in file browser; typing a path and Enter opens
   CHECK(f.app.selection().node == f.app.document().plan().graph.find("acc"));
 }
 
+TEST_CASE("a plan read from another format is never overwritten in the native format", "[views][app]") {
+  TempDirs dirs;
+  views::Document doc;
+  Plan p = views::test::loadFixture("mini_falcon.plan.json");
+  p.sourceFormat = PlanFormat::AutoparallelJson;
+  doc.reset(p, (dirs.root / "export.json").string());
+  CHECK_FALSE(doc.canSaveInPlace());
+  CHECK(doc.suggestedSavePath() == (dirs.root / "export.plan.json").string());
+  REQUIRE(doc.save(doc.suggestedSavePath()).ok());
+  CHECK(doc.canSaveInPlace());
+  CHECK(doc.path() == (dirs.root / "export.plan.json").string());
+  views::Document native;
+  native.reset(views::test::loadFixture("mini_falcon.plan.json"), "/tmp/x.plan.json");
+  CHECK(native.canSaveInPlace());
+  CHECK(native.suggestedSavePath() == "/tmp/x.plan.json");
+}
+
 TEST_CASE("a dropped file opens", "[views][app]") {
   AppFixture f;
   const auto samples = allSamples();
