@@ -81,3 +81,12 @@ TEST_CASE("layout of sizes near 2^63 does not overflow", "[hardening]") {
   TensorMeta meta{{n, 4}, DType::F32, true};
   CHECK(meta.numel() == n);
 }
+
+TEST_CASE("a shard order of the wrong size is ignored by the printers, refused by validateSpec", "[hardening]") {
+  // Found by the sanitizer run: toMeshString() and meshDimsSharding() read order[m] past its end.
+  ShardingSpec spec({Placement::shard(0), Placement::shard(0)}, {0});
+  CHECK(spec.toMeshString() == "S(0)S(0)");
+  CHECK(spec.meshDimsSharding(0) == std::vector<int>{0, 1});
+  CHECK(spec == ShardingSpec({Placement::shard(0), Placement::shard(0)}));
+  CHECK(validateSpec(spec, DeviceMesh({2, 4}), 1) == "the shard order must give one entry per mesh dim");
+}
