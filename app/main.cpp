@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/verbs.h"
+#include "core/result.h"
 
 #ifdef SHARDSCOPE_WITH_GUI
 #include "app/gui.h"
@@ -71,12 +72,12 @@ int main(int argc, char** argv) {
       try {
         return v.run(rest);
       } catch (const std::exception& e) {
-        std::cerr << "shardscope " << v.name << ": internal error: " << e.what() << "\n";
+        std::cerr << ss::Error::oneLine("shardscope " + v.name + ": internal error: " + e.what()) << "\n";
         return 2;
       }
     }
     if (args[0].rfind("-", 0) == 0) {
-      std::cerr << "shardscope: unknown option '" << args[0] << "' (see shardscope --help)\n";
+      std::cerr << ss::Error::oneLine("shardscope: unknown option '" + args[0] + "' (see shardscope --help)") << "\n";
       return 2;
     }
   }
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
     printUsage();
     return 0;
   }
-  std::cerr << "shardscope: unknown verb '" << args[0] << "' (this build has no GUI; see shardscope --help)\n";
+  std::cerr << ss::Error::oneLine("shardscope: unknown verb '" + args[0] + "' (this build has no GUI; see shardscope --help)") << "\n";
   return 2;
 #endif
 }
