@@ -6,6 +6,10 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/version.h>
+#ifdef SHARDSCOPE_CUDA
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 #include <sstream>
 
@@ -57,14 +61,24 @@ void Rendezvous::abort(const std::string& reason) {
 
 // ---- communicator ----
 
+// LibTorch 1.13's process groups derive from ProcessGroup; 2.x's Gloo and NCCL are Backends.
+#if TORCH_VERSION_MAJOR >= 2
+using GroupBase = c10d::Backend;
+#else
+using GroupBase = c10d::ProcessGroup;
+#endif
+using GroupPtr = c10::intrusive_ptr<GroupBase>;
+
 struct RankComm::Impl {
-  std::vector<c10::intrusive_ptr<c10d::ProcessGroupGloo>> groups;  // per mesh dim
+  std::vector<GroupPtr> groups;                                     // per mesh dim
   std::vector<std::vector<int64_t>> members;                        // per mesh dim, in coord order
   std::vector<std::string> keys;                                    // per mesh dim: rendezvous key prefix
   std::vector<int64_t> seq;                                         // per mesh dim: collectives so far
   Rendezvous* rv = nullptr;
   std::chrono::milliseconds timeout{60000};
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> world;                 // all ranks (gradient sums)
+  GroupPtr world;                                                   // all ranks (gradient sums)
+  c10::Device device = c10::kCPU;
+  bool stageHost = false;  // CUDA tensors over Gloo: copy to host and back around each collective
   int64_t worldSeq = 0;
   std::vector<std::shared_ptr<void>> keepAlive;  // redistribute calls: the backward pass uses them later
 };
@@ -79,9 +93,18 @@ std::string joinRanks(const std::vector<int64_t>& v) {
   return s;
 }
 
-c10::intrusive_ptr<c10d::ProcessGroupGloo> makeGroup(const c10::intrusive_ptr<c10d::Store>& store,
-                                                     const std::string& prefix, int rankInGroup, int size,
-                                                     std::chrono::milliseconds timeout) {
+GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::string& prefix, int rankInGroup,
+                   int size, std::chrono::milliseconds timeout, bool nccl) {
+#ifdef SHARDSCOPE_CUDA
+  if (nccl) {
+    auto opts = c10d::ProcessGroupNCCL::Options::create();
+    opts->timeout = timeout;
+    auto prefixed = c10::make_intrusive<c10d::PrefixStore>(prefix, store);
+    return c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, rankInGroup, size, opts);
+  }
+#else
+  if (nccl) throw CollectiveError("NCCL requested in a build without CUDA");
+#endif
   auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
   opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   opts->threads = 1;
@@ -91,10 +114,12 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> makeGroup(const c10::intrusive_ptr<c1
 }  // namespace
 
 RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, Rendezvous& rv,
-                   std::chrono::milliseconds timeout)
+                   std::chrono::milliseconds timeout, c10::Device device, bool nccl)
     : mesh_(mesh), rank_(rank), impl_(std::make_unique<Impl>()) {
   impl_->rv = &rv;
   impl_->timeout = timeout;
+  impl_->device = device;
+  impl_->stageHost = device.is_cuda() && !nccl;
   for (int d = 0; d < mesh.ndim(); ++d) {
     auto members = mesh.groupAlong(rank, d);
     int me = static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
@@ -102,10 +127,12 @@ RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d
     impl_->members.push_back(members);
     impl_->keys.push_back(key);
     impl_->seq.push_back(0);
-    impl_->groups.push_back(members.size() > 1 ? makeGroup(store, key + "/", me, static_cast<int>(members.size()), timeout)
-                                               : c10::intrusive_ptr<c10d::ProcessGroupGloo>());
+    impl_->groups.push_back(members.size() > 1
+                                ? makeGroup(store, key + "/", me, static_cast<int>(members.size()), timeout, nccl)
+                                : GroupPtr());
   }
-  if (mesh.size() > 1) impl_->world = makeGroup(store, "world/", static_cast<int>(rank), static_cast<int>(mesh.size()), timeout);
+  if (mesh.size() > 1)
+    impl_->world = makeGroup(store, "world/", static_cast<int>(rank), static_cast<int>(mesh.size()), timeout, nccl);
 }
 
 RankComm::~RankComm() = default;
@@ -162,6 +189,12 @@ struct StepRunner {
   std::string where;
 
   int64_t groupSize(int d) const { return static_cast<int64_t>(impl.members[d].size()); }
+  // Tensors handed to the process group: host copies when CUDA tensors go over Gloo, the rank's device for NCCL.
+  at::Tensor commIn(const at::Tensor& t) const {
+    if (impl.stageHost) return t.cpu();
+    return t.device() == impl.device ? t : t.to(impl.device);
+  }
+  at::Tensor commOut(const at::Tensor& t) const { return t.device() == impl.device ? t : t.to(impl.device); }
   int64_t myIndex(int d) const {
     const auto& m = impl.members[d];
     return std::find(m.begin(), m.end(), rank) - m.begin();
@@ -189,13 +222,14 @@ struct StepRunner {
     rec[0] = t.dim();
     for (int64_t k = 0; k < t.dim(); ++k) rec[k + 1] = t.size(k);
     enter(d, "shape exchange");
-    std::vector<at::Tensor> in{at::tensor(rec, at::kLong)};
+    std::vector<at::Tensor> in{commIn(at::tensor(rec, at::kLong))};
     std::vector<std::vector<at::Tensor>> out(1);
-    for (int64_t k = 0; k < groupSize(d); ++k) out[0].push_back(at::empty({kMaxRank + 1}, at::kLong));
+    for (int64_t k = 0; k < groupSize(d); ++k) out[0].push_back(at::empty({kMaxRank + 1}, in[0].options()));
     wait(impl.groups[d]->allgather(out, in), "shape exchange");
     std::vector<std::vector<int64_t>> shapes;
-    for (auto& s : out[0]) {
-      const int64_t* p = s.data_ptr<int64_t>();
+    for (auto& g : out[0]) {
+      at::Tensor h = g.cpu();
+      const int64_t* p = h.data_ptr<int64_t>();
       shapes.emplace_back(p + 1, p + 1 + p[0]);
     }
     return shapes;
@@ -208,12 +242,12 @@ struct StepRunner {
         throw CollectiveError("all_reduce over local shapes " + shapeToString(t.sizes().vec()) + " and " +
                               shapeToString(s) + " (" + where + ")");
     enter(d, "all_reduce");
-    std::vector<at::Tensor> v{t.contiguous().clone()};
+    std::vector<at::Tensor> v{commIn(t.contiguous().clone())};
     c10d::AllreduceOptions o;
     o.reduceOp = toC10d(op);
     wait(impl.groups[d]->allreduce(v, o), "all_reduce");
     if (op == ReduceOp::Avg) v[0].div_(static_cast<double>(groupSize(d)));
-    return v[0];
+    return commOut(v[0]);
   }
 
   at::Tensor gather(const at::Tensor& t, int d, int td, std::vector<int64_t>* sizesOut) {
@@ -226,13 +260,13 @@ struct StepRunner {
       sizes.push_back(s[td]);
     }
     enter(d, "all_gather");
-    std::vector<at::Tensor> in{padTo(t, padded)};
+    std::vector<at::Tensor> in{commIn(padTo(t, padded))};
     std::vector<std::vector<at::Tensor>> out(1);
-    for (size_t k = 0; k < shapes.size(); ++k) out[0].push_back(at::empty(padded, t.options()));
+    for (size_t k = 0; k < shapes.size(); ++k) out[0].push_back(at::empty(padded, in[0].options()));
     wait(impl.groups[d]->allgather(out, in), "all_gather");
     std::vector<at::Tensor> parts;
     for (size_t k = 0; k < shapes.size(); ++k) {
-      at::Tensor p = out[0][k];
+      at::Tensor p = commOut(out[0][k]);
       for (size_t dim = 0; dim < shapes[k].size(); ++dim) p = p.narrow(dim, 0, shapes[k][dim]);
       parts.push_back(p);
     }
@@ -262,11 +296,12 @@ struct StepRunner {
       auto [off, size] = chunkPiece(t.size(dst), k, q);
       send.push_back(padTo(t.narrow(dst, off, size), padded));
     }
-    at::Tensor in = at::stack(send).contiguous();
+    at::Tensor in = commIn(at::stack(send).contiguous());
     at::Tensor out = at::empty_like(in);
     std::vector<int64_t> counts;  // empty = equal splits
     enter(d, "all_to_all");
     wait(impl.groups[d]->alltoall_base(out, in, counts, counts), "all_to_all");
+    out = commOut(out);
     std::vector<at::Tensor> parts;
     for (int64_t q = 0; q < k; ++q) {
       at::Tensor p = out[q];
@@ -423,7 +458,7 @@ at::Tensor RankComm::sumOverMesh(const at::Tensor& t, const std::string& where) 
   std::vector<int64_t> all(mesh_.size());
   for (int64_t r = 0; r < mesh_.size(); ++r) all[r] = r;
   impl_->rv->arrive(key, all, impl_->timeout, "gradient sum (" + where + ")");
-  std::vector<at::Tensor> v{t.contiguous().clone()};
+  std::vector<at::Tensor> v{impl_->stageHost ? t.cpu().contiguous() : t.contiguous().clone()};
   auto w = impl_->world->allreduce(v);
   try {
     w->wait(impl_->timeout);

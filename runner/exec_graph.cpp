@@ -172,7 +172,7 @@ c10::IValue toIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& type
       return a.f;
     case Arg::Kind::String: return a.s;
     case Arg::Kind::DType: return static_cast<int64_t>(computeType(a.dt, c.env.floatType));
-    case Arg::Kind::Device: return c10::IValue(c10::Device(c10::kCPU));  // the runner picks the device
+    case Arg::Kind::Device: return c10::IValue(c.env.device);  // the runner picks the device
     case Arg::Kind::Symbol: return symbolValue(a.s);
     case Arg::Kind::None: break;
   }
@@ -325,7 +325,9 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
     if (!given)
       for (const auto& kw : kwargs)
         if (kw.first == sa.name()) given = &kw.second;
-    if (given) {
+    if (sa.name() == "device" && (!given || given->kind == Arg::Kind::None) && env.device.is_cuda()) {
+      stack.push_back(c10::IValue(env.device));  // factories without a device would land on the CPU
+    } else if (given) {
       stack.push_back(toIValue(pctx, *given, sa.type()));
     } else if (sa.default_value()) {
       stack.push_back(*sa.default_value());
@@ -333,7 +335,6 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
       throw std::runtime_error("missing argument '" + sa.name() + "' of " + schema.name());
     }
   }
-  // Keyword "device" and dtype on factories run on CPU in the compute type (already mapped).
   rewriteShapeArgs(env, n, schema, stack, inputs);
   op.handle.callBoxed(&stack);
   std::vector<at::Tensor> outs;

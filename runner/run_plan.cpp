@@ -2,6 +2,10 @@
 // rank threads (Gloo), loss combination, gradient ratio, error collection. See runner/runner.h for the contract.
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
+#ifdef SHARDSCOPE_CUDA
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#endif
 
 #include <chrono>
 #include <cmath>
@@ -154,7 +158,8 @@ at::Tensor flatGrads(const Values& values, const std::vector<int>& params) {
   for (int p : params) {
     const at::Tensor& t = values.at(p).at(0);
     at::Tensor g = t.grad();
-    parts.push_back(g.defined() ? g.detach().to(at::kDouble).reshape({-1}) : at::zeros({t.numel()}, at::kDouble));
+    parts.push_back(g.defined() ? g.detach().to(at::kDouble).reshape({-1})
+                                : at::zeros({t.numel()}, t.options().dtype(at::kDouble)));
   }
   if (parts.empty()) return at::zeros({0}, at::kDouble);
   return at::cat(parts);
@@ -240,16 +245,30 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   }
 
   // ---- device ----
-  if (options.device != "cpu") {
+  const int ranks = static_cast<int>(input.mesh.size());
+  int gpus = 0;
+  bool nccl = false;
+  if (options.device == "cuda") {
 #ifdef SHARDSCOPE_CUDA
-    return fail("setup", "the CUDA path is compiled in but not wired to execution in this build; use --device cpu");
+    gpus = static_cast<int>(c10::cuda::device_count());  // 0 when there is no driver or no device
+    if (gpus == 0) return fail("setup", "--device cuda: no CUDA device is available here; use --device cpu");
+    nccl = gpus >= ranks;
+    report.backend = nccl ? "nccl" : "gloo";
+    if (!nccl)
+      events.note(report, std::to_string(ranks) + " ranks share " + std::to_string(gpus) +
+                              " GPU(s): collectives go through Gloo, staged through host memory (NCCL refuses two "
+                              "ranks on one GPU)");
 #else
-    if (options.device == "cuda")
-      return fail("setup", "this runner was built without CUDA (configure with -DSHARDSCOPE_CUDA=ON and a CUDA "
-                           "LibTorch); use --device cpu");
-    return fail("setup", "unknown device '" + options.device + "' (cpu or cuda)");
+    return fail("setup", "this runner was built without CUDA (configure with -DSHARDSCOPE_CUDA=ON and a CUDA "
+                         "LibTorch); use --device cpu");
 #endif
+  } else if (options.device != "cpu") {
+    return fail("setup", "unknown device '" + options.device + "' (cpu or cuda)");
   }
+  auto deviceOf = [&](int rank) {
+    return gpus > 0 ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(std::max(rank, 0) % gpus))
+                    : c10::Device(c10::kCPU);
+  };
 
   // ---- plan ----
   auto scaled = scalePlan(input, options.scale);
@@ -288,7 +307,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
       Values values(plan.graph.size());
       for (int n = 0; n < plan.graph.size(); ++n)
         if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
-          at::Tensor t = placeholderData(plan, n, b, seed, floatType);
+          at::Tensor t = placeholderData(plan, n, b, seed, floatType).to(deviceOf(0));
           if (wantGrads && plan.graph.nodes[n].placeholderKind == PlaceholderKind::Param && t.is_floating_point())
             t.requires_grad_(true);
           values[n] = {t};
@@ -296,6 +315,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
       ExecEnv env;
       env.plan = &plan;
       env.floatType = floatType;
+      env.device = deviceOf(0);
       env.stop = cancel;
       env.progress = events.progress(-1, b);
       runGraph(env, values);
@@ -317,7 +337,6 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   report.referenceSeconds = secondsSince(t0);
 
   // ---- sharded ----
-  const int ranks = static_cast<int>(plan.mesh.size());
   auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
   auto store = c10::make_intrusive<c10d::HashStore>();
   store->setTimeout(timeout);
@@ -329,7 +348,12 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     RankOutcome& out = outcomes[rank];
     int stage = 0;  // 0 setup, 1 running
     try {
-      RankComm comm(plan.mesh, rank, store, rv, timeout);
+      const c10::Device device = deviceOf(rank);
+#ifdef SHARDSCOPE_CUDA
+      c10::cuda::OptionalCUDAGuard guard;
+      if (device.is_cuda()) guard.set_device(device);
+#endif
+      RankComm comm(plan.mesh, rank, store, rv, timeout, device, nccl);
       stage = 1;
       for (int b = 0; b < batches; ++b) {
         Values values(plan.graph.size());
@@ -337,7 +361,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
           if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
             at::Tensor t;
             try {
-              t = localPiece(plan, n, placeholderData(plan, n, b, seed, floatType), rank);
+              t = localPiece(plan, n, placeholderData(plan, n, b, seed, floatType), rank).to(device);
             } catch (const std::exception& e) {
               throw NodeError(n, conciseMessage(e));
             }
@@ -350,6 +374,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
         env.rank = rank;
         env.comm = &comm;
         env.floatType = floatType;
+        env.device = device;
         env.stop = &stop;
         auto progress = events.progress(rank, b);
         env.progress = [&](int done, int total) {

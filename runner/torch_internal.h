@@ -66,8 +66,10 @@ class Rendezvous {
 // redistribute steps built on them. Not copyable; lives on its rank's thread.
 class RankComm {
  public:
+  // `device`: where this rank's tensors live. `nccl`: use ProcessGroupNCCL (CUDA builds, a GPU per rank);
+  // otherwise Gloo, staging CUDA tensors through host memory when ranks share GPUs.
   RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, Rendezvous& rv,
-           std::chrono::milliseconds timeout);
+           std::chrono::milliseconds timeout, c10::Device device = c10::kCPU, bool nccl = false);
   ~RankComm();
   RankComm(const RankComm&) = delete;
   RankComm& operator=(const RankComm&) = delete;
@@ -97,6 +99,7 @@ struct ExecEnv {
   int64_t rank = -1;                 // -1: reference run on whole tensors
   RankComm* comm = nullptr;          // sharded run only
   at::ScalarType floatType = at::kFloat;  // floating tensors run in this type; Undefined = as planned
+  c10::Device device = c10::kCPU;    // device arguments (and absent ones on factories) become this
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int done, int total)> progress;
 };
