@@ -4,6 +4,8 @@
 // Contract: total (never throws on a loaded plan); deterministic order (by node, then input); each op without
 // a rule is reported once per op as "unchecked-op" (info). `Checker` keeps per-node results so an edit re-checks
 // only the touched nodes and their consumers.
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "core/diagnostics.h"
@@ -32,6 +34,11 @@ class Checker {
   std::vector<std::vector<Diagnostic>> perNode_;
   std::vector<Diagnostic> planWide_;
   Diagnostics merged_;
+  // Graph indexes built by run() (edits never change the graph): tensor inputs and users per node, and the
+  // redistribute on each (consumer, input) edge.
+  std::vector<std::vector<TensorRef>> refs_;
+  std::vector<std::vector<std::pair<int, int>>> users_;
+  std::map<std::pair<int, int>, int> redist_;
   void merge();
 };
 

@@ -85,6 +85,7 @@ struct GraphLayout {
   // Per node.
   std::vector<int> layer;
   std::vector<float> x, y, w, h;          // top-left corner and size
+  std::vector<int> blockOf;               // block per node, -1 = none (LayoutInput::block, validated)
   // Per edge, parallel to LayoutInput::edges with dropped edges removed.
   std::vector<LayoutEdge> edges;
   std::vector<uint8_t> longEdge;          // 1 = draw as stubs

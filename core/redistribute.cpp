@@ -16,7 +16,6 @@
 // the steps vector (one reserve) and, when refused, the reason string. Everything else is fixed-size arrays.
 #include "core/redistribute.h"
 
-#include <algorithm>
 #include <array>
 #include <cinttypes>
 #include <cstdio>
@@ -352,9 +351,12 @@ struct Stacks {
   }
   static Stacks of(const State& st) {
     Stacks k;
-    std::array<int, kMaxMeshDims> byKey{};
-    for (int m = 0; m < st.ndim; ++m) byKey[m] = m;
-    std::sort(byKey.begin(), byKey.begin() + st.ndim, [&](int a, int b) { return st.key[a] < st.key[b]; });
+    std::array<int, kMaxMeshDims> byKey{};  // mesh dims by key (insertion sort: at most 8, stable)
+    for (int m = 0; m < st.ndim; ++m) {
+      int i = m;
+      while (i > 0 && st.key[byKey[i - 1]] > st.key[m]) { byKey[i] = byKey[i - 1]; --i; }
+      byKey[i] = m;
+    }
     for (int i = 0; i < st.ndim; ++i) {
       int m = byKey[i];
       if (!st.p[m].isShard()) continue;

@@ -1,20 +1,34 @@
-// Temporary: the readers for autoparallel and FX formats land with the importers work (issue 8), which
-// replaces this file. Until then they refuse with a clear error.
+// Entry points that combine files: a graph plus an autoparallel placements file. The readers and writers
+// themselves live in autoparallel_json.cpp, placements_json.cpp and fx_text.cpp.
 #include "core/io/formats.h"
 
 #include <nlohmann/json.hpp>
 
-namespace ss {
+#include "core/io/load.h"
 
-Result<Plan> readAutoparallelJson(const nlohmann::json&) {
-  return Error::atPointer("the autoparallel JSON reader is not built into this version", "");
+namespace ss {
+namespace {
+// An error whose message already names its file and place (two files are involved).
+Error located(std::string msg) {
+  Error e;
+  e.message = std::move(msg);
+  return e;
 }
-nlohmann::json writeAutoparallelJson(const Plan&) { return nlohmann::json::object(); }
-Result<Plan> applyPlacementsJson(const Plan&, const nlohmann::json&) {
-  return Error::atPointer("the placements reader is not built into this version", "");
+}  // namespace
+
+Result<Plan> loadPlanWithPlacements(const std::string& graphPath, const std::string& placementsPath) {
+  auto graph = loadPlanFile(graphPath);
+  if (!graph) return located(graph.error().toString(graphPath));
+  auto text = readFileText(placementsPath);
+  if (!text) return located(text.error().toString(placementsPath));
+  if (detectFileKind(*text) != FileKind::AutoparallelPlacements)
+    return located(placementsPath + ": not a placements file (expected {\"version\": 1, \"mesh_shape\": [...], "
+                                  "\"placements\": {...}})");
+  auto j = parseJsonText(*text);
+  if (!j) return located(j.error().toString(placementsPath));
+  auto plan = applyPlacementsJson(*graph, *j);
+  if (!plan) return located(plan.error().toString(placementsPath));
+  return plan;
 }
-nlohmann::json writePlacementsJson(const Plan&) { return nlohmann::json::object(); }
-Result<Plan> readFxText(std::string_view) { return Error::atLine("the FX text reader is not built into this version", 1, 1); }
-std::string writeFxText(const Plan&) { return {}; }
 
 }  // namespace ss

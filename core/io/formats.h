@@ -2,8 +2,10 @@
 // Readers and writers of the formats users already have (autoparallel JSON export, autoparallel placements
 // file, FX graph text). core/io/load.cpp dispatches to these after detecting the kind by content.
 // Every reader is total: bad input gives an Error with line:col (text) or a JSON pointer (JSON).
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -22,5 +24,24 @@ nlohmann::json writePlacementsJson(const Plan& plan);
 // FX graph text: `print_readable` output or a repro script with `load_args`.
 Result<Plan> readFxText(std::string_view text);
 std::string writeFxText(const Plan& plan);
+
+// Where the FX reader's shapes came from, and which ops it could not infer (shown as warnings).
+struct FxReadReport {
+  int annotated = 0;     // nodes whose metas came from `"f32[...]"` annotations
+  int fromLoadArgs = 0;  // placeholders whose metas came from `load_args`
+  int inferred = 0;      // call nodes whose metas were inferred (core/io/fx_infer.h)
+  std::vector<std::string> uninferred;  // "aten.foo.default: 3 nodes (first foo_1)"
+};
+Result<Plan> readFxText(std::string_view text, FxReadReport* report);
+
+// Placements file styles: the default writes {"output", "inputs"} per node (ARCHITECTURE's save_placements
+// format); OutputOnly writes the bare output string per node, as autoparallel's save_solution/load_solution do.
+enum class PlacementsStyle : uint8_t { WithInputs, OutputOnly };
+nlohmann::json writePlacementsJson(const Plan& plan, PlacementsStyle style);
+
+// `shardscope check GRAPH --placements FILE`: loads GRAPH (any graph format, via loadPlanFile) and applies
+// the placements file to it. Errors are already located with their file name (`FILE:LINE:COL: what` or
+// `FILE: /pointer: what`): print them with Error::toString() and no file argument.
+Result<Plan> loadPlanWithPlacements(const std::string& graphPath, const std::string& placementsPath);
 
 }  // namespace ss

@@ -1,0 +1,487 @@
+// The checker (core/check.h): per node, the specs on its edges, its rule, its shapes and its shards.
+//
+// Sections: edge helpers (what arrives on an edge), redistribute wording, per-node checks (specs, edges, rule,
+// shapes, shards, AutoSP tags), Checker (full run, incremental update, merge).
+//
+// What "arrives" on an edge (consumer n, input i): the `to` of a redistribute on that edge, else the producer's
+// output spec. In an autoparallel export every edge whose src differs from its dst is a transition the solver
+// planned and its apply pass inserts, so there the consumer's declared input spec arrives (and the edge is
+// reported as "redistribute-required", info). Rules always run on what arrives.
+//
+// AutoSP sequence dim: an AutoSP-tagged input (plan.tags) is sliced by AutoSP along its tag's dimension (a bare
+// key means dim 1). "The dimension the plan's own specs treat as its sequence" is read from the specs:
+//   - Only sequence-parallel mesh dims count: those named sp, seq, cp, context or ulysses (or starting so);
+//     when none is so named, every mesh dim not named for another kind of parallelism (dp, ddp, fsdp, hsdp,
+//     tp, pp, ep, batch), and when run.sp_size > 0, only those of that size. (A batch shard on a "dp" dim is
+//     data parallelism, not the sequence.)
+//   - (1) The placeholder's own output spec: if its sequence-parallel mesh dims shard exactly one tensor dim,
+//     that is the plan's sequence dim; (2) otherwise the first consumer whose declared input spec for it does.
+//   - When no spec shards it on such a mesh dim there is nothing to compare and no diagnostic.
+// A tag whose effective dim differs is a "seq-dim-mismatch" error: AutoSP would slice another dim than the one
+// the rest of the plan treats as the sequence.
+#include "core/check.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/layout.h"
+#include "core/rules/engine.h"
+
+namespace ss {
+
+namespace {
+
+std::string placementWord(const Placement& p) {
+  switch (p.kind) {
+    case PlacementKind::Replicate: return "Replicate()";
+    case PlacementKind::Shard: return "Shard(" + std::to_string(p.dim) + ")";
+    case PlacementKind::StridedShard:
+      return "_StridedShard(" + std::to_string(p.dim) + ", sf=" + std::to_string(p.splitFactor) + ")";
+    case PlacementKind::Partial: return std::string("Partial(") + reduceOpName(p.reduce) + ")";
+  }
+  return "?";
+}
+
+// "all_to_all on mesh dim 1 (dim1), Shard(1) -> Shard(0), 48.0 KiB per rank, 3.3 us"
+std::string describePlan(const RedistributePlan& rp, const DeviceMesh& mesh) {
+  if (!rp.possible) return rp.whyNot;
+  std::string out;
+  for (const auto& s : rp.steps) {
+    if (s.kind == CollectiveKind::None) continue;
+    if (!out.empty()) out += ", then ";
+    out += std::string(collectiveName(s.kind)) + " on mesh dim " + std::to_string(s.meshDim) + " (" +
+           mesh.dimName(s.meshDim) + "), " + placementWord(s.from) + " -> " + placementWord(s.to);
+  }
+  if (out.empty()) return "no communication";
+  return out + ", " + formatBytes(rp.totalBytes()) + " per rank, " + formatTimeUs(rp.totalTimeUs());
+}
+
+struct NodeEnv {
+  const Plan& plan;
+  const CheckOptions& opts;
+  const std::vector<std::vector<TensorRef>>& refs;
+  const std::vector<std::vector<std::pair<int, int>>>& users;
+  const std::map<std::pair<int, int>, int>& redist;
+};
+
+const TensorMeta* metaOf(const Plan& plan, TensorRef r) {
+  if (r.node < 0 || r.node >= plan.graph.size()) return nullptr;
+  const auto& outs = plan.graph.nodes[r.node].outputs;
+  if (r.output < 0 || r.output >= static_cast<int>(outs.size()) || !outs[r.output].known) return nullptr;
+  return &outs[r.output];
+}
+
+std::optional<ShardingSpec> outSpec(const Plan& plan, TensorRef r) {
+  if (r.node < 0 || r.node >= static_cast<int>(plan.specs.size())) return std::nullopt;
+  const auto& outs = plan.specs[r.node].outputs;
+  if (r.output < 0 || r.output >= static_cast<int>(outs.size())) return std::nullopt;
+  return outs[r.output];
+}
+
+std::optional<ShardingSpec> declaredIn(const Plan& plan, int n, int i) {
+  if (n >= static_cast<int>(plan.specs.size())) return std::nullopt;
+  const auto& ins = plan.specs[n].inputs;
+  return i < static_cast<int>(ins.size()) ? ins[i] : std::nullopt;
+}
+
+// A spec is usable for a tensor when it validates against the mesh and the tensor's rank.
+bool usable(const std::optional<ShardingSpec>& s, const Plan& plan, const TensorMeta* meta) {
+  if (!s) return false;
+  return validateSpec(*s, plan.mesh, meta ? meta->rank() : -1).empty();
+}
+
+Diagnostic make(Severity sev, std::string kind, int node, int input, std::string message) {
+  Diagnostic d;
+  d.severity = sev;
+  d.kind = std::move(kind);
+  d.node = node;
+  d.input = input;
+  d.message = std::move(message);
+  return d;
+}
+
+// Uneven and empty shards of one output: one diagnostic for the first dim that has them.
+void checkShards(const Plan& plan, int n, int o, const ShardingSpec& spec, const TensorMeta& meta,
+                 std::vector<Diagnostic>& out) {
+  for (int d = 0; d < meta.rank(); ++d) {
+    std::vector<int> dims = spec.meshDimsSharding(d);
+    if (dims.empty()) continue;
+    std::set<int64_t> sizes{meta.shape[d]};
+    bool uneven = false, empty = false;
+    int64_t ranks = 1;
+    for (int m : dims) {
+      int64_t k = plan.mesh.dimSize(m);
+      ranks *= k;
+      std::set<int64_t> next;
+      for (int64_t s : sizes) {
+        if (s % k != 0) uneven = true;
+        for (int64_t c : chunkSizes(s, k)) {
+          next.insert(c);
+          if (c == 0) empty = true;
+        }
+      }
+      sizes = std::move(next);
+    }
+    if (!uneven) continue;
+    std::string sizesText;
+    for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) sizesText += (sizesText.empty() ? "" : ", ") + std::to_string(*it);
+    std::string where = plan.graph.nodes[n].outputs.size() > 1 ? "output " + std::to_string(o) + " " : "";
+    Diagnostic diag = make(Severity::Warning, empty ? "empty-shard" : "uneven-shard", n, -1,
+                           where + "dim " + std::to_string(d) + " of size " + std::to_string(meta.shape[d]) +
+                               " splits over " + std::to_string(ranks) + " ranks (" + spec.toMeshString() +
+                               ") into local sizes " + sizesText +
+                               (empty ? ": some ranks hold no elements" : ": shards are uneven"));
+    diag.have = spec;
+    diag.fix = empty ? "shard a larger dim, or fewer ranks on this dim" : "pad the dim to a multiple of " +
+                                                                              std::to_string(ranks) + ", or shard another dim";
+    out.push_back(std::move(diag));
+    return;
+  }
+}
+
+// The mesh dims that carry sequence parallelism (see the file comment).
+std::vector<bool> sequenceMeshDims(const Plan& plan) {
+  const int M = plan.mesh.ndim();
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  auto startsWithAny = [](const std::string& s, std::initializer_list<const char*> ps) {
+    for (const char* p : ps)
+      if (s.rfind(p, 0) == 0) return true;
+    return false;
+  };
+  std::vector<bool> named(M, false), other(M, false);
+  bool anyNamed = false;
+  for (int m = 0; m < M; ++m) {
+    if (!plan.mesh.hasNames()) break;
+    std::string n = lower(plan.mesh.dimNames()[m]);
+    named[m] = startsWithAny(n, {"sp", "seq", "cp", "context", "ulysses"});
+    other[m] = startsWithAny(n, {"dp", "ddp", "fsdp", "hsdp", "tp", "pp", "ep", "batch"});
+    anyNamed |= named[m];
+  }
+  if (anyNamed) return named;
+  std::vector<bool> out(M, false);
+  for (int m = 0; m < M; ++m)
+    out[m] = !other[m] && (plan.run.spSize <= 0 || plan.mesh.dimSize(m) == plan.run.spSize);
+  return out;
+}
+
+void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
+  const Plan& plan = env.plan;
+  auto tagIt = plan.tags.find(n);
+  if (tagIt == plan.tags.end()) return;
+  const AutoSpTag& tag = tagIt->second;
+  const Node& node = plan.graph.nodes[n];
+  if (node.outputs.empty() || !node.outputs[0].known) return;
+  int rank = node.outputs[0].rank();
+  std::vector<bool> seqMesh = sequenceMeshDims(plan);
+  auto shardedDims = [&](const ShardingSpec& s) {
+    std::set<int> dims;
+    for (int m = 0; m < s.meshDims() && m < static_cast<int>(seqMesh.size()); ++m)
+      if (seqMesh[m] && s[m].isShard() && s[m].dim < rank) dims.insert(s[m].dim);
+    return dims;
+  };
+  std::optional<ShardingSpec> basis;
+  std::string from;
+  if (auto s = outSpec(plan, {n, 0}); s && shardedDims(*s).size() == 1) {
+    basis = s;
+    from = "its own spec";
+  } else {
+    for (const auto& [c, i] : env.users[n]) {
+      auto d = declaredIn(plan, c, i);
+      if (d && shardedDims(*d).size() == 1) {
+        basis = d;
+        from = plan.graph.nodes[c].name + "'s input spec";
+        break;
+      }
+    }
+  }
+  if (!basis) return;
+  int planDim = *shardedDims(*basis).begin();
+  int tagDim = tag.effectiveDim();
+  if (tagDim == planDim) return;
+  ShardingSpec autosp = *basis;
+  for (int m = 0; m < autosp.meshDims() && m < static_cast<int>(seqMesh.size()); ++m)
+    if (seqMesh[m] && autosp[m].isShard()) autosp.placements[m].dim = tagDim;
+  Diagnostic d = make(Severity::Error, "seq-dim-mismatch", n, -1,
+                      node.name + " is tagged " + tag.toString() + (tag.seqDim ? "" : " (a bare key: AutoSP slices dim 1)") +
+                          ", so AutoSP shards dim " + std::to_string(tagDim) + " of " + shapeToString(node.outputs[0].shape) +
+                          ", but the plan treats dim " + std::to_string(planDim) + " as the sequence (" + from + " is " +
+                          basis->toMeshString() + ")");
+  d.have = autosp;
+  d.want = basis;
+  d.fix = "tag it (" + tag.key + ", " + std::to_string(planDim) + ")";
+  out.push_back(std::move(d));
+}
+
+std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
+  const Plan& plan = env.plan;
+  const Node& node = plan.graph.nodes[n];
+  std::vector<Diagnostic> out;
+  const bool autoparallel = plan.sourceFormat == PlanFormat::AutoparallelJson;
+
+  // Output specs: valid, and how they split.
+  std::vector<std::optional<ShardingSpec>> declaredOut;
+  if (n < static_cast<int>(plan.specs.size())) declaredOut = plan.specs[n].outputs;
+  for (size_t o = 0; o < declaredOut.size(); ++o) {
+    if (!declaredOut[o]) continue;
+    const TensorMeta* meta = o < node.outputs.size() && node.outputs[o].known ? &node.outputs[o] : nullptr;
+    std::string why = validateSpec(*declaredOut[o], plan.mesh, meta ? meta->rank() : -1);
+    if (!why.empty()) {
+      Diagnostic d = make(Severity::Error, "invalid-spec", n, -1, "output spec " + declaredOut[o]->toMeshString() + ": " + why);
+      out.push_back(std::move(d));
+      declaredOut[o].reset();
+      continue;
+    }
+    if (meta && env.opts.reportUnevenShards) checkShards(plan, n, static_cast<int>(o), *declaredOut[o], *meta, out);
+  }
+
+  // Edges: what arrives, against what the consumer declares.
+  const auto& refs = env.refs[n];
+  bool edgeMissing = false;  // then the output the rule computes follows from the missing edge: not reported
+  rules::RuleContext ctx;
+  ctx.node = &node;
+  ctx.mesh = &plan.mesh;
+  ctx.declaredOut = declaredOut;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const int in = static_cast<int>(i);
+    const TensorMeta* meta = metaOf(plan, refs[i]);
+    ctx.inMetas.push_back(meta);
+    std::optional<ShardingSpec> producer = outSpec(plan, refs[i]);
+    if (producer && !usable(producer, plan, meta)) producer.reset();  // reported at the producer
+    std::optional<ShardingSpec> declared = declaredIn(plan, n, in);
+    if (declared && !usable(declared, plan, meta)) {
+      out.push_back(make(Severity::Error, "invalid-spec", n, in,
+                         "input spec " + declared->toMeshString() + ": " +
+                             validateSpec(*declared, plan.mesh, meta ? meta->rank() : -1)));
+      declared.reset();
+    }
+    std::optional<ShardingSpec> arriving = producer;
+    const std::string producerName = refs[i].node >= 0 && refs[i].node < plan.graph.size()
+                                         ? plan.graph.nodes[refs[i].node].name : std::string("?");
+    auto rit = env.redist.find({n, in});
+    if (rit != env.redist.end()) {
+      const Redistribute& r = plan.redistributes[rit->second];
+      if (!usable(r.from, plan, meta) || !usable(r.to, plan, meta)) {
+        out.push_back(make(Severity::Error, "bad-redistribute", n, in,
+                           "the redistribute " + r.from.toMeshString() + " -> " + r.to.toMeshString() +
+                               " does not fit this tensor: " +
+                               validateSpec(usable(r.from, plan, meta) ? r.to : r.from, plan.mesh, meta ? meta->rank() : -1)));
+        arriving = declared;
+      } else {
+        if (producer && r.from != *producer) {
+          Diagnostic d = make(Severity::Error, "bad-redistribute", n, in,
+                              "the redistribute on this edge starts from " + r.from.toMeshString() + ", but " +
+                                  producerName + " delivers " + producer->toMeshString());
+          d.have = producer;
+          d.want = r.from;
+          d.fix = "make the redistribute start from " + producer->toMeshString();
+          out.push_back(std::move(d));
+        }
+        if (meta) {
+          RedistributePlan rp = planRedistribute(*meta, plan.mesh, r.from, r.to, env.opts.cost);
+          if (!rp.possible) {
+            Diagnostic d = make(Severity::Error, "bad-redistribute", n, in,
+                                "the redistribute " + r.from.toMeshString() + " -> " + r.to.toMeshString() +
+                                    " is not possible: " + rp.whyNot);
+            d.have = r.from;
+            d.want = r.to;
+            out.push_back(std::move(d));
+          }
+        }
+        if (declared && *declared != r.to) {
+          Diagnostic d = make(Severity::Error, "bad-redistribute", n, in,
+                              "the redistribute on this edge ends in " + r.to.toMeshString() + ", but " + node.name +
+                                  " consumes input " + std::to_string(in) + " as " + declared->toMeshString());
+          d.have = r.to;
+          d.want = declared;
+          out.push_back(std::move(d));
+        }
+        arriving = r.to;
+      }
+    } else if (declared && producer && *declared != *producer) {
+      Diagnostic d;
+      d.node = n;
+      d.input = in;
+      d.have = producer;
+      d.want = declared;
+      std::string how = meta ? describePlan(planRedistribute(*meta, plan.mesh, *producer, *declared, env.opts.cost),
+                                            plan.mesh)
+                             : std::string("shape unknown");
+      if (autoparallel) {
+        d.severity = Severity::Info;
+        d.kind = "redistribute-required";
+        d.message = "the solver plans a transition from " + producer->toMeshString() + " (" + producerName + ") to " +
+                    declared->toMeshString() + ": " + how;
+        arriving = declared;
+      } else {
+        d.severity = Severity::Error;
+        d.kind = "missing-redistribute";
+        edgeMissing = true;
+        d.message = producerName + " delivers " + producer->toMeshString() + " but " + node.name + " consumes input " +
+                    std::to_string(in) + " as " + declared->toMeshString() + ", and the plan has no redistribute on this edge";
+        d.fix = "insert a redistribute " + producer->toMeshString() + " -> " + declared->toMeshString() + ": " + how;
+        if (meta)
+          d.notes.push_back("local shape on rank 0: " + rules::localShapeString(meta->shape, plan.mesh, *producer, 0) +
+                            " delivered, " + rules::localShapeString(meta->shape, plan.mesh, *declared, 0) + " expected");
+      }
+      out.push_back(std::move(d));
+    } else if (!producer) {
+      arriving = declared;
+    }
+    ctx.inSpecs.push_back(arriving);
+  }
+
+  if (node.kind == NodeKind::Placeholder) checkSeqDim(env, n, out);
+  if (node.kind != NodeKind::Call) return out;
+
+  rules::RuleFn rule = rules::findRule(node.op);
+  if (!rule) {
+    Diagnostic d = make(Severity::Info, "unchecked-op", n, -1, "no sharding rule for " + node.op + "; its specs are not checked");
+    out.push_back(std::move(d));
+    return out;
+  }
+  rules::RuleResult r = rule(ctx);
+  if (!r.ok()) {
+    bool partial = r.verdict == rules::Verdict::PartialIntoNonlinear;
+    Diagnostic d = make(Severity::Error, partial ? "partial-into-nonlinear" : "incompatible-inputs", n, r.input, r.message);
+    if (r.input >= 0 && r.input < ctx.inputCount()) d.have = ctx.inSpecs[r.input];
+    d.want = r.want;
+    d.notes = r.notes;
+    if (d.have && d.want && r.input >= 0 && ctx.inMetas[r.input])
+      d.fix = "redistribute input " + std::to_string(r.input) + " " + d.have->toMeshString() + " -> " +
+              d.want->toMeshString() + ": " +
+              describePlan(planRedistribute(*ctx.inMetas[r.input], plan.mesh, *d.have, *d.want, env.opts.cost), plan.mesh);
+    else if (r.input < 0)
+      d.fix = "make the output Replicate";
+    out.push_back(std::move(d));
+    return out;
+  }
+  for (size_t o = 0; o < r.outputs.size() && o < declaredOut.size(); ++o) {
+    if (edgeMissing || !r.outputs[o] || !declaredOut[o] || *r.outputs[o] == *declaredOut[o]) continue;
+    Diagnostic d = make(Severity::Error, "output-spec-mismatch", n, -1,
+                        node.name + (declaredOut.size() > 1 ? " output " + std::to_string(o) : std::string()) +
+                            " is declared " + declaredOut[o]->toMeshString() + ", but its inputs as they arrive make " +
+                            r.outputs[o]->toMeshString());
+    d.have = r.outputs[o];
+    d.want = declaredOut[o];
+    d.fix = "declare the output " + r.outputs[o]->toMeshString() + " and redistribute where consumers need " +
+            declaredOut[o]->toMeshString();
+    out.push_back(std::move(d));
+  }
+  for (size_t o = 0; o < r.shapes.size() && o < node.outputs.size(); ++o) {
+    if (!r.shapes[o] || !node.outputs[o].known) continue;
+    const auto& s = *r.shapes[o];
+    if (std::any_of(s.begin(), s.end(), [](int64_t x) { return x < 0; })) continue;
+    if (s == node.outputs[o].shape) continue;
+    out.push_back(make(Severity::Error, "shape-mismatch", n, -1,
+                       node.name + (node.outputs.size() > 1 ? " output " + std::to_string(o) : std::string()) +
+                           " declares shape " + shapeToString(node.outputs[o].shape) + ", but " + rules::ruleKey(node.op) +
+                           " of its inputs gives " + shapeToString(s)));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) { return a.input < b.input; });
+  return out;
+}
+
+}  // namespace
+
+// ---- Checker ----
+
+namespace {
+
+void buildIndex(const Plan& plan, std::vector<std::vector<TensorRef>>& refs,
+                std::vector<std::vector<std::pair<int, int>>>& users, std::map<std::pair<int, int>, int>& redist) {
+  const int N = plan.graph.size();
+  refs.assign(N, {});
+  users.assign(N, {});
+  for (int n = 0; n < N; ++n) {
+    collectTensorRefs(plan.graph.nodes[n], refs[n]);
+    for (size_t i = 0; i < refs[n].size(); ++i)
+      if (refs[n][i].node >= 0 && refs[n][i].node < N) users[refs[n][i].node].push_back({n, static_cast<int>(i)});
+  }
+  redist.clear();
+  for (size_t k = 0; k < plan.redistributes.size(); ++k)
+    redist[{plan.redistributes[k].node, plan.redistributes[k].input}] = static_cast<int>(k);
+}
+
+std::vector<Diagnostic> planWideChecks(const Plan& plan, const std::vector<std::vector<TensorRef>>& refs) {
+  std::vector<Diagnostic> out;
+  for (const auto& r : plan.redistributes) {
+    bool ok = r.node >= 0 && r.node < plan.graph.size() && r.input >= 0 &&
+              r.input < static_cast<int>(refs[r.node].size());
+    if (!ok)
+      out.push_back(make(Severity::Error, "bad-redistribute", -1, -1,
+                         "a redistribute sits on node " + std::to_string(r.node) + " input " + std::to_string(r.input) +
+                             ", which is not an edge of the graph"));
+  }
+  return out;
+}
+
+}  // namespace
+
+const Diagnostics& Checker::run(const Plan& plan) {
+  const int N = plan.graph.size();
+  refs_.clear();
+  buildIndex(plan, refs_, users_, redist_);
+  perNode_.assign(N, {});
+  NodeEnv env{plan, opts_, refs_, users_, redist_};
+  for (int n = 0; n < N; ++n) perNode_[n] = checkNode(env, n);
+  planWide_ = planWideChecks(plan, refs_);
+  merge();
+  return merged_;
+}
+
+const Diagnostics& Checker::update(const Plan& plan, const std::vector<int>& nodes) {
+  const int N = plan.graph.size();
+  if (static_cast<int>(perNode_.size()) != N || static_cast<int>(refs_.size()) != N) return run(plan);
+  // Edits change specs, redistributes and tags, never the graph: only the redistribute index is rebuilt.
+  redist_.clear();
+  for (size_t k = 0; k < plan.redistributes.size(); ++k)
+    redist_[{plan.redistributes[k].node, plan.redistributes[k].input}] = static_cast<int>(k);
+  std::set<int> todo;
+  for (int n : nodes) {
+    if (n < 0 || n >= N) continue;
+    todo.insert(n);
+    for (const auto& [c, i] : users_[n]) todo.insert(c);
+    // A consumer's input spec can decide a tagged placeholder's sequence dim.
+    for (const TensorRef& r : refs_[n])
+      if (plan.tags.count(r.node)) todo.insert(r.node);
+  }
+  NodeEnv env{plan, opts_, refs_, users_, redist_};
+  for (int n : todo) perNode_[n] = checkNode(env, n);
+  planWide_ = planWideChecks(plan, refs_);
+  merge();
+  return merged_;
+}
+
+void Checker::merge() {
+  merged_.items.clear();
+  std::map<std::string, std::pair<size_t, int>> unchecked;  // op -> (position in items, node count)
+  for (const auto& diags : perNode_) {
+    for (const Diagnostic& d : diags) {
+      if (d.kind == "unchecked-op") {
+        std::string op = d.message;
+        auto [it, fresh] = unchecked.try_emplace(op, merged_.items.size(), 0);
+        ++it->second.second;
+        if (!fresh) continue;
+      }
+      merged_.items.push_back(d);
+    }
+  }
+  for (const auto& [op, where] : unchecked)
+    if (where.second > 1)
+      merged_.items[where.first].notes.push_back("and " + std::to_string(where.second - 1) + " more node" +
+                                                 (where.second > 2 ? "s" : "") + " with this op");
+  merged_.items.insert(merged_.items.end(), planWide_.begin(), planWide_.end());
+}
+
+Diagnostics checkPlan(const Plan& plan, const CheckOptions& opts) {
+  Checker c(opts);
+  return c.run(plan);
+}
+
+}  // namespace ss

@@ -1,0 +1,56 @@
+#pragma once
+// Small typed accessors for the JSON readers of this folder: every wrong type or missing key becomes an Error
+// with the JSON pointer of the offending value. Internal to core/io.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace ss::jsonutil {
+
+inline std::string escapePointerToken(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+inline std::string typeName(const nlohmann::json& j) { return j.type_name(); }
+
+// Optional member access: nullptr when absent or null.
+inline const nlohmann::json* member(const nlohmann::json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+inline Result<std::string> getString(const nlohmann::json& obj, const char* key, const std::string& ptr, bool required) {
+  const nlohmann::json* v = member(obj, key);
+  if (!v) {
+    if (required) return Error::atPointer(std::string("missing \"") + key + "\" (a string)", ptr);
+    return std::string();
+  }
+  if (!v->is_string()) return Error::atPointer("expected a string, found " + typeName(*v), ptr + "/" + key);
+  return v->get<std::string>();
+}
+
+inline Result<std::optional<double>> getNumber(const nlohmann::json& obj, const char* key, const std::string& ptr) {
+  const nlohmann::json* v = member(obj, key);
+  if (!v) return std::optional<double>();
+  if (!v->is_number()) return Error::atPointer("expected a number, found " + typeName(*v), ptr + "/" + key);
+  return std::optional<double>(v->get<double>());
+}
+
+inline Result<std::optional<int64_t>> getInt(const nlohmann::json& obj, const char* key, const std::string& ptr) {
+  const nlohmann::json* v = member(obj, key);
+  if (!v) return std::optional<int64_t>();
+  if (!v->is_number_integer()) return Error::atPointer("expected an integer, found " + typeName(*v), ptr + "/" + key);
+  return std::optional<int64_t>(v->get<int64_t>());
+}
+
+}  // namespace ss::jsonutil

@@ -1,0 +1,189 @@
+// autoparallel's placements file, keyed by node name:
+//   {"version": 1, "mesh_shape": [2, 4], "mesh_dim_names": ["dp", "tp"] | null,
+//    "placements": {"mm": {"output": "S(0)S(1)", "inputs": ["S(0)R", "RS(1)"]}, "getitem": "RS(0)", ...}}
+// A value is either the object form (output spec or tuple "(RS(0), None)", plus one input spec per tensor input,
+// null = as produced) or a bare output string (the form autoparallel's save_solution/load_solution use).
+// Applying it to a graph sets sourceFormat = AutoparallelPlacements and replaces the named nodes' specs; nodes
+// the file does not name keep theirs unless the mesh's dimension count changes (then every spec and
+// redistribute is dropped: they cannot be reinterpreted).
+#include <nlohmann/json.hpp>
+
+#include "core/io/formats.h"
+#include "core/io/json_util.h"
+#include "core/placement_parse.h"
+
+namespace ss {
+namespace {
+
+using nlohmann::json;
+using namespace jsonutil;
+
+std::string specString(const std::optional<ShardingSpec>& s) { return s ? s->toMeshString() : "None"; }
+
+Result<std::vector<std::optional<ShardingSpec>>> parseOutputs(const json& v, const DeviceMesh& mesh, const std::string& ptr) {
+  if (!v.is_string()) return Error::atPointer("expected a placement string such as \"RS(0)\", found " + typeName(v), ptr);
+  std::string s = v.get<std::string>();
+  if (s == "None") return std::vector<std::optional<ShardingSpec>>{std::nullopt};
+  ParseContext ctx;
+  ctx.mesh = &mesh;
+  auto r = parseSpecTuple(s, ctx);
+  if (!r) return Error::atPointer("\"" + s + "\": " + r.error().toString(), ptr);
+  return *r;
+}
+
+Result<bool> checkRank(const std::optional<ShardingSpec>& s, const DeviceMesh& mesh, const TensorMeta* m,
+                       const std::string& ptr) {
+  if (!s || !m || !m->known) return true;
+  std::string why = validateSpec(*s, mesh, m->rank());
+  if (!why.empty()) return Error::atPointer(s->toMeshString() + ": " + why, ptr);
+  return true;
+}
+
+}  // namespace
+
+Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
+  if (!j.is_object()) return Error::atPointer("expected a JSON object (placements file)", "");
+  if (const json* v = member(j, "version")) {
+    if (!v->is_number_integer() || v->get<int64_t>() != 1)
+      return Error::atPointer("unsupported placements version " + v->dump() + " (expected 1)", "/version");
+  }
+  const json* shapeJ = member(j, "mesh_shape");
+  if (!shapeJ || !shapeJ->is_array()) return Error::atPointer("missing \"mesh_shape\": an array of sizes", "");
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < shapeJ->size(); ++i) {
+    if (!(*shapeJ)[i].is_number_integer()) return Error::atPointer("expected an integer", "/mesh_shape/" + std::to_string(i));
+    shape.push_back((*shapeJ)[i].get<int64_t>());
+  }
+  std::vector<std::string> names;
+  if (const json* n = member(j, "mesh_dim_names")) {
+    if (!n->is_array()) return Error::atPointer("expected an array of names or null", "/mesh_dim_names");
+    for (size_t i = 0; i < n->size(); ++i) {
+      if (!(*n)[i].is_string()) return Error::atPointer("expected a string", "/mesh_dim_names/" + std::to_string(i));
+      names.push_back((*n)[i].get<std::string>());
+    }
+  }
+  auto mesh = DeviceMesh::make(shape, names);
+  if (!mesh) return Error::atPointer(mesh.error().message, "/mesh_shape");
+  const json* pl = member(j, "placements");
+  if (!pl || !pl->is_object()) return Error::atPointer("missing \"placements\": an object keyed by node name", "");
+
+  Plan plan = graphPlan;
+  if (plan.mesh.ndim() != mesh->ndim()) {
+    plan.specs.clear();
+    plan.redistributes.clear();
+  }
+  plan.mesh = *mesh;
+  // The specs are now a solver's solution: the checker reads src != dst edges the way it reads an export's.
+  plan.sourceFormat = PlanFormat::AutoparallelPlacements;
+  plan.graph.reindex();
+  plan.normalizeSpecs();
+  std::vector<TensorRef> refs;
+  for (auto it = pl->begin(); it != pl->end(); ++it) {
+    std::string ptr = "/placements/" + escapePointerToken(it.key());
+    int node = plan.graph.find(it.key());
+    if (node < 0) return Error::atPointer("no node named '" + it.key() + "' in the graph", ptr);
+    const Node& n = plan.graph.nodes[node];
+    NodeSpecs& specs = plan.specs[node];
+    const json* out = &it.value();
+    const json* ins = nullptr;
+    std::string outPtr = ptr;
+    if (it.value().is_object()) {
+      out = member(it.value(), "output");
+      ins = member(it.value(), "inputs");
+      outPtr = ptr + "/output";
+    }
+    if (out && n.kind != NodeKind::Output) {
+      auto s = parseOutputs(*out, plan.mesh, outPtr);
+      if (!s) return s.error();
+      if (s->size() != specs.outputs.size())
+        return Error::atPointer(std::to_string(s->size()) + " output spec(s) for a node with " +
+                                    std::to_string(specs.outputs.size()) + " output(s)",
+                                outPtr);
+      for (size_t k = 0; k < s->size(); ++k) {
+        const TensorMeta* m = k < n.outputs.size() ? &n.outputs[k] : nullptr;
+        auto ok = checkRank((*s)[k], plan.mesh, m, outPtr);
+        if (!ok) return ok.error();
+      }
+      specs.outputs = std::move(*s);
+    }
+    if (ins) {
+      if (!ins->is_array()) return Error::atPointer("expected an array with one spec (or null) per tensor input", ptr + "/inputs");
+      refs.clear();
+      collectTensorRefs(n, refs);
+      if (ins->size() != refs.size())
+        return Error::atPointer(std::to_string(ins->size()) + " input spec(s) for a node with " +
+                                    std::to_string(refs.size()) + " tensor input(s)",
+                                ptr + "/inputs");
+      for (size_t k = 0; k < refs.size(); ++k) {
+        std::string iptr = ptr + "/inputs/" + std::to_string(k);
+        const json& v = (*ins)[k];
+        if (v.is_null()) {
+          specs.inputs[k] = std::nullopt;
+          continue;
+        }
+        auto s = parseOutputs(v, plan.mesh, iptr);
+        if (!s) return s.error();
+        if (s->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", iptr);
+        auto ok = checkRank((*s)[0], plan.mesh, plan.graph.meta(refs[k]), iptr);
+        if (!ok) return ok.error();
+        specs.inputs[k] = (*s)[0];
+      }
+    }
+  }
+  return plan;
+}
+
+json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
+  json placements = json::object();
+  std::vector<TensorRef> refs;
+  for (int i = 0; i < plan.graph.size(); ++i) {
+    const Node& n = plan.graph.nodes[i];
+    if (i >= static_cast<int>(plan.specs.size())) continue;
+    const NodeSpecs& sp = plan.specs[i];
+    refs.clear();
+    collectTensorRefs(n, refs);
+    if (n.kind == NodeKind::Output) {
+      // autoparallel does not solve the output node; its input specs (e.g. gradients reduce-scattered to the
+      // parameters' specs) are written when set, as {"inputs": [...]} with no "output".
+      bool anyIn = false;
+      for (auto& s : sp.inputs) anyIn |= s.has_value();
+      if (!anyIn || style == PlacementsStyle::OutputOnly) continue;
+      json ins = json::array();
+      for (size_t k = 0; k < refs.size(); ++k)
+        ins.push_back(sp.inputs[k] ? json(sp.inputs[k]->toMeshString()) : json(nullptr));
+      placements[n.name] = {{"inputs", std::move(ins)}};
+      continue;
+    }
+    bool any = false;
+    for (auto& s : sp.outputs) any |= s.has_value();
+    if (!any) continue;
+    std::string out;
+    if (sp.outputs.size() == 1) {
+      out = specString(sp.outputs[0]);
+    } else {
+      out = "(";
+      for (size_t k = 0; k < sp.outputs.size(); ++k) out += (k ? ", " : "") + specString(sp.outputs[k]);
+      out += ")";
+    }
+    if (style == PlacementsStyle::OutputOnly) {
+      placements[n.name] = out;
+      continue;
+    }
+    json ins = json::array();
+    for (size_t k = 0; k < refs.size(); ++k) {
+      auto s = plan.consumerSpec(i, static_cast<int>(k));
+      ins.push_back(s ? json(s->toMeshString()) : json(nullptr));
+    }
+    placements[n.name] = {{"output", out}, {"inputs", std::move(ins)}};
+  }
+  json j;
+  j["version"] = 1;
+  j["mesh_shape"] = plan.mesh.shape();
+  j["mesh_dim_names"] = plan.mesh.hasNames() ? json(plan.mesh.dimNames()) : json(nullptr);
+  j["placements"] = std::move(placements);
+  return j;
+}
+
+json writePlacementsJson(const Plan& plan) { return writePlacementsJson(plan, PlacementsStyle::WithInputs); }
+
+}  // namespace ss

@@ -1,0 +1,78 @@
+#pragma once
+// The label solver every rule family uses: an op is described as an einsum over dim labels, and each mesh dim
+// is solved on its own, as DTensor propagates placements.
+//
+// Model: each participating tensor input names a label per dim (-1 = a dim the op cannot split, such as an
+// indexed dim). Each output names a label per dim. On one mesh dim:
+//   - Shard: all sharded inputs must shard the same label; every input that has that label (with size > 1)
+//     must shard it the same way, and every input without it (or broadcasting it from size 1) must be
+//     Replicate. The output shards the label where it has it; a label absent from an output is a contraction
+//     and gives Partial(contraction), or is refused when the problem has no contraction.
+//   - Partial: allowed as the policy says (see PartialPolicy).
+//   - Replicate everywhere: the output is Replicate.
+// Labels can be forbidden (never sharded: the softmax dim, an attention sequence) and can require even
+// division (views that merge or split a sharded dim need the shard to fall on whole rows).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/layout.h"
+#include "core/rules/rules.h"
+
+namespace ss::rules {
+
+enum class PartialPolicy : uint8_t {
+  Preserve,        // one data input; the op commutes with every reduction (views, clone, conversions)
+  Additive,        // jointly linear (add, sub, cat, sum): all data inputs Partial with the same sum/avg op
+  Multiplicative,  // linear in each factor (mul, mm): exactly one data input Partial(sum|avg), others Replicate
+  Nonlinear,       // any Partial data input is an error
+};
+
+struct LabelInput {
+  int input = -1;           // tensor input index
+  std::vector<int> labels;  // one per dim of that input
+  bool data = true;         // false: an index/target tensor, never Partial
+  bool mayBePartial = true; // for Multiplicative: this factor may carry the Partial (div: only the numerator)
+};
+
+struct LabelProblem {
+  std::vector<LabelInput> ins;
+  std::vector<std::optional<std::vector<int>>> outs;  // one per node output; nullopt = not a tensor
+  std::map<int, std::string> forbidden;               // label -> why it cannot be sharded
+  std::map<int, std::vector<int64_t>> evenSizes;      // label -> sizes the shard count must divide
+  std::optional<ReduceOp> contraction = ReduceOp::Sum;
+  std::string noContractionWhy = "it reduces over a sharded dim";
+  PartialPolicy partial = PartialPolicy::Nonlinear;
+};
+
+// Solves the problem on every mesh dim. Fills outputs (Ok) or the failure (input, want, message) and, unless
+// `withAlternatives` is false, the alternatives the fix planner can choose from.
+RuleResult solveLabels(const RuleContext& ctx, const LabelProblem& p, bool withAlternatives = true);
+
+// True when every participating input has a known spec and shape (rules return "unknown" otherwise).
+bool inputsKnown(const RuleContext& ctx, const LabelProblem& p);
+RuleResult unknownResult(const RuleContext& ctx);  // Ok, every output spec nullopt
+
+// Labels for inputs aligned from the right against an output of rank `outRank` (broadcasting).
+std::vector<int> alignedLabels(int rank, int outRank);
+
+// Short op name for messages: "index_put".
+std::string opTitle(const RuleContext& ctx);
+// "[16, 32, 1, 64]" local shape of a tensor on one rank, or "?" when the spec does not fit the shape.
+std::string localShapeString(const std::vector<int64_t>& shape, const DeviceMesh& mesh, const ShardingSpec& spec,
+                             int64_t rank);
+std::optional<std::vector<int64_t>> localShapeOf(const std::vector<int64_t>& shape, const DeviceMesh& mesh,
+                                                 const ShardingSpec& spec, int64_t rank);
+
+// Normalises a dim argument against a rank (negative dims count from the end); nullopt when out of range.
+std::optional<int> normDim(int64_t d, int rank);
+
+// A Shard of the same kind (plain or strided) as `like`, on tensor dim `dim`.
+Placement shardLike(const Placement& like, int dim);
+
+// Result helpers for rules that decide on their own.
+RuleResult okResult(SpecList outs);
+RuleResult failResult(Verdict v, int input, std::optional<ShardingSpec> want, std::string message);
+
+}  // namespace ss::rules

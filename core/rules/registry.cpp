@@ -1,0 +1,139 @@
+// The rule table (op name -> rule) and RuleContext's argument accessors. Families register explicitly (no
+// static registrars: a static library would drop their translation units).
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/rules/families.h"
+#include "core/rules/rules.h"
+
+namespace ss::rules {
+
+namespace {
+
+// Walks args then kwargs depth-first, as collectTensorRefs does, to find the input index of `target`.
+bool walk(const Arg& a, const Arg* target, int& counter, int& found) {
+  if (&a == target) {
+    found = a.isTensor() ? counter : -1;
+    return true;
+  }
+  if (a.isTensor()) {
+    ++counter;
+    return false;
+  }
+  if (a.isList())
+    for (const Arg& x : a.items)
+      if (walk(x, target, counter, found)) return true;
+  return false;
+}
+
+const RuleTable& table() {
+  static const RuleTable t = [] {
+    RuleTable r;
+    registerPointwiseRules(r);
+    registerMatmulRules(r);
+    registerViewRules(r);
+    registerReductionRules(r);
+    registerIndexRules(r);
+    registerAttentionRules(r);
+    registerFactoryRules(r);
+    registerCollectiveRules(r);
+    return r;
+  }();
+  return t;
+}
+
+}  // namespace
+
+const Arg* RuleContext::arg(int pos, std::string_view kw) const {
+  if (!node) return nullptr;
+  if (pos >= 0 && pos < static_cast<int>(node->args.size())) return &node->args[pos];
+  if (!kw.empty())
+    for (const auto& [k, v] : node->kwargs)
+      if (k == kw) return &v;
+  return nullptr;
+}
+
+std::optional<int64_t> RuleContext::intArg(int pos, std::string_view kw) const {
+  const Arg* a = arg(pos, kw);
+  if (a && a->kind == Arg::Kind::Int) return a->i;
+  if (a && a->kind == Arg::Kind::Bool) return a->b ? 1 : 0;
+  return std::nullopt;
+}
+
+std::optional<double> RuleContext::numberArg(int pos, std::string_view kw) const {
+  const Arg* a = arg(pos, kw);
+  if (a && a->kind == Arg::Kind::Int) return static_cast<double>(a->i);
+  if (a && a->kind == Arg::Kind::Float) return a->f;
+  if (a && a->kind == Arg::Kind::Bool) return a->b ? 1.0 : 0.0;
+  return std::nullopt;
+}
+
+std::optional<bool> RuleContext::boolArg(int pos, std::string_view kw) const {
+  const Arg* a = arg(pos, kw);
+  if (a && a->kind == Arg::Kind::Bool) return a->b;
+  if (a && a->kind == Arg::Kind::Int) return a->i != 0;
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> RuleContext::intListArg(int pos, std::string_view kw) const {
+  const Arg* a = arg(pos, kw);
+  if (!a) return std::nullopt;
+  if (a->kind == Arg::Kind::Int) return std::vector<int64_t>{a->i};
+  if (!a->isList()) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const Arg& x : a->items) {
+    if (x.kind != Arg::Kind::Int) return std::nullopt;
+    out.push_back(x.i);
+  }
+  return out;
+}
+
+int RuleContext::inputIndexOf(const Arg* a) const {
+  if (!node || !a) return -1;
+  int counter = 0, found = -1;
+  for (const Arg& x : node->args)
+    if (walk(x, a, counter, found)) return found;
+  for (const auto& kv : node->kwargs)
+    if (walk(kv.second, a, counter, found)) return found;
+  return -1;
+}
+
+const TensorMeta* RuleContext::outMeta(int i) const {
+  if (!node || i < 0 || i >= static_cast<int>(node->outputs.size())) return nullptr;
+  const TensorMeta& m = node->outputs[i];
+  return m.known ? &m : nullptr;
+}
+
+std::string ruleKey(std::string_view op) {
+  if (op.starts_with("torch.ops.")) op.remove_prefix(10);
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (start <= op.size()) {
+    size_t dot = op.find('.', start);
+    if (dot == std::string_view::npos) dot = op.size();
+    parts.push_back(op.substr(start, dot - start));
+    start = dot + 1;
+  }
+  if (parts.size() >= 2) {
+    std::string_view ns = parts[0];
+    if (ns == "aten" || ns == "prims" || ns == "_c10d_functional" || ns == "c10d_functional" || ns == "operator" ||
+        ns == "c10d" || ns == "_operator" || ns == "_c10d_functional_autograd" || ns == "_dtensor")
+      return std::string(parts[1]);
+  }
+  return std::string(op);
+}
+
+RuleFn findRule(std::string_view op) {
+  const auto& t = table();
+  auto it = t.find(ruleKey(op));
+  return it == t.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> ruledOps() {
+  std::vector<std::string> out;
+  for (const auto& kv : table()) out.push_back(kv.first);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace ss::rules

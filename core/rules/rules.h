@@ -1,0 +1,78 @@
+#pragma once
+// Sharding rules: for one op, given the specs and shapes its tensor inputs arrive in, can the op run on the
+// local shards as they are (DTensor semantics), and what is the spec of each output?
+//
+// Contract: a rule is a pure function of its RuleContext (no Plan access), total (never throws), and fast
+// enough to run once per node of a 100k-node graph. A rule returns:
+//   - Ok with one output spec per node output (nullopt = not a tensor, or not decidable from what is known);
+//   - Incompatible, naming the input that breaks it, the spec that input would need, and a sentence with the
+//     per-rank local shapes that collide;
+//   - PartialIntoNonlinear when a Partial value reaches an op that is not linear in it.
+// Each rule may also list `alternatives`: complete input-spec assignments it accepts, from which the fix
+// planner (core/fix.h) picks the cheapest to redistribute into. Ops without a rule: findRule returns nullptr
+// and the checker reports them once per op as "unchecked-op".
+//
+// Files: engine.{h,cpp} (the per-mesh-dim label solver every family uses), and one file per family:
+// pointwise, matmul, view, reduction, index, attention (softmax, SDPA, losses, norms), factory, collective.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/mesh.h"
+#include "core/placement.h"
+
+namespace ss::rules {
+
+using SpecList = std::vector<std::optional<ShardingSpec>>;
+
+struct RuleContext {
+  const Node* node = nullptr;
+  const DeviceMesh* mesh = nullptr;
+  std::vector<const TensorMeta*> inMetas;  // per tensor input (input-index order); nullptr when unknown
+  SpecList inSpecs;                        // the spec each tensor input arrives in; nullopt = unknown
+  SpecList declaredOut;                    // the plan's output specs (factories and collectives read them)
+
+  // Positional argument `pos`, else keyword `kw`; nullptr when absent.
+  const Arg* arg(int pos, std::string_view kw = {}) const;
+  std::optional<int64_t> intArg(int pos, std::string_view kw = {}) const;
+  std::optional<double> numberArg(int pos, std::string_view kw = {}) const;  // int or float
+  std::optional<bool> boolArg(int pos, std::string_view kw = {}) const;
+  std::optional<std::vector<int64_t>> intListArg(int pos, std::string_view kw = {}) const;  // also a single int
+  // Input index of a tensor argument (the Arg must point into node->args/kwargs); -1 when not a tensor.
+  int inputIndexOf(const Arg* a) const;
+  int inputCount() const { return static_cast<int>(inSpecs.size()); }
+  int rank(int input) const { return inMetas[input] && inMetas[input]->known ? inMetas[input]->rank() : -1; }
+  const std::vector<int64_t>& shape(int input) const { return inMetas[input]->shape; }  // only when rank() >= 0
+  int outputCount() const { return static_cast<int>(node->outputs.size()); }
+  // Declared output meta, when known.
+  const TensorMeta* outMeta(int i = 0) const;
+};
+
+enum class Verdict : uint8_t { Ok, Incompatible, PartialIntoNonlinear };
+
+struct RuleResult {
+  Verdict verdict = Verdict::Ok;
+  SpecList outputs;                                        // when Ok: one per node output
+  std::vector<std::optional<std::vector<int64_t>>> shapes; // inferred global output shapes, where known
+  int input = -1;                                          // when not Ok: the input that breaks the rule
+  std::optional<ShardingSpec> want;                        // ... and the spec it would need
+  std::string message;
+  std::vector<std::string> notes;
+  std::vector<SpecList> alternatives;                      // input assignments the rule accepts
+
+  bool ok() const { return verdict == Verdict::Ok; }
+};
+
+using RuleFn = RuleResult (*)(const RuleContext&);
+
+// "aten.index_put.default" -> "index_put", "torch.ops._c10d_functional.wait_tensor.default" -> "wait_tensor",
+// "operator.getitem" -> "getitem", "prims.convert_element_type.default" -> "convert_element_type".
+std::string ruleKey(std::string_view op);
+// The rule for an op target; nullptr when there is none.
+RuleFn findRule(std::string_view op);
+// Every op name (rule key) that has a rule, sorted; for docs and tests.
+std::vector<std::string> ruledOps();
+
+}  // namespace ss::rules

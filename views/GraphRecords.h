@@ -1,0 +1,146 @@
+#pragma once
+// GraphRecords: the plain-C++ half of the graph view (no ImGui). Two phases, as Tracy draws its timeline:
+//   1. GraphModel: per plan, diagnostics and layout (camera-independent): colour class of every node from its
+//      output placement, worst diagnostic severity, edges that carry or need a redistribute with the collective's
+//      name, filters and collapsed blocks. Rebuilt when the plan, its diagnostics or the filter change.
+//   2. buildGraphRecords: per frame, for the canvas's visible rectangle only: screen-space records for nodes,
+//      edges, long-edge stubs, badges, block frames and problem markers. Level of detail follows the node
+//      height on screen; nodes under `mergeBelowPx` are merged into pixel cells (worst severity wins), so a
+//      zoomed-out 100k-node graph costs a few thousand rectangles. GraphView walks the records with ImDrawList.
+// Sections: model, filter, records, record pass.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/canvas.h"
+#include "core/diagnostics.h"
+#include "core/graph_layout.h"
+#include "core/plan.h"
+
+namespace ss::views {
+
+// ---- model ----
+enum class EdgeKind : uint8_t {
+  Normal,
+  Redistribute,        // the plan inserts a redistribute on this edge
+  NeedsRedistribute,   // a diagnostic says the edge needs one and the plan has none (a problem)
+};
+
+struct GraphModel {
+  GraphLayout layout;
+  // Per node.
+  std::vector<uint8_t> severity;      // 0 none, 1 info, 2 warning, 3 error: the worst diagnostic on the node
+  std::vector<int16_t> colour;        // palette class of the first output spec; -1 = no spec
+  std::vector<uint8_t> visible;       // 1 = passes the filter
+  std::vector<uint8_t> match;         // 1 = matches the current search
+  std::vector<int> blockOf;           // layout block or -1
+  // Per layout edge.
+  std::vector<EdgeKind> edgeKind;
+  std::vector<float> entryFraction;   // where on the consumer's top the edge enters (0..1), by input index
+  std::unordered_map<int, std::string> badge;  // edge -> "all_to_all" (collectives of the redistribute)
+  // Per block.
+  std::vector<uint8_t> collapsed;
+  std::vector<uint8_t> blockSeverity; // worst severity inside
+  // Colour classes: spec text and how many nodes output it, in order of first appearance.
+  std::vector<std::string> specNames;
+  std::vector<int> specCounts;
+  std::vector<int> problemNodes;      // nodes with severity >= warning, ascending
+  // Layout edges entering each node: inEdges[inEdgeStart[v] .. inEdgeStart[v + 1]), by input index.
+  std::vector<int> inEdgeStart, inEdges;
+  std::vector<int> outEdgeStart, outEdges;  // edges leaving each node
+  std::vector<int> problemEdges;            // edges of kind NeedsRedistribute, ascending
+  int findEdge(int consumer, int input) const;  // layout edge index, or -1
+};
+
+// The camera-independent indexes of a layout with no plan information (no colours, no problems, all visible).
+GraphModel modelForLayout(GraphLayout layout);
+// Colours, severities and edges of `plan` + `diags` over an existing layout of the same graph.
+GraphModel makeGraphModel(const Plan& plan, const Diagnostics& diags, GraphLayout layout);
+// Re-derives severity, colour and edge kinds after an edit (same graph), keeping layout, filter and collapse.
+void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& model);
+
+// ---- filter ----
+struct GraphFilter {
+  bool forward = true;
+  bool backward = true;
+  bool other = true;              // unknown and optimizer phases
+  std::string modulePath;         // substring of the module path; empty = all
+  bool onlyProblems = false;      // keep nodes with a warning or an error
+  bool collapseRepeated = false;  // collapse every stamped copy of a repeated block (the template stays open)
+  bool collapseAll = false;       // collapse every module block
+  bool operator==(const GraphFilter&) const = default;
+};
+void applyFilter(const Plan& plan, const GraphFilter& f, GraphModel& model);
+// Case-insensitive substring search over node names and ops. Sets model.match; returns matches ascending.
+std::vector<int> searchNodes(const Plan& plan, std::string_view query, GraphModel& model);
+
+// ---- records ----
+enum class NodeDetail : uint8_t { Box, Title, Full };  // Box: no text fits; Title: op name; Full: name + shape
+
+struct NodeRecord {
+  int node;
+  float x0, y0, x1, y1;
+  int16_t colour;
+  uint8_t severity;
+  NodeDetail detail;
+  bool selected, match;
+};
+struct CellRecord {      // a run of merged sub-pixel nodes on one pixel row band
+  float x0, y0, x1, y1;
+  int16_t colour;
+  uint8_t severity;
+  int count;              // nodes whose centre lies in the run
+};
+struct EdgeRecord {
+  int edge;
+  float ax, ay, bx, by;  // from the producer's bottom to the consumer's top
+  EdgeKind kind;
+  bool selected;
+};
+struct StubRecord {      // one end of a long edge: at the source it leaves (x, y) downwards; at the target it
+  int edge;              // enters (x, y) from above
+  float x, y;
+  bool atSource;
+  EdgeKind kind;
+  bool selected;
+};
+struct BadgeRecord { int edge; float x, y; EdgeKind kind; };
+struct BlockRecord { int block; float x0, y0, x1, y1; bool collapsed; uint8_t severity; };
+struct MarkerRecord { int node; float x, y; uint8_t severity; bool selected; };
+
+struct RecordOptions {
+  float mergeBelowPx = 3.f;     // node height under this: merged into cells
+  float cellPx = 3.f;           // merged cell size
+  float titleAbovePx = 12.f;    // node height from which the op name is drawn
+  float fullAbovePx = 28.f;     // node height from which name and shape are drawn
+  float stubPx = 14.f;          // stub length on screen
+  size_t maxPlainEdges = 40000; // more visible ordinary edges than this: draw only special ones
+  int selectedNode = -1;
+  int selectedEdge = -1;        // layout edge index
+};
+
+struct GraphRecords {
+  std::vector<NodeRecord> nodes;
+  std::vector<CellRecord> cells;
+  std::vector<EdgeRecord> edges;
+  std::vector<StubRecord> stubs;
+  std::vector<BadgeRecord> badges;
+  std::vector<BlockRecord> blocks;
+  std::vector<MarkerRecord> markers;
+  bool merged = false;          // nodes were merged into cells this frame
+  bool plainEdgesSkipped = false;
+  int nodesVisited = 0;
+  void clear();
+  // Scratch for merging (kept between frames to avoid allocation).
+  struct CellAcc { int16_t colour; uint8_t severity; int count; };
+  std::vector<int32_t> cellGrid;      // -1 or an index into cellAcc
+  std::vector<int32_t> touched;
+  std::vector<CellAcc> cellAcc;
+  std::vector<int> edgeScratch;
+};
+
+// ---- record pass ----
+void buildGraphRecords(const GraphModel& model, const Canvas& canvas, const RecordOptions& opts, GraphRecords& out);
+
+}  // namespace ss::views
