@@ -54,7 +54,7 @@ TEST_CASE("RunReport round-trips through JSON and maps verdicts to exit codes", 
   CHECK_FALSE(parseRunEventLine("{\"event\": \"bogus\"}").ok());
 }
 
-TEST_CASE("--scale 4 keeps seed 1's ratios: merged dims take the product of their scaled parts", "[runner][scale]") {
+TEST_CASE("scale 4 keeps seed 1's ratios: merged dims take the product of their scaled parts", "[runner][scale]") {
   Plan plan = test::loadOrFail(test::falconPath());
   auto scaled = runner::scalePlan(plan, 4);
   REQUIRE(scaled.ok());
