@@ -357,7 +357,7 @@ void runGraph(const ExecEnv& env, Values& values) {
   for (int n = 0; n < total; ++n) {
     if (env.stop && env.stop->load()) throw RunStopped("stopped");
     const Node& node = g.nodes[n];
-    if (node.kind != NodeKind::Call) continue;
+    if (node.kind == NodeKind::Placeholder) continue;
     try {
       // Gather inputs; apply the plan's redistributes on edges (sharded run only). A missing one stays missing.
       const auto& refs = g.inputs(n);
@@ -377,7 +377,8 @@ void runGraph(const ExecEnv& env, Values& values) {
           }
         inputs.push_back(t);
       }
-      values[n] = runCall(env, n, values, inputs);
+      // The output node's value: its tensor inputs after their redistributes (what the graph returns).
+      values[n] = node.kind == NodeKind::Output ? inputs : runCall(env, n, values, inputs);
     } catch (const RunStopped&) {
       throw;
     } catch (const CollectiveError& e) {

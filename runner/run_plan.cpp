@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 #include "core/layout.h"
@@ -143,6 +144,46 @@ std::vector<int> replicatedParams(const Plan& plan) {
   return out;
 }
 
+// Output-node inputs (other than the loss) whose final spec is fully replicated: rank 0 holds their whole value.
+std::vector<int> comparableOutputs(const Plan& plan, int lossNode) {
+  std::vector<int> out;
+  int o = plan.graph.outputNode();
+  if (o < 0) return out;
+  const auto& refs = plan.graph.inputs(o);
+  for (size_t k = 0; k < refs.size(); ++k) {
+    if (refs[k].node == lossNode) continue;
+    const TensorMeta* m = plan.graph.meta(refs[k]);
+    if (!m || !m->known || !isFloating(m->dtype)) continue;
+    const Redistribute* r = plan.findRedistribute(o, static_cast<int>(k));
+    std::optional<ShardingSpec> spec = r ? std::optional<ShardingSpec>(r->to) : plan.producerSpec(o, static_cast<int>(k));
+    if (spec && spec->isReplicated()) out.push_back(static_cast<int>(k));
+  }
+  return out;
+}
+
+std::vector<at::Tensor> collectOutputs(const Plan& plan, const Values& values, const std::vector<int>& which) {
+  std::vector<at::Tensor> out;
+  int o = plan.graph.outputNode();
+  for (int k : which) {
+    const auto& v = values.at(o);
+    out.push_back(k < static_cast<int>(v.size()) && v[k].defined() ? v[k].detach().to(at::kDouble).cpu() : at::Tensor());
+  }
+  return out;
+}
+
+double maxRelError(const std::vector<at::Tensor>& sharded, const std::vector<at::Tensor>& reference) {
+  double worst = 0;
+  for (size_t k = 0; k < reference.size(); ++k) {
+    if (k >= sharded.size() || !sharded[k].defined() || !reference[k].defined() ||
+        sharded[k].sizes() != reference[k].sizes())
+      return std::numeric_limits<double>::infinity();
+    double ref = reference[k].norm().item<double>();
+    double diff = (sharded[k] - reference[k]).norm().item<double>();
+    worst = std::max(worst, ref > 0 ? diff / ref : diff);
+  }
+  return worst;
+}
+
 double lossValue(const Plan& plan, int lossNode, const Values& values) {
   const auto& outs = values.at(lossNode);
   if (outs.empty() || !outs[0].defined()) throw NodeError(lossNode, "loss has no value");
@@ -204,6 +245,7 @@ struct Events {
 
 struct RankOutcome {
   std::optional<RunError> error;
+  std::vector<std::vector<at::Tensor>> outputs;  // rank 0: comparable outputs per batch
   std::vector<double> losses;  // per batch
   std::vector<double> gradNorm;  // rank 0: norm of the summed gradients per batch
 };
@@ -299,6 +341,8 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   const bool wantGrads = options.gradients && !params.empty();
   const uint64_t seed = report.seed;
   std::vector<double> refLoss(batches, 0), refGradNorm(batches, std::nan(""));
+  const std::vector<int> compared = comparableOutputs(plan, lossNode);
+  std::vector<std::vector<at::Tensor>> refOutputs(batches);
 
   // ---- reference ----
   auto t0 = Clock::now();
@@ -320,6 +364,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
       env.progress = events.progress(-1, b);
       runGraph(env, values);
       refLoss[b] = lossValue(plan, lossNode, values);
+      refOutputs[b] = collectOutputs(plan, values, compared);
       const at::Tensor& loss = values[lossNode][0];
       if (wantGrads && loss.requires_grad()) {
         loss.backward();
@@ -386,6 +431,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
         };
         runGraph(env, values);
         out.losses.push_back(lossValue(plan, lossNode, values));
+        if (rank == 0) out.outputs.push_back(collectOutputs(plan, values, compared));
         const at::Tensor& loss = values[lossNode][0];
         if (wantGrads && loss.requires_grad()) {
           loss.backward();
@@ -448,7 +494,10 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     br.reference = refLoss[b];
     double diff = std::fabs(br.combined - br.reference);
     br.relError = br.reference != 0 ? diff / std::fabs(br.reference) : diff;
-    br.match = std::isfinite(br.relError) && br.relError <= report.rtol;
+    br.outputsCompared = static_cast<int>(compared.size());
+    br.outputRelError = compared.empty() ? std::nan("") : maxRelError(outcomes[0].outputs.at(b), refOutputs[b]);
+    br.match = std::isfinite(br.relError) && br.relError <= report.rtol &&
+               (compared.empty() || (std::isfinite(br.outputRelError) && br.outputRelError <= report.rtol));
     double shardedNorm = outcomes[0].gradNorm.empty() ? std::nan("") : outcomes[0].gradNorm.at(b);
     br.gradRatio = refGradNorm[b] > 0 ? shardedNorm / refGradNorm[b] : std::nan("");
     report.batches.push_back(br);

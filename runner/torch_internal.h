@@ -106,7 +106,8 @@ struct ExecEnv {
 
 using Values = std::vector<std::vector<at::Tensor>>;
 
-// Runs every call node in order. Placeholders must already be in `values`. Throws NodeError / RunStopped.
+// Runs every call node in order; the output node's value is its tensor inputs after their redistributes.
+// Placeholders must already be in `values`. Throws NodeError / RunStopped.
 void runGraph(const ExecEnv& env, Values& values);
 
 // The compute type for a planned dtype under `floatType` (floating types map to it; others stay).

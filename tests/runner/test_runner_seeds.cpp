@@ -135,6 +135,10 @@ TEST_CASE("seed 1 with the all_to_all inserted matches the reference within 1e-4
     CHECK(b.rankLosses.size() == 8);
     CHECK(b.match);
     CHECK(b.relError <= 1e-4);
+    // The joint graph's weight gradient (all-reduced to RR on the output edge) depends on index_put's result:
+    // it matches too.
+    CHECK(b.outputsCompared == 1);
+    CHECK(b.outputRelError <= 1e-4);
   }
   CHECK(r.exitCode() == 0);
 }
