@@ -38,6 +38,7 @@ struct RankComm::Impl {
   GroupPtr world;                                                   // all ranks (gradient sums)
   c10::Device device = c10::kCPU;
   bool stageHost = false;  // CUDA tensors over Gloo: copy to host and back around each collective
+  bool nccl = false;
   int64_t worldSeq = 0;
   std::vector<std::shared_ptr<void>> keepAlive;  // redistribute calls: the backward pass uses them later
 };
@@ -79,6 +80,7 @@ RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d
   impl_->timeout = timeout;
   impl_->device = device;
   impl_->stageHost = device.is_cuda() && !nccl;
+  impl_->nccl = nccl;
   for (int d = 0; d < mesh.ndim(); ++d) {
     auto members = mesh.groupAlong(rank, d);
     int me = static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
@@ -149,11 +151,15 @@ struct StepRunner {
 
   int64_t groupSize(int d) const { return static_cast<int64_t>(impl.members[d].size()); }
   // Tensors handed to the process group: host copies when CUDA tensors go over Gloo, the rank's device for NCCL.
+  // Gloo has no bfloat16: such tensors travel as float32 (exact for gathers and all_to_all; sums in fp32).
   at::Tensor commIn(const at::Tensor& t) const {
-    if (impl.stageHost) return t.cpu();
-    return t.device() == impl.device ? t : t.to(impl.device);
+    at::Tensor x = impl.stageHost ? t.cpu() : (t.device() == impl.device ? t : t.to(impl.device));
+    if (x.scalar_type() == at::kBFloat16 && !impl.nccl) x = x.to(at::kFloat);
+    return x;
   }
-  at::Tensor commOut(const at::Tensor& t) const { return t.device() == impl.device ? t : t.to(impl.device); }
+  at::Tensor commOut(const at::Tensor& t, at::ScalarType type) const {
+    return t.to(impl.device, type);
+  }
   int64_t myIndex(int d) const {
     const auto& m = impl.members[d];
     return std::find(m.begin(), m.end(), rank) - m.begin();
@@ -202,11 +208,12 @@ struct StepRunner {
                               shapeToString(s) + " (" + where + ")");
     enter(d, "all_reduce");
     std::vector<at::Tensor> v{commIn(t.contiguous().clone())};
+    const at::ScalarType type = t.scalar_type();
     c10d::AllreduceOptions o;
     o.reduceOp = toC10d(op);
     wait(impl.groups[d]->allreduce(v, o), "all_reduce");
     if (op == ReduceOp::Avg) v[0].div_(static_cast<double>(groupSize(d)));
-    return commOut(v[0]);
+    return commOut(v[0], type);
   }
 
   at::Tensor gather(const at::Tensor& t, int d, int td, std::vector<int64_t>* sizesOut) {
@@ -225,7 +232,7 @@ struct StepRunner {
     wait(impl.groups[d]->allgather(out, in), "all_gather");
     std::vector<at::Tensor> parts;
     for (size_t k = 0; k < shapes.size(); ++k) {
-      at::Tensor p = commOut(out[0][k]);
+      at::Tensor p = commOut(out[0][k], t.scalar_type());
       for (size_t dim = 0; dim < shapes[k].size(); ++dim) p = p.narrow(dim, 0, shapes[k][dim]);
       parts.push_back(p);
     }
@@ -260,7 +267,7 @@ struct StepRunner {
     std::vector<int64_t> counts;  // empty = equal splits
     enter(d, "all_to_all");
     wait(impl.groups[d]->alltoall_base(out, in, counts, counts), "all_to_all");
-    out = commOut(out);
+    out = commOut(out, t.scalar_type());
     std::vector<at::Tensor> parts;
     for (int64_t q = 0; q < k; ++q) {
       at::Tensor p = out[q];
@@ -417,7 +424,7 @@ at::Tensor RankComm::sumOverMesh(const at::Tensor& t, const std::string& where) 
   std::vector<int64_t> all(mesh_.size());
   for (int64_t r = 0; r < mesh_.size(); ++r) all[r] = r;
   impl_->rv->arrive(key, all, impl_->timeout, "gradient sum (" + where + ")");
-  std::vector<at::Tensor> v{impl_->stageHost ? t.cpu().contiguous() : t.contiguous().clone()};
+  std::vector<at::Tensor> v{t.to(impl_->stageHost ? c10::Device(c10::kCPU) : t.device(), at::kDouble).contiguous().clone()};
   auto w = impl_->world->allreduce(v);
   try {
     w->wait(impl_->timeout);
