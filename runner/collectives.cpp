@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/layout.h"
+#include "core/redistribute.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {
@@ -281,6 +282,7 @@ struct StepRunner {
   }
 
   at::Tensor forward(Step& s, const at::Tensor& t) {
+    if (groupSize(s.meshDim) == 1) return t;  // a mesh dim of size 1: every transform is the identity
     switch (s.kind) {
       case Step::Gather: return gather(t, s.meshDim, s.srcDim, &s.savedSizes);
       case Step::Chunk:
@@ -314,6 +316,7 @@ struct StepRunner {
 
   // Adjoint for the objective "sum of every rank's loss".
   at::Tensor backward(const Step& s, const at::Tensor& g) {
+    if (groupSize(s.meshDim) == 1) return g;
     switch (s.kind) {
       case Step::Gather: {
         at::Tensor sum = allReduce(g, s.meshDim, ReduceOp::Sum);
@@ -336,44 +339,33 @@ struct StepRunner {
 
 namespace {
 
-std::vector<Step> planSteps(const ShardingSpec& from, const ShardingSpec& to, const std::string& where) {
-  std::vector<Step> comm, local;
-  int nd = from.meshDims();
-  if (to.meshDims() != nd) throw CollectiveError("redistribute specs have different mesh dims (" + where + ")");
-  auto fail = [&](const std::string& why) {
-    throw CollectiveError("cannot redistribute " + from.toMeshString() + " -> " + to.toMeshString() + ": " + why +
-                          " (" + where + ")");
-  };
-  // Communication first, innermost mesh dim first (as DTensor gathers nested shards), then local chunks.
-  for (int d = nd - 1; d >= 0; --d) {
-    const Placement& a = from[d];
-    const Placement& b = to[d];
-    if (a == b) continue;
-    if (a.kind == PlacementKind::StridedShard || b.kind == PlacementKind::StridedShard)
-      fail("strided shards are not supported by the runner");
+// The steps core's planner gives (core/redistribute.h: DTensor's greedy order, nested shards undone innermost
+// first), so the run performs exactly the collectives `check`, the cost model and the views show.
+std::vector<Step> planSteps(const std::vector<int64_t>& global, const DeviceMesh& mesh, const ShardingSpec& from,
+                            const ShardingSpec& to, const std::string& where) {
+  TensorMeta meta;
+  meta.shape = global;
+  RedistributePlan plan = planRedistribute(meta, mesh, from, to);
+  if (!plan.possible)
+    throw CollectiveError("cannot redistribute " + from.toMeshString() + " -> " + to.toMeshString() + ": " +
+                          plan.whyNot + " (" + where + ")");
+  std::vector<Step> steps;
+  for (const auto& ps : plan.steps) {
     Step s;
-    s.meshDim = d;
-    if (a.isShard() && b.isReplicate()) { s.kind = Step::Gather; s.srcDim = a.dim; }
-    else if (a.isShard() && b.isShard()) { s.kind = Step::AllToAll; s.srcDim = a.dim; s.dstDim = b.dim; }
-    else if (a.isPartial() && (b.isReplicate() || b.isShard())) {
-      s.kind = Step::AllReduce; s.op = a.reduce; s.toShard = b.isShard(); s.dstDim = b.isShard() ? b.dim : 0;
-    } else if (a.isShard() && b.isPartial()) fail("Shard -> Partial is not a valid redistribute");
-    else if (a.isPartial() && b.isPartial()) fail("changing a Partial's reduce op is not allowed");
-    else continue;  // R -> S / R -> P: local, below
-    comm.push_back(s);
+    s.meshDim = ps.meshDim;
+    switch (ps.kind) {
+      case CollectiveKind::AllGather: s.kind = Step::Gather; s.srcDim = ps.from.dim; break;
+      case CollectiveKind::AllToAll: s.kind = Step::AllToAll; s.srcDim = ps.from.dim; s.dstDim = ps.to.dim; break;
+      case CollectiveKind::AllReduce: s.kind = Step::AllReduce; s.op = ps.from.reduce; break;
+      case CollectiveKind::ReduceScatter:
+        s.kind = Step::AllReduce; s.op = ps.from.reduce; s.toShard = true; s.dstDim = ps.to.dim; break;
+      case CollectiveKind::LocalChunk: s.kind = Step::Chunk; s.srcDim = ps.to.dim; break;
+      case CollectiveKind::LocalDivide: s.kind = Step::Divide; s.op = ps.to.reduce; break;
+      case CollectiveKind::None: continue;
+    }
+    steps.push_back(s);
   }
-  for (int d = 0; d < nd; ++d) {
-    const Placement& a = from[d];
-    const Placement& b = to[d];
-    if (a == b || !a.isReplicate()) continue;
-    Step s;
-    s.meshDim = d;
-    if (b.isShard()) { s.kind = Step::Chunk; s.srcDim = b.dim; }
-    else { s.kind = Step::Divide; s.op = b.reduce; }
-    local.push_back(s);
-  }
-  comm.insert(comm.end(), local.begin(), local.end());
-  return comm;
+  return steps;
 }
 
 struct RedistCall {
@@ -405,9 +397,8 @@ at::Tensor RankComm::redistribute(const at::Tensor& local, const std::vector<int
                                   const ShardingSpec& from, const ShardingSpec& to, const std::string& where) {
   if (from == to) return local;
   // Calls live as long as the communicator: the backward pass may use them after the forward returns.
-  (void)global;
   auto runner = std::make_shared<StepRunner>(StepRunner{*impl_, mesh_, rank_, where});
-  auto callPtr = std::make_shared<RedistCall>(RedistCall{runner.get(), planSteps(from, to, where)});
+  auto callPtr = std::make_shared<RedistCall>(RedistCall{runner.get(), planSteps(global, mesh_, from, to, where)});
   impl_->keepAlive.push_back(runner);
   impl_->keepAlive.push_back(callPtr);
   RedistCall* call = callPtr.get();
