@@ -98,6 +98,10 @@ GraphModel modelForLayout(GraphLayout layout) {
     std::vector<int> fill(m.outEdgeStart.begin(), m.outEdgeStart.end() - 1);
     for (size_t e = 0; e < edges.size(); ++e) m.outEdges[fill[edges[e].src]++] = static_cast<int>(e);
   }
+  m.maxShortSpan = 0;
+  for (size_t e = 0; e < edges.size(); ++e)
+    if (!m.layout.longEdge[e])
+      m.maxShortSpan = std::max(m.maxShortSpan, m.layout.layer[edges[e].dst] - m.layout.layer[edges[e].src]);
   m.visible.assign(n, 1);
   m.match.assign(n, 0);
   m.collapsed.assign(m.layout.blocks.size(), 0);
@@ -338,10 +342,30 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     out.plainEdgesSkipped = !L.edges.empty();
+  } else if (l1 - l0 + m.maxShortSpan + 2 < L.layerCount()) {
+    // Only part of the graph is in view: an edge can show only if it enters a node in layers
+    // [s0, max(s1, l1 + maxShortSpan)) (short edges, target stubs) or leaves one in [s0, s1) (source stubs),
+    // where [s0, s1) are the layers within a stub's reach of the view.
+    const auto [s0, s1] = L.layersIn(visStub.min.y, visStub.max.y);
+    const int last = std::min(L.layerCount(), std::max(s1, l1 + m.maxShortSpan));
+    for (int k = L.layerStart[s0]; k < L.layerStart[last]; ++k) {
+      const int v = L.byLayer[k];
+      for (int q = m.inEdgeStart[v]; q < m.inEdgeStart[v + 1]; ++q) candidates.push_back(m.inEdges[q]);
+    }
+    for (int k = L.layerStart[s0]; k < L.layerStart[s1]; ++k) {
+      const int v = L.byLayer[k];
+      for (int q = m.outEdgeStart[v]; q < m.outEdgeStart[v + 1]; ++q) {
+        const int e = m.outEdges[q], dl = L.layer[L.edges[e].dst];
+        if (dl >= last) candidates.push_back(e);  // not already taken as an in-edge above
+      }
+    }
+  } else {
+    candidates.resize(L.edges.size());
+    for (size_t e = 0; e < L.edges.size(); ++e) candidates[e] = static_cast<int>(e);
   }
-  const size_t edgeCount = merge ? candidates.size() : L.edges.size();
+  const size_t edgeCount = candidates.size();
   for (size_t i = 0; i < edgeCount; ++i) {
-    const size_t e = merge ? static_cast<size_t>(candidates[i]) : i;
+    const size_t e = static_cast<size_t>(candidates[i]);
     const auto& ed = L.edges[e];
     const int s = ed.src, d = ed.dst;
     if (!m.visible[s] || !m.visible[d]) continue;

@@ -50,6 +50,7 @@ struct GraphModel {
   std::vector<int> inEdgeStart, inEdges;
   std::vector<int> outEdgeStart, outEdges;  // edges leaving each node
   std::vector<int> problemEdges;            // edges of kind NeedsRedistribute, ascending
+  int maxShortSpan = 0;                     // the most layers a drawn (not long) edge spans
   int findEdge(int consumer, int input) const;  // layout edge index, or -1
 };
 
