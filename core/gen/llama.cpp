@@ -373,8 +373,6 @@ Plan makeLlamaPlan(const LlamaOptions& o) {
                          "RR", "rope");
   V sinB = b.placeholder("primals_" + std::to_string(++primal), PlaceholderKind::Buffer, M({z.S, z.hd}, DType::BF16),
                          "RR", "rope");
-  b.plan.tags[tokens.node] = AutoSpTag{"input_id", 1};
-  b.plan.tags[labels.node] = AutoSpTag{"label_id", 1};
   V tangent = b.placeholder("tangents_1", PlaceholderKind::Tangent, M({}, DType::F32), "RR", "");
 
   auto at = [&](const std::string& mod, int line, const std::string& code) {
@@ -556,7 +554,7 @@ Plan makeLlamaPlan(const LlamaOptions& o) {
                    Builder::T(s.lse), Builder::T(s.seed), Builder::T(s.off), A::real(0.0),
                    A::list({A::boolean(true), A::boolean(true), A::boolean(true), A::boolean(false)}),
                    A::boolean(true)},
-                  {}, {b.meta(s.q), b.meta(s.k), b.meta(s.v), TensorMeta{{}, DType::BF16, false}},
+                  {}, {b.meta(s.q), b.meta(s.k), b.meta(s.v), M({0}, DType::BF16)},
                   {"S(0)S(1)", "S(0)S(1)", "S(0)S(1)", ""});
     V gq = md.transpose12(b.getitem(sb, 0), "S(0)S(2)");
     V gk = md.transpose12(b.getitem(sb, 1), "S(0)S(2)");

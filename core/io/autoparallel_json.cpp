@@ -267,6 +267,11 @@ Result<Plan> readAutoparallelJson(const json& j) {
     if (!tr) return tr.error();
     plan.summary = CostSummary{t->value_or(-1), c->value_or(-1), cp->value_or(-1), tr->value_or(-1)};
   }
+  // The export gives the output node no phase: it ends the backward when there is one.
+  bool anyBackward = false;
+  for (const auto& n : g.nodes) anyBackward |= n.phase == Phase::Backward;
+  for (auto& n : g.nodes)
+    if (n.kind == NodeKind::Output && n.phase == Phase::Unknown) n.phase = anyBackward ? Phase::Backward : Phase::Forward;
   g.reindex();
   std::string bad = g.validate();
   if (!bad.empty()) return Error::atPointer("the graph is not valid: " + bad, "/nodes");

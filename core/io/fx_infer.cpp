@@ -563,7 +563,7 @@ const std::unordered_map<std::string, Rule>& rules() {
       t[op] = [](const Ctx& c) -> std::optional<Metas> {
         const TensorMeta *q = c.tensor(1), *k = c.tensor(2), *v = c.tensor(3);
         if (!q || !k || !v) return std::nullopt;
-        return Metas{*q, *k, *v, TensorMeta{{}, DType::Unknown, false}};
+        return Metas{*q, *k, *v, meta({0}, q->dtype)};  // grad of the (absent) bias: an empty tensor
       };
     t["native_layer_norm"] = [](const Ctx& c) -> std::optional<Metas> {
       const TensorMeta* x = c.tensor(0);
@@ -616,7 +616,7 @@ const std::unordered_map<std::string, Rule>& rules() {
 
 }  // namespace
 
-int inferShapes(Graph& g, std::vector<std::string>& unresolved) {
+int inferShapes(Graph& g, std::vector<std::string>& unresolved, const std::vector<bool>* annotated) {
   struct Miss {
     int count = 0;
     std::string first;
@@ -628,7 +628,8 @@ int inferShapes(Graph& g, std::vector<std::string>& unresolved) {
     if (n.kind != NodeKind::Call) continue;
     bool anyUnknown = n.outputs.empty();
     for (auto& m : n.outputs) anyUnknown |= !m.known;
-    if (!anyUnknown) continue;
+    bool rederive = annotated && i < static_cast<int>(annotated->size()) && !(*annotated)[i];
+    if (!anyUnknown && !rederive) continue;
     std::optional<Metas> r;
     if (n.op == "operator.getitem") {
       if (!n.args.empty() && n.args[0].isTensor()) {
@@ -640,6 +641,7 @@ int inferShapes(Graph& g, std::vector<std::string>& unresolved) {
       if (it != rules().end()) r = it->second(Ctx{g, n});
     }
     if (!r || r->empty()) {
+      if (!anyUnknown) continue;
       Miss& m = misses[n.op];
       if (m.count++ == 0) m.first = n.name;
       continue;
@@ -648,6 +650,7 @@ int inferShapes(Graph& g, std::vector<std::string>& unresolved) {
     if (r->size() < n.outputs.size()) r->resize(n.outputs.size(), TensorMeta{{}, DType::Unknown, false});
     for (size_t k = 0; k < n.outputs.size(); ++k)
       if (n.outputs[k].known) (*r)[k] = n.outputs[k];
+    if (*r == n.outputs) continue;
     n.outputs = std::move(*r);
     ++inferred;
   }

@@ -15,6 +15,8 @@
 
 namespace ss::fx {
 
-int inferShapes(Graph& g, std::vector<std::string>& unresolved);
+// `annotated[i]` false marks nodes whose text gave no meta of their own (tuple producers whose metas came from
+// getitems): they are re-derived too, so outputs no getitem printed are filled in.
+int inferShapes(Graph& g, std::vector<std::string>& unresolved, const std::vector<bool>* annotated = nullptr);
 
 }  // namespace ss::fx

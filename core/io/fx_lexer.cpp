@@ -212,7 +212,7 @@ std::string pythonFloat(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
   // Shortest round-trip digits in scientific form, then laid out as Python's repr does: fixed notation for
-  // exponents in [-5, 16), scientific with a two-digit exponent otherwise.
+  // exponents in [-4, 16), scientific with a two-digit exponent otherwise.
   char buf[64];
   auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   (void)ec;
@@ -227,7 +227,7 @@ std::string pythonFloat(double v) {
     if (c != '.') digits += c;
   while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
   std::string out;
-  if (exp >= -5 && exp < 16) {
+  if (exp >= -4 && exp < 16) {
     if (exp >= 0) {
       if (static_cast<int>(digits.size()) <= exp + 1) {
         out = digits + std::string(exp + 1 - digits.size(), '0') + ".0";

@@ -255,6 +255,7 @@ Result<bool> FxReader::signature(const fx::LogicalLine& l) {
     bool ann = false;
     if (cur.accept(':')) {
       if (cur.atString()) {
+        cur.skipSpace();
         size_t sAt = cur.pos();
         auto s = cur.stringLiteral();
         if (!s) return s.error();
@@ -378,6 +379,7 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   TensorMeta meta = kUnknownMeta;
   bool ann = false;
   if (cur.accept(':')) {
+    cur.skipSpace();
     size_t sAt = cur.pos();
     if (!cur.atString()) return cur.error("expected a string annotation after ':'");
     auto s = cur.stringLiteral();
@@ -545,7 +547,7 @@ void FxReader::finish(FxReadReport& rep) {
   }
   for (size_t i = 0; i < annotated_.size(); ++i)
     if (annotated_[i]) ++rep.annotated;
-  rep.inferred += fx::inferShapes(g_, rep.uninferred);
+  rep.inferred += fx::inferShapes(g_, rep.uninferred, &annotated_);
 
   bool haveTangents = false;
   for (auto& n : g_.nodes) {
@@ -575,6 +577,24 @@ void FxReader::finish(FxReadReport& rep) {
       if (n.kind == NodeKind::Output) bwd[i] = haveTangents;
     }
     n.phase = bwd[i] ? Phase::Backward : Phase::Forward;
+  }
+  // Constants (full, zeros, arange: no tensor inputs) belong to the phase of their first user.
+  for (int i = g_.size() - 1; i >= 0; --i) {
+    Node& n = g_.nodes[i];
+    if (n.kind != NodeKind::Call) continue;
+    refs.clear();
+    collectTensorRefs(n, refs);
+    if (!refs.empty()) continue;
+    for (int u = i + 1; u < g_.size(); ++u) {
+      refs.clear();
+      collectTensorRefs(g_.nodes[u], refs);
+      bool uses = false;
+      for (auto& r : refs) uses |= r.node == i;
+      if (uses) {
+        n.phase = g_.nodes[u].kind == NodeKind::Output ? n.phase : g_.nodes[u].phase;
+        break;
+      }
+    }
   }
 }
 

@@ -3,8 +3,9 @@
 //    "placements": {"mm": {"output": "S(0)S(1)", "inputs": ["S(0)R", "RS(1)"]}, "getitem": "RS(0)", ...}}
 // A value is either the object form (output spec or tuple "(RS(0), None)", plus one input spec per tensor input,
 // null = as produced) or a bare output string (the form autoparallel's save_solution/load_solution use).
-// Applying it to a graph replaces the named nodes' specs; nodes the file does not name keep theirs unless the
-// mesh's dimension count changes (then every spec and redistribute is dropped: they cannot be reinterpreted).
+// Applying it to a graph sets sourceFormat = AutoparallelPlacements and replaces the named nodes' specs; nodes
+// the file does not name keep theirs unless the mesh's dimension count changes (then every spec and
+// redistribute is dropped: they cannot be reinterpreted).
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
@@ -72,6 +73,8 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
     plan.redistributes.clear();
   }
   plan.mesh = *mesh;
+  // The specs are now a solver's solution: the checker reads src != dst edges the way it reads an export's.
+  plan.sourceFormat = PlanFormat::AutoparallelPlacements;
   plan.graph.reindex();
   plan.normalizeSpecs();
   std::vector<TensorRef> refs;
@@ -135,8 +138,22 @@ json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
   std::vector<TensorRef> refs;
   for (int i = 0; i < plan.graph.size(); ++i) {
     const Node& n = plan.graph.nodes[i];
-    if (n.kind == NodeKind::Output || i >= static_cast<int>(plan.specs.size())) continue;
+    if (i >= static_cast<int>(plan.specs.size())) continue;
     const NodeSpecs& sp = plan.specs[i];
+    refs.clear();
+    collectTensorRefs(n, refs);
+    if (n.kind == NodeKind::Output) {
+      // autoparallel does not solve the output node; its input specs (e.g. gradients reduce-scattered to the
+      // parameters' specs) are written when set, as {"inputs": [...]} with no "output".
+      bool anyIn = false;
+      for (auto& s : sp.inputs) anyIn |= s.has_value();
+      if (!anyIn || style == PlacementsStyle::OutputOnly) continue;
+      json ins = json::array();
+      for (size_t k = 0; k < refs.size(); ++k)
+        ins.push_back(sp.inputs[k] ? json(sp.inputs[k]->toMeshString()) : json(nullptr));
+      placements[n.name] = {{"inputs", std::move(ins)}};
+      continue;
+    }
     bool any = false;
     for (auto& s : sp.outputs) any |= s.has_value();
     if (!any) continue;
@@ -152,8 +169,6 @@ json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
       placements[n.name] = out;
       continue;
     }
-    refs.clear();
-    collectTensorRefs(n, refs);
     json ins = json::array();
     for (size_t k = 0; k < refs.size(); ++k) {
       auto s = plan.consumerSpec(i, static_cast<int>(k));
