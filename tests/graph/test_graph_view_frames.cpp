@@ -258,3 +258,27 @@ TEST_CASE("graph view: F fits, a click on the minimap moves the view there", "[g
   CHECK(st.canvas.zoom == Approx(fitted.zoom));
   CHECK(st.canvas.offset.y == Approx(fitted.offset.y));
 }
+
+TEST_CASE("graph view: an empty plan and a plan without specs draw without trouble", "[graph_view]") {
+  Headless ui;
+  Diagnostics diags;
+  Selection sel;
+  {
+    Plan empty;
+    GraphViewState st;
+    for (int i = 0; i < 3; ++i) ui.frame([&] { drawGraphView(empty, diags, st, sel); });
+    REQUIRE(st.model);
+    CHECK(st.model->layout.nodeCount() == 0);
+    CHECK(st.records.nodes.empty());
+  }
+  {
+    Plan bare = smallLlama();
+    bare.specs.clear();  // specs absent: every node uncoloured, no redistribute edges
+    bare.redistributes.clear();
+    GraphViewState st;
+    for (int i = 0; i < 3; ++i) ui.frame([&] { drawGraphView(bare, diags, st, sel); });
+    REQUIRE(st.model);
+    for (int16_t c : st.model->colour) REQUIRE(c == -1);
+    for (auto k : st.model->edgeKind) REQUIRE(k == EdgeKind::Normal);
+  }
+}
