@@ -213,3 +213,45 @@ TEST_CASE("graph records: a partial view finds exactly the edges a full scan wou
     CHECK_FALSE(want.empty());
   }
 }
+
+TEST_CASE("graph records: far out, whole blocks are one rectangle each; filtered blocks fall back", "[graph_records]") {
+  // 40 chains of 300 nodes, each chain a block.
+  const int chains = 40, depth = 300;
+  LayoutInput in = grid(chains, depth);
+  in.width.assign(in.nodeCount, 20.f);
+  in.block.assign(in.nodeCount, -1);
+  for (int c = 0; c < chains; ++c) {
+    in.blockNames.push_back("layers." + std::to_string(c) + " (forward)");
+    in.blockFamily.push_back(0);
+    for (int k = 0; k < depth; ++k) in.block[c * depth + k] = c;
+  }
+  GraphModel m = modelOf(in);
+  for (int v = 0; v < in.nodeCount; ++v) m.colour[v] = static_cast<int16_t>(v % depth < 180 ? 2 : 5);
+  for (size_t b = 0; b < m.blockColour.size(); ++b) m.blockColour[b] = 2;  // as refreshGraphModel would find
+  Canvas c;
+  c.size = {1000, 800};
+  c.fit(m.layout.bounds, 0);
+  REQUIRE(m.layout.nodeHeight * c.zoom < 3.0);
+  GraphRecords r;
+  buildGraphRecords(m, c, {}, r);
+  REQUIRE(r.merged);
+  REQUIRE(r.cells.size() == static_cast<size_t>(chains));
+  for (const auto& cell : r.cells) {
+    CHECK(cell.count == depth);
+    CHECK(cell.colour == 2);
+  }
+  CHECK(r.nodesVisited == chains * depth);
+
+  // Hide one node of block 3: its other nodes go through the cell grid, the rest stay summaries.
+  m.visible[3 * depth + 50] = 0;
+  m.blockWhole[3] = 0;
+  buildGraphRecords(m, c, {}, r);
+  long counted = 0;
+  int summaries = 0;
+  for (const auto& cell : r.cells) {
+    counted += cell.count;
+    summaries += cell.count == depth;
+  }
+  CHECK(summaries == chains - 1);
+  CHECK(counted == chains * depth - 1);
+}
