@@ -39,10 +39,12 @@ size_t countEdges(const Plan& plan) {
   return e;
 }
 
-bool sameGraph(const GraphViewState::Seen& s, const Plan& plan, size_t edges) {
+// Cheap per-frame identity of the graph (edits never change it; a new document is another plan, another size or
+// other names, or comes with GraphViewState::relayoutRequested). Counting edges every frame would cost ~5 ms at 1M.
+bool sameGraph(const GraphViewState::Seen& s, const Plan& plan) {
   const auto& nodes = plan.graph.nodes;
-  return s.plan == &plan && s.nodes == plan.graph.size() && s.edges == edges &&
-         s.first == (nodes.empty() ? "" : nodes.front().name) && s.last == (nodes.empty() ? "" : nodes.back().name);
+  return s.plan == &plan && s.nodes == plan.graph.size() && s.first == (nodes.empty() ? "" : nodes.front().name) &&
+         s.last == (nodes.empty() ? "" : nodes.back().name);
 }
 
 void startLayout(const Plan& plan, const Diagnostics& diags, GraphViewState& st) {
@@ -73,7 +75,11 @@ void startLayout(const Plan& plan, const Diagnostics& diags, GraphViewState& st)
 }
 
 void keepModelCurrent(const Plan& plan, const Diagnostics& diags, GraphViewState& st) {
-  if (!sameGraph(st.seen, plan, countEdges(plan))) { startLayout(plan, diags, st); return; }
+  if (st.relayoutRequested || !sameGraph(st.seen, plan)) {
+    st.relayoutRequested = false;
+    startLayout(plan, diags, st);
+    return;
+  }
   if (!st.model && st.worker && !st.worker->running()) {
     if (auto layout = st.worker->take()) {
       st.model = makeGraphModel(plan, diags, std::move(*layout));
