@@ -282,3 +282,31 @@ TEST_CASE("graph view: an empty plan and a plan without specs draw without troub
     for (auto k : st.model->edgeKind) REQUIRE(k == EdgeKind::Normal);
   }
 }
+
+TEST_CASE("graph view: a document replaced in place is laid out again on request", "[graph_view]") {
+  Headless ui;
+  Plan plan = smallLlama();
+  Diagnostics diags;
+  GraphViewState st;
+  Selection sel;
+  auto frame = [&] { ui.frame([&] { drawGraphView(plan, diags, st, sel); }); };
+  frame();
+  REQUIRE(st.model);
+  const size_t edgesBefore = st.model->layout.edges.size();
+  // Same address, same size and names, one edge fewer: only the owner's request reveals it.
+  const int last = plan.graph.size() - 1;
+  auto& outArgs = plan.graph.nodes[last].args;
+  REQUIRE_FALSE(outArgs.empty());
+  REQUIRE(outArgs[0].isList());
+  auto& items = outArgs[0].items;  // (loss, grads..., None...): drop the last tensor
+  for (size_t i = items.size(); i-- > 0;)
+    if (items[i].isTensor()) { items.erase(items.begin() + static_cast<long>(i)); break; }
+  plan.graph.reindex();
+  plan.normalizeSpecs();
+  frame();
+  CHECK(st.model->layout.edges.size() == edgesBefore);  // not noticed (cheap per-frame identity)
+  st.relayoutRequested = true;
+  frame();
+  REQUIRE(st.model);
+  CHECK(st.model->layout.edges.size() + 1 == edgesBefore);
+}
