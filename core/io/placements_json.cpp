@@ -142,6 +142,22 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
   return plan;
 }
 
+Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j, bool insertTransitions) {
+  auto r = applyPlacementsJson(graphPlan, j);
+  if (!r || !insertTransitions) return r;
+  Plan& plan = *r;
+  for (int i = 0; i < plan.graph.size(); ++i) {
+    int inputs = static_cast<int>(plan.graph.inputs(i).size());
+    for (int k = 0; k < inputs; ++k) {
+      auto from = plan.producerSpec(i, k);
+      const auto& to = plan.specs[i].inputs[k];
+      if (!from || !to || *from == *to || plan.findRedistribute(i, k)) continue;
+      plan.redistributes.push_back(Redistribute{i, k, *from, *to});
+    }
+  }
+  return r;
+}
+
 json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
   json placements = json::object();
   std::vector<TensorRef> refs;
