@@ -9,14 +9,20 @@
 // reported as "redistribute-required", info). Rules always run on what arrives.
 //
 // AutoSP sequence dim: an AutoSP-tagged input (plan.tags) is sliced by AutoSP along its tag's dimension (a bare
-// key means dim 1). "The dimension the plan's own specs treat as its sequence" is read from the specs, never
-// from names: (1) the tensor dims the placeholder's own output spec shards; if exactly one dim is sharded, that
-// is the plan's sequence dim; (2) otherwise, the first consumer whose declared input spec for this input shards
-// exactly one dim. When no spec shards the input there is nothing to compare and no diagnostic. A tag whose
-// effective dim differs is a "seq-dim-mismatch" error (AutoSP would shard another dim than the plan assumes).
+// key means dim 1). "The dimension the plan's own specs treat as its sequence" is read from the specs:
+//   - Only sequence-parallel mesh dims count: those named sp, seq, cp, context or ulysses (or starting so);
+//     when none is so named, every mesh dim not named for another kind of parallelism (dp, ddp, fsdp, hsdp,
+//     tp, pp, ep, batch), and when run.sp_size > 0, only those of that size. (A batch shard on a "dp" dim is
+//     data parallelism, not the sequence.)
+//   - (1) The placeholder's own output spec: if its sequence-parallel mesh dims shard exactly one tensor dim,
+//     that is the plan's sequence dim; (2) otherwise the first consumer whose declared input spec for it does.
+//   - When no spec shards it on such a mesh dim there is nothing to compare and no diagnostic.
+// A tag whose effective dim differs is a "seq-dim-mismatch" error: AutoSP would slice another dim than the one
+// the rest of the plan treats as the sequence.
 #include "core/check.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -136,6 +142,34 @@ void checkShards(const Plan& plan, int n, int o, const ShardingSpec& spec, const
   }
 }
 
+// The mesh dims that carry sequence parallelism (see the file comment).
+std::vector<bool> sequenceMeshDims(const Plan& plan) {
+  const int M = plan.mesh.ndim();
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  auto startsWithAny = [](const std::string& s, std::initializer_list<const char*> ps) {
+    for (const char* p : ps)
+      if (s.rfind(p, 0) == 0) return true;
+    return false;
+  };
+  std::vector<bool> named(M, false), other(M, false);
+  bool anyNamed = false;
+  for (int m = 0; m < M; ++m) {
+    if (!plan.mesh.hasNames()) break;
+    std::string n = lower(plan.mesh.dimNames()[m]);
+    named[m] = startsWithAny(n, {"sp", "seq", "cp", "context", "ulysses"});
+    other[m] = startsWithAny(n, {"dp", "ddp", "fsdp", "hsdp", "tp", "pp", "ep", "batch"});
+    anyNamed |= named[m];
+  }
+  if (anyNamed) return named;
+  std::vector<bool> out(M, false);
+  for (int m = 0; m < M; ++m)
+    out[m] = !other[m] && (plan.run.spSize <= 0 || plan.mesh.dimSize(m) == plan.run.spSize);
+  return out;
+}
+
 void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
   const Plan& plan = env.plan;
   auto tagIt = plan.tags.find(n);
@@ -144,10 +178,11 @@ void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
   const Node& node = plan.graph.nodes[n];
   if (node.outputs.empty() || !node.outputs[0].known) return;
   int rank = node.outputs[0].rank();
+  std::vector<bool> seqMesh = sequenceMeshDims(plan);
   auto shardedDims = [&](const ShardingSpec& s) {
     std::set<int> dims;
-    for (const auto& p : s.placements)
-      if (p.isShard() && p.dim < rank) dims.insert(p.dim);
+    for (int m = 0; m < s.meshDims() && m < static_cast<int>(seqMesh.size()); ++m)
+      if (seqMesh[m] && s[m].isShard() && s[m].dim < rank) dims.insert(s[m].dim);
     return dims;
   };
   std::optional<ShardingSpec> basis;
@@ -170,8 +205,8 @@ void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
   int tagDim = tag.effectiveDim();
   if (tagDim == planDim) return;
   ShardingSpec autosp = *basis;
-  for (auto& p : autosp.placements)
-    if (p.isShard()) p.dim = tagDim;
+  for (int m = 0; m < autosp.meshDims() && m < static_cast<int>(seqMesh.size()); ++m)
+    if (seqMesh[m] && autosp[m].isShard()) autosp.placements[m].dim = tagDim;
   Diagnostic d = make(Severity::Error, "seq-dim-mismatch", n, -1,
                       node.name + " is tagged " + tag.toString() + (tag.seqDim ? "" : " (a bare key: AutoSP slices dim 1)") +
                           ", so AutoSP shards dim " + std::to_string(tagDim) + " of " + shapeToString(node.outputs[0].shape) +
@@ -207,6 +242,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
 
   // Edges: what arrives, against what the consumer declares.
   const auto& refs = env.refs[n];
+  bool edgeMissing = false;  // then the output the rule computes follows from the missing edge: not reported
   rules::RuleContext ctx;
   ctx.node = &node;
   ctx.mesh = &plan.mesh;
@@ -285,6 +321,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
       } else {
         d.severity = Severity::Error;
         d.kind = "missing-redistribute";
+        edgeMissing = true;
         d.message = producerName + " delivers " + producer->toMeshString() + " but " + node.name + " consumes input " +
                     std::to_string(in) + " as " + declared->toMeshString() + ", and the plan has no redistribute on this edge";
         d.fix = "insert a redistribute " + producer->toMeshString() + " -> " + declared->toMeshString() + ": " + how;
@@ -325,7 +362,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     return out;
   }
   for (size_t o = 0; o < r.outputs.size() && o < declaredOut.size(); ++o) {
-    if (!r.outputs[o] || !declaredOut[o] || *r.outputs[o] == *declaredOut[o]) continue;
+    if (edgeMissing || !r.outputs[o] || !declaredOut[o] || *r.outputs[o] == *declaredOut[o]) continue;
     Diagnostic d = make(Severity::Error, "output-spec-mismatch", n, -1,
                         node.name + (declaredOut.size() > 1 ? " output " + std::to_string(o) : std::string()) +
                             " is declared " + declaredOut[o]->toMeshString() + ", but its inputs as they arrive make " +

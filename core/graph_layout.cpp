@@ -105,28 +105,39 @@ bool cancelled(LayoutProgress* p) { return p && p->cancel.load(std::memory_order
 void report(LayoutProgress* p, float f) { if (p) p->fraction.store(f, std::memory_order_relaxed); }
 
 // ---- layering ----
-// Nodes that depend only on graph inputs ("input-only": no in-edges, or all producers input-only) sit just above
-// their first consumer; all others as early as possible.
+// As late as possible: every node sits just above its first consumer, so parameters, constants and their
+// transposes sit next to their use, and recomputed activations (checkpointing) next to the backward that needs
+// them, not beside the forward where they could first be computed. Two kinds of consumer do not pull:
+//   - the graph's output (its last node, read by nobody): a node read only by it keeps its earliest layer
+//     (longest path from the sources), so gradients stay where they are computed;
+//   - dead nodes (no path to the output, e.g. a recomputed value nobody uses): they would anchor a whole
+//     recompute chain up in the forward. Dead nodes and the output sit just below their last input.
+// Valid by construction: every edge goes at least one layer down.
 std::vector<int> assignLayers(int n, const Adjacency& adj) {
   std::vector<int> layer(n, 0);
-  std::vector<uint8_t> inputOnly(n, 0);
-  for (int v = 0; v < n; ++v) {
-    int l = 0;
-    bool only = true;
-    for (int k = adj.inStart[v]; k < adj.inStart[v + 1]; ++k) {
-      const int u = adj.inNode[k];
-      l = std::max(l, layer[u] + 1);
-      only = only && inputOnly[u];
-    }
-    layer[v] = l;
-    inputOnly[v] = only;
-  }
+  for (int v = 0; v < n; ++v)
+    for (int k = adj.inStart[v]; k < adj.inStart[v + 1]; ++k) layer[v] = std::max(layer[v], layer[adj.inNode[k]] + 1);
+  std::vector<uint8_t> live(n, 0), pulls(n, 0);
   for (int v = n; v-- > 0;) {
-    if (!inputOnly[v] || adj.outDegree(v) == 0) continue;
+    if (v == n - 1 && adj.outDegree(v) == 0) { live[v] = 1; continue; }
     int first = std::numeric_limits<int>::max();
-    for (int k = adj.outStart[v]; k < adj.outStart[v + 1]; ++k) first = std::min(first, layer[adj.outNode[k]]);
-    layer[v] = std::max(layer[v], first - 1);
+    for (int k = adj.outStart[v]; k < adj.outStart[v + 1]; ++k) {
+      const int c = adj.outNode[k];
+      live[v] |= live[c];
+      if (pulls[c]) first = std::min(first, layer[c]);
+    }
+    pulls[v] = live[v];
+    if (first != std::numeric_limits<int>::max()) layer[v] = first - 1;
   }
+  for (int v = 0; v < n; ++v) {
+    if (pulls[v]) continue;
+    int below = 0;
+    for (int k = adj.inStart[v]; k < adj.inStart[v + 1]; ++k) below = std::max(below, layer[adj.inNode[k]] + 1);
+    layer[v] = below;
+  }
+  int lowest = std::numeric_limits<int>::max();
+  for (int l : layer) lowest = std::min(lowest, l);
+  if (n > 0 && lowest != 0) for (int& l : layer) l -= lowest;
   return layer;
 }
 

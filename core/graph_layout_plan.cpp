@@ -1,5 +1,7 @@
 // The plan adapter of core/graph_layout.h: from a Plan to a LayoutInput (edges, widths, labels, blocks).
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <cctype>
 #include <cmath>
 #include <unordered_map>
@@ -64,6 +66,18 @@ std::string nodeShapeText(const Plan& plan, int node) {
   return s;
 }
 
+// Length of nodeShapeText without building it (the adapter runs over 100k nodes).
+size_t shapeTextLength(const Node& n) {
+  if (n.outputs.empty() || !n.outputs[0].known) return 0;
+  const auto& shape = n.outputs[0].shape;
+  size_t len = 3 + std::strlen(dtypeName(n.outputs[0].dtype));  // "[" "] " dtype
+  for (size_t i = 0; i < shape.size(); ++i) {
+    len += (i ? 2 : 0) + std::to_string(shape[i]).size();
+  }
+  if (n.outputs.size() > 1) len += 2 + std::to_string(n.outputs.size() - 1).size();
+  return len;
+}
+
 LayoutInput layoutInputFromPlan(const Plan& plan, const LayoutOptions&) {
   const Graph& g = plan.graph;
   LayoutInput in;
@@ -71,27 +85,42 @@ LayoutInput layoutInputFromPlan(const Plan& plan, const LayoutOptions&) {
   in.width.resize(g.size());
   in.label.resize(g.size());
   in.block.assign(g.size(), -1);
+  // Per distinct op: title length and label hash; per distinct (module path, phase): block instance or -1.
+  std::unordered_map<std::string_view, std::pair<size_t, uint32_t>> opInfo;
+  std::unordered_map<std::string_view, std::array<int, 4>> blockOfPath;
   std::unordered_map<std::string, int> blockIds, familyIds;
   for (int v = 0; v < g.size(); ++v) {
     const Node& node = g.nodes[v];
     const auto& inputs = g.inputs(v);
     for (int i = 0; i < static_cast<int>(inputs.size()); ++i)
       if (inputs[i].node >= 0) in.edges.push_back({inputs[i].node, v, i});
-    in.width[v] = labelWidth(std::max(nodeTitle(plan, v).size(), nodeShapeText(plan, v).size()));
-    in.label[v] = fnv1a(placeholderKindName(node.placeholderKind), fnv1a(node.op));
+    auto [oi, newOp] = opInfo.try_emplace(node.op);
+    if (newOp) oi->second = {node.opName().size(), fnv1a(node.op)};
+    const size_t title = node.kind == NodeKind::Placeholder ? node.name.size()
+                         : node.kind == NodeKind::Output    ? 6
+                                                            : oi->second.first;
+    in.width[v] = labelWidth(std::max(title, shapeTextLength(node)));
+    in.label[v] = fnv1a(placeholderKindName(node.placeholderKind), oi->second.second);
     if (node.modulePath.empty()) continue;
-    const ModuleBlock mb = moduleBlockOf(node.modulePath);
-    if (mb.instance.empty()) continue;
-    const std::string phase = phaseName(node.phase);
-    const std::string key = mb.instance + " (" + phase + ")";
-    auto [it, added] = blockIds.try_emplace(key, static_cast<int>(in.blockNames.size()));
-    if (added) {
-      in.blockNames.push_back(key);
-      auto [fam, famAdded] = familyIds.try_emplace(mb.family + " (" + phase + ")", static_cast<int>(familyIds.size()));
-      (void)famAdded;
-      in.blockFamily.push_back(fam->second);
+    auto [pi, newPath] = blockOfPath.try_emplace(node.modulePath);
+    if (newPath) pi->second.fill(-2);
+    int& slot = pi->second[static_cast<size_t>(node.phase) & 3];
+    if (slot == -2) {
+      slot = -1;
+      const ModuleBlock mb = moduleBlockOf(node.modulePath);
+      if (!mb.instance.empty()) {
+        const std::string phase = phaseName(node.phase);
+        const std::string key = mb.instance + " (" + phase + ")";
+        auto [it, added] = blockIds.try_emplace(key, static_cast<int>(in.blockNames.size()));
+        if (added) {
+          in.blockNames.push_back(key);
+          auto fam = familyIds.try_emplace(mb.family + " (" + phase + ")", static_cast<int>(familyIds.size())).first;
+          in.blockFamily.push_back(fam->second);
+        }
+        slot = it->second;
+      }
     }
-    in.block[v] = it->second;
+    in.block[v] = slot;
   }
   return in;
 }

@@ -90,6 +90,14 @@ GraphModel modelForLayout(GraphLayout layout) {
     const int count = static_cast<int>(last - first);
     for (int k = 0; k < count; ++k) m.entryFraction[first[k]] = static_cast<float>(k + 1) / static_cast<float>(count + 1);
   }
+  m.outEdgeStart.assign(n + 1, 0);
+  for (const auto& e : edges) ++m.outEdgeStart[e.src + 1];
+  for (int v = 0; v < n; ++v) m.outEdgeStart[v + 1] += m.outEdgeStart[v];
+  m.outEdges.resize(edges.size());
+  {
+    std::vector<int> fill(m.outEdgeStart.begin(), m.outEdgeStart.end() - 1);
+    for (size_t e = 0; e < edges.size(); ++e) m.outEdges[fill[edges[e].src]++] = static_cast<int>(e);
+  }
   m.visible.assign(n, 1);
   m.match.assign(n, 0);
   m.collapsed.assign(m.layout.blocks.size(), 0);
@@ -159,6 +167,9 @@ void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& m
     if (d.have && d.want) m.badge[e] = badgeFor(plan, d.node, d.input, *d.have, *d.want);
     else if (!m.badge.count(e)) m.badge[e] = "redistribute?";
   }
+  m.problemEdges.clear();
+  for (size_t e = 0; e < edges.size(); ++e)
+    if (m.edgeKind[e] == EdgeKind::NeedsRedistribute) m.problemEdges.push_back(static_cast<int>(e));
 }
 
 // ---- filter and search ----
@@ -225,6 +236,8 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
   for (size_t b = 0; b < L.blocks.size(); ++b) {
     const auto& blk = L.blocks[b];
     if (blk.nodeCount == 0 || !blk.bounds.overlaps(vis)) continue;
+    // A frame smaller than a few pixels says nothing; a collapsed block is still drawn (it replaces its nodes).
+    if (!m.collapsed[b] && (blk.bounds.height() * zoom < 12.0 || blk.bounds.width() * zoom < 6.0)) continue;
     const Rectd r = blk.bounds.expanded(8);
     out.blocks.push_back({static_cast<int>(b), sx(r.min.x), sy(r.min.y), sx(r.max.x), sy(r.max.y),
                           m.collapsed[b] != 0, m.blockSeverity[b]});
@@ -310,7 +323,25 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
   const double stubWorld = opts.stubPx / zoom;
   const Rectd visStub = vis.expanded(stubWorld);
   size_t plain = 0;
-  for (size_t e = 0; e < L.edges.size(); ++e) {
+  // Far out (merged), only problem edges and the selection's edges are drawn: visit just those.
+  std::vector<int>& candidates = out.edgeScratch;
+  candidates.clear();
+  if (merge) {
+    candidates = m.problemEdges;
+    if (opts.selectedNode >= 0 && opts.selectedNode < n) {
+      for (int k = m.inEdgeStart[opts.selectedNode]; k < m.inEdgeStart[opts.selectedNode + 1]; ++k)
+        candidates.push_back(m.inEdges[k]);
+      for (int k = m.outEdgeStart[opts.selectedNode]; k < m.outEdgeStart[opts.selectedNode + 1]; ++k)
+        candidates.push_back(m.outEdges[k]);
+    }
+    if (opts.selectedEdge >= 0) candidates.push_back(opts.selectedEdge);
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    out.plainEdgesSkipped = !L.edges.empty();
+  }
+  const size_t edgeCount = merge ? candidates.size() : L.edges.size();
+  for (size_t i = 0; i < edgeCount; ++i) {
+    const size_t e = merge ? static_cast<size_t>(candidates[i]) : i;
     const auto& ed = L.edges[e];
     const int s = ed.src, d = ed.dst;
     if (!m.visible[s] || !m.visible[d]) continue;
@@ -320,7 +351,7 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
     const bool selected = static_cast<int>(e) == opts.selectedEdge;
     const bool touchesSelection = selected || s == opts.selectedNode || d == opts.selectedNode;
     const bool special = kind != EdgeKind::Normal || touchesSelection;
-    if (merge && !special) { out.plainEdgesSkipped = true; continue; }
+    if (merge && kind != EdgeKind::NeedsRedistribute && !touchesSelection) continue;
     const double axw = L.x[s] + L.w[s] * 0.5, ayw = L.y[s] + L.h[s];
     const double bxw = L.x[d] + L.w[d] * m.entryFraction[e], byw = L.y[d];
     if (L.longEdge[e] && !merge) {

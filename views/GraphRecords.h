@@ -48,6 +48,8 @@ struct GraphModel {
   std::vector<int> problemNodes;      // nodes with severity >= warning, ascending
   // Layout edges entering each node: inEdges[inEdgeStart[v] .. inEdgeStart[v + 1]), by input index.
   std::vector<int> inEdgeStart, inEdges;
+  std::vector<int> outEdgeStart, outEdges;  // edges leaving each node
+  std::vector<int> problemEdges;            // edges of kind NeedsRedistribute, ascending
   int findEdge(int consumer, int input) const;  // layout edge index, or -1
 };
 
@@ -135,6 +137,7 @@ struct GraphRecords {
   std::vector<int32_t> cellGrid;      // -1 or an index into cellAcc
   std::vector<int32_t> touched;
   std::vector<CellAcc> cellAcc;
+  std::vector<int> edgeScratch;
 };
 
 // ---- record pass ----

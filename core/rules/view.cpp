@@ -340,9 +340,40 @@ RuleResult catRule(const RuleContext& ctx) {
   return withShape(solveLabels(ctx, p), shape);
 }
 
+// slice_backward(grad, input_sizes, dim, start, end, step) and select_backward(grad, input_sizes, dim, index):
+// the gradient is written into zeros of the input's size; the sliced dim must be whole in the gradient.
+RuleResult sliceBackwardRule(const RuleContext& ctx) {
+  if (!known0(ctx)) return unknownResult(ctx);
+  bool select = ruleKey(ctx.node->op) == "select_backward";
+  auto sizes = ctx.intListArg(1, "input_sizes");
+  if (!sizes) return unknownResult(ctx);
+  int r = static_cast<int>(sizes->size());
+  auto d = normDim(ctx.intArg(2, "dim").value_or(0), r);
+  if (!d || ctx.rank(0) != (select ? r - 1 : r)) return unknownResult(ctx);
+  LabelProblem p;
+  p.partial = PartialPolicy::Additive;
+  p.contraction = std::nullopt;
+  std::vector<int> lg, lo(r);
+  for (int k = 0; k < r; ++k) {
+    lo[k] = k;
+    if (k != *d || !select) lg.push_back(k);
+  }
+  if (select) lo[*d] = kFresh;
+  else if (ctx.shape(0)[*d] != (*sizes)[*d])
+    p.forbidden[*d] = "the gradient covers only part of that dim of the input";
+  LabelInput g;
+  g.input = 0;
+  g.labels = lg;
+  p.ins = {g};
+  p.outs = {lo};
+  return withShape(solveLabels(ctx, p), *sizes);
+}
+
 }  // namespace
 
 void registerViewRules(RuleTable& t) {
+  t["slice_backward"] = sliceBackwardRule;
+  t["select_backward"] = sliceBackwardRule;
   for (const char* op : {"view", "reshape", "_unsafe_view", "_reshape_alias"}) t[op] = viewRule;
   t["flatten"] = flattenRule;
   t["unflatten"] = unflattenRule;

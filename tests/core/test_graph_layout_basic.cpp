@@ -91,11 +91,26 @@ TEST_CASE("graph layout: parameters sit just above their first consumer", "[grap
   in.edges = {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}, {3, 4, 0}, {5, 6, 0}, {6, 7, 0}, {4, 7, 1}};
   // 5 and 6 come after 4 in topological order here; a real graph lists placeholders first: both are fine.
   in.edges.push_back({6, 7, 2});
+  in.nodeCount = 9;
+  in.edges.push_back({7, 8, 0});  // the output
   auto g = layoutGraph(in);
   REQUIRE(g);
+  CHECK(g->layer[8] == 6);
   CHECK(g->layer[7] == 5);
   CHECK(g->layer[6] == 4);  // input-only: pulled down to just above its consumer
   CHECK(g->layer[5] == 3);
+}
+
+TEST_CASE("graph layout: dead values do not pull, values read only by the output stay early", "[graph_layout]") {
+  // 0 -> 1 -> 2 -> 3 -> 4 (chain); 5 = f(0), 6 = g(5) (a recompute), 7 = dead use of 6, 8 = h(4, 6), 9 = output
+  // reading 8 and 2 (a gradient computed early).
+  LayoutInput in;
+  in.nodeCount = 10;
+  in.edges = {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}, {3, 4, 0}, {0, 5, 0}, {5, 6, 0}, {6, 7, 0},
+              {4, 8, 0}, {6, 8, 1}, {8, 9, 0}, {2, 9, 1}};
+  auto g = layoutGraph(in);
+  REQUIRE(g);
+  CHECK(g->layer == std::vector<int>{0, 1, 2, 3, 4, 3, 4, 5, 5, 6});
 }
 
 TEST_CASE("graph layout: long edges are flagged, bad edges dropped", "[graph_layout]") {

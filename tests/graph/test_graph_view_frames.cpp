@@ -24,6 +24,7 @@ struct Headless {
     io.DisplaySize = ImVec2(1280, 800);
     io.DeltaTime = 1.f / 60.f;
     io.IniFilename = nullptr;
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the OpenGL 3 backend: draw lists over 64k vertices
     unsigned char* pixels = nullptr;
     int w = 0, h = 0;
     io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);

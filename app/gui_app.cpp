@@ -1,0 +1,676 @@
+// Section index: lifecycle | frame | menus and shortcuts | panes | dialogs | file actions.
+#include "app/gui_app.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/formats.h"
+#include "core/io/load.h"
+#include "views/FixAll.h"
+#include "views/Fonts.h"
+#include "views/Theme.h"
+
+namespace ss::app {
+namespace {
+
+double nowSeconds() {
+  using namespace std::chrono;
+  return duration_cast<duration<double>>(steady_clock::now().time_since_epoch()).count();
+}
+
+// Key codes: the GLFW backend maps keys by GLFW code (letters are their ASCII capitals); the headless platform
+// uses the same numbers, so shortcuts and tests agree.
+constexpr int kKeyF5 = 294;
+constexpr int kKeyEscape = 256;
+
+bool pressed(int key) { return key >= 0 && key < 512 && ImGui::IsKeyPressed(key, false); }
+
+bool shortcut(bool shift, int key) {
+  const ImGuiIO& io = ImGui::GetIO();
+  return io.KeyCtrl && io.KeyShift == shift && !io.KeyAlt && pressed(key);
+}
+
+const char* kModalUnsaved = "Unsaved changes";
+const char* kModalRecover = "Recover unsaved edits?";
+const char* kModalAbout = "About shardscope";
+const char* kModalShortcuts = "Keyboard shortcuts";
+const char* kModalError = "Problem";
+
+}  // namespace
+
+// ---- lifecycle ----
+
+GuiApp::GuiApp(Platform& platform, GuiOptions opts)
+    : platform_(platform), opts_(std::move(opts)), recovery_(stateDir()) {}
+
+GuiApp::~GuiApp() { shutdown(); }
+
+bool GuiApp::init(std::string& error) {
+  if (opts_.persistSettings) settings_ = loadSettings();
+  if (opts_.theme) settings_.theme = *opts_.theme;
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  imguiCreated_ = true;
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // our own settings.json holds the layout
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  // Same key numbers as the GLFW backend (it overwrites these with the same values).
+  const int keys[][2] = {{ImGuiKey_Tab, 258},      {ImGuiKey_LeftArrow, 263}, {ImGuiKey_RightArrow, 262},
+                         {ImGuiKey_UpArrow, 265},  {ImGuiKey_DownArrow, 264}, {ImGuiKey_PageUp, 266},
+                         {ImGuiKey_PageDown, 267}, {ImGuiKey_Home, 268},      {ImGuiKey_End, 269},
+                         {ImGuiKey_Insert, 260},   {ImGuiKey_Delete, 261},    {ImGuiKey_Backspace, 259},
+                         {ImGuiKey_Space, 32},     {ImGuiKey_Enter, 257},     {ImGuiKey_Escape, 256},
+                         {ImGuiKey_KeyPadEnter, 335}, {ImGuiKey_A, 'A'},      {ImGuiKey_C, 'C'},
+                         {ImGuiKey_V, 'V'},        {ImGuiKey_X, 'X'},         {ImGuiKey_Y, 'Y'},
+                         {ImGuiKey_Z, 'Z'}};
+  for (const auto& k : keys) io.KeyMap[k[0]] = k[1];
+
+  PlatformOptions po;
+  po.width = opts_.width;
+  po.height = opts_.height;
+  if (opts_.persistSettings && opts_.visible) {
+    po.width = settings_.windowW;
+    po.height = settings_.windowH;
+  }
+  po.visible = opts_.visible;
+  if (!platform_.init(po, error)) return false;
+  platformUp_ = true;
+  const float scale = platform_.contentScale();
+  views::loadFonts(settings_.fontPixels, scale);
+  platform_.fontsChanged();
+  applyTheme(settings_.theme);
+  if (scale > 1.01f) ImGui::GetStyle().ScaleAllSizes(scale);
+  dialog_.allowNative(opts_.allowNativeDialogs);
+  startTime_ = nowSeconds();
+  if (opts_.recovery) {
+    offeredRecoveries_ = findRecoveries(stateDir());
+    if (!offeredRecoveries_.empty()) modalName_ = kModalRecover;
+  }
+  return true;
+}
+
+void GuiApp::shutdown() {
+  if (platformUp_) {
+    if (opts_.persistSettings) saveSettings(settings_);
+    platform_.shutdown();
+    platformUp_ = false;
+  }
+  if (imguiCreated_) {
+    ImGui::DestroyContext();
+    imguiCreated_ = false;
+  }
+}
+
+void GuiApp::applyTheme(views::ThemeKind k) {
+  settings_.theme = k;
+  views::applyTheme(k);
+}
+
+// ---- frame ----
+
+void GuiApp::frame(std::vector<unsigned char>* capture, int* capW, int* capH) {
+  platform_.beginFrame();
+  ImGui::NewFrame();
+  drawUi();
+  ImGui::Render();
+  if (capture != nullptr) {
+    int w = 0, h = 0;
+    if (platform_.capture(*capture, w, h)) {
+      if (capW) *capW = w;
+      if (capH) *capH = h;
+    }
+  }
+  const views::Palette& pal = views::palette();
+  const ImVec4 bg = ImGui::ColorConvertU32ToFloat4(pal.background);
+  const float clear[4] = {bg.x, bg.y, bg.z, 1.0f};
+  platform_.endFrame(clear);
+  afterFrame();
+}
+
+void GuiApp::afterFrame() {
+  const uint64_t before = doc_.revision();
+  if (!cmds_.empty()) doc_.drain(cmds_);
+  if (doc_.revision() != before) framesToDraw_ = std::max(framesToDraw_, 3);
+  for (const std::string& path : platform_.takeDroppedFiles()) {
+    if (doc_.dirty()) {
+      pending_ = Pending::OpenPath;
+      pendingPath_ = path;
+      modalName_ = kModalUnsaved;
+    } else {
+      openFile(path);
+    }
+    break;  // one file at a time
+  }
+  if (dialog_.active()) framesToDraw_ = std::max(framesToDraw_, 1);
+  if (opts_.recovery) {
+    const std::string err = recovery_.update(doc_, nowSeconds());
+    if (!err.empty()) recoveryError_ = err;
+  }
+  if (run_.poll()) framesToDraw_ = std::max(framesToDraw_, 2);
+  platform_.setTitle(doc_.windowTitle());
+  if (platform_.closeRequested() && !finished_) {
+    platform_.setCloseRequested(false);
+    requestQuit();
+  }
+}
+
+int GuiApp::run() {
+  while (!finished_) {
+    frame();
+    if (framesToDraw_ > 0) --framesToDraw_;
+    // Idle: wait for input unless something is animating (a run in progress, a dialog thread, a pending redraw).
+    const bool busy = run_.active() || dialog_.active() || ImGui::IsMouseDragging(0);
+    if (framesToDraw_ == 0 && !busy) {
+      while (!finished_ && !platform_.waitEvents(0.5)) {
+        if (platform_.closeRequested() || run_.poll()) break;
+        if (opts_.recovery) recovery_.update(doc_, nowSeconds());
+      }
+      framesToDraw_ = 3;  // let ImGui settle hover/active states after the event
+    } else if (busy && framesToDraw_ == 0) {
+      platform_.waitEvents(0.05);
+    }
+  }
+  return 0;
+}
+
+void GuiApp::requestQuit() {
+  if (doc_.dirty()) {
+    pending_ = Pending::Quit;
+    modalName_ = kModalUnsaved;
+    framesToDraw_ = 3;
+    return;
+  }
+  if (opts_.recovery) recovery_.remove();
+  finished_ = true;
+}
+
+void GuiApp::drawUi() {
+  handleShortcuts();
+  const ImGuiIO& io = ImGui::GetIO();
+  float top = 0;
+  if (opts_.soloView.empty()) {
+    drawMenuBar();
+    top = ImGui::GetFrameHeight();
+  }
+  const float statusH = ImGui::GetFrameHeight() + 4;
+  if (!opts_.soloView.empty()) drawSolo(opts_.soloView, 0, io.DisplaySize.y);
+  else {
+    drawPanes(top, io.DisplaySize.y - statusH);
+    drawStatusBar(statusH);
+  }
+  if (dialog_.frame()) {
+    const std::optional<std::string>& r = dialog_.result();
+    if (r) {
+      switch (dialog_.purpose()) {
+        case kPurposeOpen: openFile(*r); break;
+        case kPurposeSaveAs:
+          if (saveTo(*r) && continueAfterSave_) continuePending();
+          break;
+        case kPurposeExport: {
+          Result<bool> w = writeFileAtomic(*r, writePlacementsJson(doc_.plan()).dump(2) + "\n");
+          if (!w.ok()) {
+            modalName_ = kModalError;
+            modalText_ = "Export failed: " + w.error().toString(*r);
+          }
+          break;
+        }
+        default: break;
+      }
+    } else {
+      pending_ = Pending::None;  // cancelled
+    }
+    continueAfterSave_ = false;
+  }
+  drawModals();
+}
+
+// ---- menus and shortcuts ----
+
+void GuiApp::handleShortcuts() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!modalName_.empty() || dialog_.usingBrowser()) return;
+  if (shortcut(false, 'O')) startOpenDialog();
+  if (shortcut(false, 'S') && doc_.loaded()) {
+    if (doc_.path().empty()) startSaveAsDialog(false);
+    else saveTo(doc_.path());
+  }
+  if (shortcut(true, 'S') && doc_.loaded()) startSaveAsDialog(false);
+  if (shortcut(false, 'Q')) requestQuit();
+  if (shortcut(false, 'F')) graph_.focusSearch();
+  if (!io.WantTextInput) {
+    if (shortcut(false, 'Z')) doc_.undo();
+    if (shortcut(true, 'Z') || shortcut(false, 'Y')) doc_.redo();
+  }
+  if (pressed(kKeyF5) && !run_.active() && doc_.loaded()) {
+    run_.start(doc_.plan());
+    forceTab_ = "run";
+  }
+  if (pressed(kKeyEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
+}
+
+void GuiApp::drawMenuBar() {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open...", "Ctrl+O")) startOpenDialog();
+    if (ImGui::BeginMenu("Open recent", !settings_.recent.empty())) {
+      std::string chosen;
+      for (const std::string& r : settings_.recent) {
+        if (ImGui::MenuItem(r.c_str())) chosen = r;
+      }
+      ImGui::EndMenu();
+      if (!chosen.empty()) openRecent(chosen);
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Save", "Ctrl+S", false, doc_.loaded())) {
+      if (doc_.path().empty()) startSaveAsDialog(false);
+      else saveTo(doc_.path());
+    }
+    if (ImGui::MenuItem("Save as...", "Ctrl+Shift+S", false, doc_.loaded())) startSaveAsDialog(false);
+    if (ImGui::MenuItem("Export placements...", nullptr, false, doc_.loaded())) {
+      dialog_.start(FileDialogMode::Save, "Export placements (autoparallel save_placements JSON)",
+                    doc_.path().empty() ? "placements.json" : doc_.path() + ".placements.json", kPurposeExport);
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) requestQuit();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Edit")) {
+    const std::string undo = doc_.history().canUndo() ? "Undo " + doc_.history().undoLabel() : "Undo";
+    const std::string redo = doc_.history().canRedo() ? "Redo " + doc_.history().redoLabel() : "Redo";
+    if (ImGui::MenuItem(undo.c_str(), "Ctrl+Z", false, doc_.history().canUndo())) doc_.undo();
+    if (ImGui::MenuItem(redo.c_str(), "Ctrl+Shift+Z", false, doc_.history().canRedo())) doc_.redo();
+    ImGui::Separator();
+    const std::optional<Command> fix = doc_.loaded() ? views::fixAllCommand(doc_.plan(), doc_.diagnostics()) : std::nullopt;
+    if (ImGui::MenuItem("Fix all", nullptr, false, fix.has_value())) cmds_.push(*fix);
+    if (ImGui::MenuItem("Select first problem", nullptr, false, doc_.loaded())) selectFirstProblem();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::MenuItem("Dark theme", nullptr, settings_.theme == views::ThemeKind::Dark)) applyTheme(views::ThemeKind::Dark);
+    if (ImGui::MenuItem("Light theme", nullptr, settings_.theme == views::ThemeKind::Light)) applyTheme(views::ThemeKind::Light);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Search nodes", "Ctrl+F")) graph_.focusSearch();
+    ImGui::MenuItem("Show info diagnostics", nullptr, &diagsView_.showInfos);
+    if (ImGui::MenuItem("Reset layout")) settings_.layout = PaneLayout{};
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Run")) {
+    if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) {
+      run_.start(doc_.plan());
+      forceTab_ = "run";
+    }
+    if (ImGui::MenuItem("Cancel run", nullptr, false, run_.active())) run_.cancel();
+    if (ImGui::MenuItem("Show run panel")) forceTab_ = "run";
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keyboard shortcuts")) modalName_ = kModalShortcuts;
+    if (ImGui::MenuItem("About")) modalName_ = kModalAbout;
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+}
+
+// ---- panes ----
+
+namespace {
+constexpr ImGuiWindowFlags kPaneFlags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                        ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings |
+                                        ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+void placeWindow(const views::Rect& r) {
+  ImGui::SetNextWindowPos(ImVec2(r.x0, r.y0));
+  ImGui::SetNextWindowSize(ImVec2(std::max(r.w(), 1.0f), std::max(r.h(), 1.0f)));
+}
+}  // namespace
+
+void GuiApp::drawView(const std::string& v) {
+  if (!doc_.loaded()) {
+    ImGui::TextWrapped("No plan open. File > Open (Ctrl+O), drop a file on the window, or start with "
+                       "`shardscope FILE`.");
+    return;
+  }
+  const Plan& plan = doc_.plan();
+  const Diagnostics& d = doc_.diagnostics();
+  if (v == "graph") graph_.draw(plan, d, sel_, cmds_, doc_.revision());
+  else if (v == "diagnostics") views::drawDiagnosticsView(plan, d, diagsView_, sel_, cmds_);
+  else if (v == "edge") views::drawEdgeView(plan, d, edge_, sel_, cmds_);
+  else if (v == "mesh") views::drawMeshView(plan, d, mesh_, sel_, cmds_);
+  else if (v == "tensor") views::drawTensorView(plan, d, tensor_, sel_, cmds_);
+  else if (v == "inspector") views::drawInspectorView(plan, d, inspector_, sel_, cmds_);
+  else if (v == "costs") views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision());
+  else if (v == "run") {
+    const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
+    if (a.start) run_.start(plan);
+    if (a.cancel) run_.cancel();
+  }
+}
+
+void GuiApp::drawPaneContent(int pane) {
+  static const std::vector<std::vector<std::pair<const char*, const char*>>> tabs = {
+      {{"Graph", "graph"}},       {{"Diagnostics", "diagnostics"}},
+      {{"Edge", "edge"}},         {{"Mesh", "mesh"}, {"Tensor", "tensor"}},
+      {{"Inspector", "inspector"}}, {{"Costs", "costs"}, {"Run", "run"}}};
+  const auto& mine = tabs[static_cast<size_t>(pane)];
+  char id[32];
+  std::snprintf(id, sizeof(id), "##tabs%d", pane);
+  if (ImGui::BeginTabBar(id)) {
+    for (const auto& [label, view] : mine) {
+      std::string title = label;
+      if (std::string(view) == "diagnostics" && doc_.loaded()) {
+        title += " (" + std::to_string(doc_.diagnostics().summary().errors) + ")";
+      }
+      title += std::string("###") + view;
+      ImGuiTabItemFlags f = 0;
+      if (forceTab_ == view) {
+        f |= ImGuiTabItemFlags_SetSelected;
+        forceTab_.clear();
+      }
+      if (ImGui::BeginTabItem(title.c_str(), nullptr, f)) {
+        ImGui::BeginChild("##content", ImVec2(0, 0), false,
+                          std::string(view) == "graph" ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
+        drawView(view);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    ImGui::EndTabBar();
+  }
+}
+
+void GuiApp::drawPanes(float top, float bottom) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float w = io.DisplaySize.x, h = std::max(bottom - top, 1.0f);
+  const float sp = 6.0f;
+  clampLayout(settings_.layout, w, h, 120);
+  const PaneRects rects = computePanes(settings_.layout, 0, top, w, h, sp);
+  for (int p = 0; p < kPaneCount; ++p) {
+    placeWindow(rects.panes[static_cast<size_t>(p)]);
+    char name[32];
+    std::snprintf(name, sizeof(name), "##pane%d", p);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
+    if (ImGui::Begin(name, nullptr, kPaneFlags | ImGuiWindowFlags_NoScrollbar)) drawPaneContent(p);
+    ImGui::End();
+    ImGui::PopStyleVar();
+  }
+  // Splitters: small windows on the gaps; dragging moves the split, remembered in settings.json.
+  for (int s = 0; s < 5; ++s) {
+    placeWindow(rects.splitters[static_cast<size_t>(s)]);
+    char name[32];
+    std::snprintf(name, sizeof(name), "##split%d", s);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
+    ImGui::Begin(name, nullptr, kPaneFlags | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoBackground);
+    ImGui::InvisibleButton("##bar", ImGui::GetContentRegionAvail().x > 0 ? ImGui::GetContentRegionAvail() : ImVec2(1, 1));
+    const bool vertical = s < 2;
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
+      ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+      const views::Rect& r = rects.splitters[static_cast<size_t>(s)];
+      ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(r.x0, r.y0), ImVec2(r.x1, r.y1), views::palette().highlight);
+    }
+    if (ImGui::IsItemActive()) {
+      dragSplitter(settings_.layout, s, io.MouseDelta.x, io.MouseDelta.y, w, h);
+      draggingSplitter_ = s;
+    } else if (draggingSplitter_ == s) {
+      draggingSplitter_ = -1;
+    }
+    ImGui::End();
+    ImGui::PopStyleVar(3);
+  }
+}
+
+void GuiApp::drawSolo(const std::string& view, float top, float bottom) {
+  const ImGuiIO& io = ImGui::GetIO();
+  placeWindow(views::Rect{0, top, io.DisplaySize.x, bottom});
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10, 8));
+  if (ImGui::Begin("##solo", nullptr, kPaneFlags)) {
+    std::string title = view;
+    if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+    const views::Fonts& f = views::currentFonts();
+    if (f.large) ImGui::PushFont(f.large);
+    ImGui::TextUnformatted(title.c_str());
+    if (f.large) ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", doc_.windowTitle().c_str());
+    ImGui::Separator();
+    ImGui::BeginChild("##solocontent", ImVec2(0, 0), false,
+                      view == "graph" ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
+    drawView(view);
+    ImGui::EndChild();
+  }
+  ImGui::End();
+  ImGui::PopStyleVar();
+}
+
+void GuiApp::drawStatusBar(float height) {
+  const ImGuiIO& io = ImGui::GetIO();
+  placeWindow(views::Rect{0, io.DisplaySize.y - height, io.DisplaySize.x, io.DisplaySize.y});
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 2));
+  ImGui::Begin("##status", nullptr, kPaneFlags | ImGuiWindowFlags_NoScrollbar);
+  const views::Palette& pal = views::palette();
+  if (doc_.loaded()) {
+    const DiagnosticSummary s = doc_.diagnostics().summary();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.errors ? pal.error : pal.ok), "%d errors", s.errors);
+    ImGui::SameLine();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(s.warnings ? pal.warning : pal.textDim), "%d warnings", s.warnings);
+    ImGui::SameLine();
+    ImGui::TextDisabled("%d infos | %d nodes | mesh %s", s.infos, doc_.plan().graph.size(), doc_.plan().mesh.toString().c_str());
+    if (sel_.hasNode()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("| %s%s", doc_.plan().graph.nodes[static_cast<size_t>(sel_.node)].name.c_str(),
+                          sel_.input >= 0 ? (" input " + std::to_string(sel_.input)).c_str() : "");
+    }
+    ImGui::SameLine();
+  }
+  if (!doc_.lastError().empty()) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "| %s", doc_.lastError().c_str());
+  } else if (!recoveryError_.empty()) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.warning), "| %s", recoveryError_.c_str());
+  } else if (!doc_.lastMessage().empty()) {
+    ImGui::TextDisabled("| %s", doc_.lastMessage().c_str());
+  }
+  ImGui::End();
+  ImGui::PopStyleVar();
+}
+
+// ---- dialogs ----
+
+void GuiApp::drawModals() {
+  if (modalName_.empty()) return;
+  if (!ImGui::IsPopupOpen(modalName_.c_str())) ImGui::OpenPopup(modalName_.c_str());
+  const ImVec2 ds = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(ds.x * 0.5f, ds.y * 0.4f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(360, 0), ImVec2(ds.x * 0.8f, ds.y * 0.8f));
+  if (!ImGui::BeginPopupModal(modalName_.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  bool close = false;
+  if (modalName_ == kModalUnsaved) {
+    ImGui::Text("%s has unsaved edits.", doc_.path().empty() ? "This plan" : views::baseName(doc_.path()).c_str());
+    ImGui::TextUnformatted(pending_ == Pending::Quit ? "Save them before quitting?" : "Save them before opening another file?");
+    if (ImGui::Button("Save")) {
+      close = true;
+      if (doc_.path().empty()) startSaveAsDialog(true);
+      else if (saveTo(doc_.path())) continuePending();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Don't save")) {
+      close = true;
+      if (opts_.recovery) recovery_.remove();
+      doc_.reset(doc_.plan(), doc_.path());  // drop the dirty state; the next action replaces or quits
+      continuePending();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) {
+      close = true;
+      pending_ = Pending::None;
+    }
+  } else if (modalName_ == kModalRecover) {
+    const RecoveryInfo& r = offeredRecoveries_.front();
+    ImGui::Text("shardscope found unsaved edits from an earlier session%s.",
+                r.originalPath.empty() ? "" : (" of " + views::baseName(r.originalPath)).c_str());
+    if (!r.originalPath.empty()) ImGui::TextDisabled("%s", r.originalPath.c_str());
+    if (ImGui::Button("Restore")) {
+      close = true;
+      Result<Plan> p = loadRecovery(r);
+      if (p.ok()) {
+        doc_.reset(std::move(p).value(), r.originalPath);
+        doc_.markDirty();
+        removeRecovery(r);  // the writer keeps a fresh copy from now on
+        selectFirstProblem();
+      } else {
+        modalText_ = "The recovery file cannot be read: " + p.error().toString(r.planFile);
+      }
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Discard")) {
+      close = true;
+      removeRecovery(r);
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Later")) close = true;
+  } else if (modalName_ == kModalAbout) {
+    ImGui::Text("shardscope %s", SHARDSCOPE_VERSION);
+    ImGui::TextUnformatted("An inspector for tensor sharding plans: DTensor placements on a device mesh.");
+    ImGui::Text("Dear ImGui %s", ImGui::GetVersion());
+    if (ImGui::Button("Close")) close = true;
+  } else if (modalName_ == kModalShortcuts) {
+    const char* rows[][2] = {{"Ctrl+O", "Open"},       {"Ctrl+S", "Save"},        {"Ctrl+Shift+S", "Save as"},
+                             {"Ctrl+Z", "Undo"},       {"Ctrl+Shift+Z / Ctrl+Y", "Redo"},
+                             {"Ctrl+F", "Search nodes"}, {"F5", "Run the plan"}, {"Esc", "Unpin the device"},
+                             {"Ctrl+Q", "Quit"}};
+    if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_SizingFixedFit)) {
+      for (const auto& r : rows) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r[0]);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(r[1]);
+      }
+      ImGui::EndTable();
+    }
+    if (ImGui::Button("Close")) close = true;
+  } else if (modalName_ == kModalError) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+    ImGui::TextUnformatted(modalText_.c_str());
+    ImGui::PopTextWrapPos();
+    if (ImGui::Button("OK")) close = true;
+  } else {
+    close = true;
+  }
+  if (close) {
+    ImGui::CloseCurrentPopup();
+    const std::string was = modalName_;
+    modalName_.clear();
+    if (was != kModalError && !modalText_.empty()) modalName_ = kModalError;  // a follow-up problem to show
+    else if (was == kModalError) modalText_.clear();
+  }
+  ImGui::EndPopup();
+}
+
+// ---- file actions ----
+
+bool GuiApp::openFile(const std::string& path) {
+  Result<bool> r = doc_.open(path);
+  if (!r.ok()) {
+    modalName_ = kModalError;
+    modalText_ = "Cannot open " + path + ":\n" + r.error().message;
+    return false;
+  }
+  sel_.clear();
+  graph_.planReplaced();
+  addRecent(settings_, path);
+  selectFirstProblem();
+  framesToDraw_ = 3;
+  return true;
+}
+
+void GuiApp::selectFirstProblem() {
+  const Diagnostics& d = doc_.diagnostics();
+  const Diagnostic* best = nullptr;
+  for (const Diagnostic& x : d.items) {
+    if (x.node < 0) continue;
+    if (best == nullptr || static_cast<int>(x.severity) > static_cast<int>(best->severity) ||
+        (x.severity == best->severity && best->input < 0 && x.input >= 0)) {
+      best = &x;
+    }
+  }
+  if (best == nullptr || best->severity == Severity::Info) {
+    // A clean plan: show where its data moves (the costliest edge), else the first placed op.
+    const views::CostReport costs = views::computeCosts(doc_.plan());
+    if (!costs.edges.empty()) {
+      sel_.selectEdge(costs.edges.front().node, costs.edges.front().input, true);
+      return;
+    }
+    const Plan& plan = doc_.plan();
+    for (int n = 0; n < plan.graph.size(); ++n) {
+      const auto& outs = plan.specs[static_cast<size_t>(n)].outputs;
+      if (plan.graph.nodes[static_cast<size_t>(n)].kind == NodeKind::Call && !outs.empty() && outs[0]) {
+        sel_.selectNode(n, true);
+        return;
+      }
+    }
+    return;
+  }
+  if (best->input >= 0) sel_.selectEdge(best->node, best->input, true);
+  else sel_.selectNode(best->node, true);
+}
+
+bool GuiApp::saveTo(const std::string& path) {
+  Result<bool> r = doc_.save(path);
+  if (!r.ok()) {
+    modalName_ = kModalError;
+    modalText_ = r.error().message + "\nYour edits are kept (and in the recovery file); save somewhere else.";
+    return false;
+  }
+  addRecent(settings_, path);
+  if (opts_.recovery) recovery_.remove();
+  return true;
+}
+
+void GuiApp::startOpenDialog() {
+  if (doc_.dirty()) {
+    pending_ = Pending::OpenDialog;
+    modalName_ = kModalUnsaved;
+    return;
+  }
+  dialog_.start(FileDialogMode::Open, "Open a plan", doc_.path(), kPurposeOpen);
+}
+
+void GuiApp::startSaveAsDialog(bool thenContinue) {
+  continueAfterSave_ = thenContinue;
+  std::string suggested = doc_.path();
+  if (suggested.empty()) suggested = (doc_.plan().name.empty() ? "plan" : doc_.plan().name) + ".plan.json";
+  dialog_.start(FileDialogMode::Save, "Save plan as", suggested, kPurposeSaveAs);
+}
+
+void GuiApp::continuePending() {
+  const Pending p = pending_;
+  pending_ = Pending::None;
+  switch (p) {
+    case Pending::Quit:
+      if (opts_.recovery) recovery_.remove();
+      finished_ = true;
+      break;
+    case Pending::OpenDialog: dialog_.start(FileDialogMode::Open, "Open a plan", doc_.path(), kPurposeOpen); break;
+    case Pending::OpenPath: openFile(pendingPath_); break;
+    case Pending::None: break;
+  }
+}
+
+void GuiApp::openRecent(const std::string& path) {
+  if (doc_.dirty()) {
+    pending_ = Pending::OpenPath;
+    pendingPath_ = path;
+    modalName_ = kModalUnsaved;
+    return;
+  }
+  openFile(path);
+}
+
+}  // namespace ss::app

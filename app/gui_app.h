@@ -1,0 +1,137 @@
+#pragma once
+// The main window: menus, the splitter layout of panes, status bar, shortcuts, dialogs (open/save, unsaved
+// changes, recovery, about) and the frame loop that idles when nothing changes.
+//
+// Section index of gui_app.cpp: lifecycle, frame, menus and shortcuts, panes, dialogs, file actions, run panel.
+//
+// Contract: the model changes only between frames: views queue commands during a frame, frame() drains them
+// into the Document afterwards (undoable, re-checked). Everything the app does runs on the UI thread except
+// file dialogs (worker thread) and runs (child process through the run client).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/gui_filedialog.h"
+#include "app/gui_platform.h"
+#include "app/gui_recovery.h"
+#include "app/gui_run.h"
+#include "app/gui_settings.h"
+#include "views/CostsView.h"
+#include "views/DiagnosticsView.h"
+#include "views/Document.h"
+#include "views/EdgeView.h"
+#include "views/InspectorView.h"
+#include "views/MeshView.h"
+#include "views/NodeListView.h"
+#include "views/RunView.h"
+#include "views/Selection.h"
+#include "views/TensorView.h"
+#include "app/gui_graph_slot.h"
+
+namespace ss::app {
+
+struct GuiOptions {
+  bool persistSettings = true;     // read and write settings.json (off for tests and render)
+  bool allowNativeDialogs = true;  // zenity
+  bool recovery = true;            // write and offer recovery files
+  std::string soloView;            // "", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run"
+  std::optional<views::ThemeKind> theme;  // overrides the remembered theme
+  int width = 1600, height = 1000;
+  bool visible = true;
+};
+
+class GuiApp {
+ public:
+  GuiApp(Platform& platform, GuiOptions opts);
+  ~GuiApp();
+  GuiApp(const GuiApp&) = delete;
+  GuiApp& operator=(const GuiApp&) = delete;
+
+  // Creates the ImGui context, the window (through the platform), fonts and theme.
+  bool init(std::string& error);
+  void shutdown();
+
+  // Opens a plan file, selects its first problem (centred). Errors are shown, the old document stays.
+  bool openFile(const std::string& path);
+  // One frame: input, UI, render, then applies queued commands, drops, recovery, title. `capture` (optional)
+  // receives the rendered RGBA pixels (GL platforms only).
+  void frame(std::vector<unsigned char>* capture = nullptr, int* capW = nullptr, int* capH = nullptr);
+  // Frames until quit; idles (no redraw) when nothing changes. Returns the exit code.
+  int run();
+  bool finished() const { return finished_; }
+  // Asks to quit (as the window's close button does): prompts when there are unsaved edits.
+  void requestQuit();
+
+  // For tests and the render verb.
+  views::Document& document() { return doc_; }
+  views::Selection& selection() { return sel_; }
+  views::CommandQueue& commands() { return cmds_; }
+  Settings& settings() { return settings_; }
+  views::MeshViewState& meshState() { return mesh_; }
+  views::EdgeViewState& edgeState() { return edge_; }
+  views::TensorViewState& tensorState() { return tensor_; }
+  views::DiagnosticsViewState& diagnosticsState() { return diagsView_; }
+  views::NodeListViewState& nodeListState() { return nodeList_; }
+  GraphSlot& graphSlot() { return graph_; }
+  RunPanel& runPanel() { return run_; }
+  const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
+  bool saveTo(const std::string& path);
+  void selectFirstProblem();
+  // Chooses the tab shown in panes with several views ("mesh"/"tensor", "costs"/"run").
+  void showTab(const std::string& view) { forceTab_ = view; }
+  int redrawsRequested() const { return framesToDraw_; }
+
+ private:
+  void drawUi();
+  void drawMenuBar();
+  void handleShortcuts();
+  void drawPanes(float top, float bottom);
+  void drawSolo(const std::string& view, float top, float bottom);
+  void drawPaneContent(int pane);
+  void drawView(const std::string& view);
+  void drawStatusBar(float height);
+  void drawModals();
+  void afterFrame();
+  void applyTheme(views::ThemeKind k);
+  void startOpenDialog();
+  void startSaveAsDialog(bool thenContinue);
+  void continuePending();
+  void openRecent(const std::string& path);
+
+  enum class Pending { None, Quit, OpenDialog, OpenPath };
+  enum Purpose : int { kPurposeOpen = 1, kPurposeSaveAs = 2, kPurposeExport = 3 };
+
+  Platform& platform_;
+  GuiOptions opts_;
+  Settings settings_;
+  views::Document doc_;
+  views::Selection sel_;
+  views::CommandQueue cmds_;
+  views::MeshViewState mesh_;
+  views::TensorViewState tensor_;
+  views::EdgeViewState edge_;
+  views::DiagnosticsViewState diagsView_;
+  views::InspectorViewState inspector_;
+  views::CostsViewState costs_;
+  views::NodeListViewState nodeList_;
+  views::RunViewState runView_;
+  GraphSlot graph_;
+  RunPanel run_;
+  FileDialog dialog_;
+  RecoveryWriter recovery_;
+  std::vector<RecoveryInfo> offeredRecoveries_;
+  bool imguiCreated_ = false, platformUp_ = false, finished_ = false;
+  Pending pending_ = Pending::None;
+  std::string pendingPath_;
+  bool continueAfterSave_ = false;
+  std::string modalName_;        // currently requested modal
+  std::string modalText_;
+  int draggingSplitter_ = -1;
+  int framesToDraw_ = 3;
+  std::string forceTab_;
+  std::string recoveryError_;
+  double startTime_ = 0;
+};
+
+}  // namespace ss::app

@@ -1,0 +1,284 @@
+#include "app/run_client.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/plan_json.h"
+
+namespace ss::app {
+
+struct RunClient::Impl {
+  mutable std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<RunEvent> queue;
+  std::optional<RunReport> report;  // delivered
+  bool started = false;
+  bool sawReport = false;   // child sent one (queued)
+  bool ended = false;       // reader finished and the child was reaped (final event queued)
+  bool cancelled = false;
+  pid_t pid = -1;
+  std::string stderrTail;
+  std::thread writer, reader, errReader;
+
+  void push(RunEvent e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    queue.push_back(std::move(e));
+    cv.notify_all();
+  }
+
+  void join() {
+    if (writer.joinable()) writer.join();
+    if (reader.joinable()) reader.join();
+    if (errReader.joinable()) errReader.join();
+  }
+};
+
+RunClient::RunClient() : impl_(std::make_unique<Impl>()) {}
+
+RunClient::~RunClient() {
+  cancel();
+  impl_->join();
+}
+
+namespace {
+
+bool isExecutable(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+}
+
+std::string lastLine(const std::string& s) {
+  size_t end = s.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return {};
+  size_t start = s.find_last_of('\n', end);
+  return s.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+void writeAll(int fd, const std::string& data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the child closed its stdin (exited): the reader reports why
+    off += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::string RunClient::findRunner() {
+  if (const char* env = std::getenv("SHARDSCOPE_RUNNER"); env && *env && isExecutable(env)) return env;
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  buf[n] = 0;
+  std::string dir(buf);
+  dir = dir.substr(0, dir.find_last_of('/'));
+  for (const std::string& cand : {dir + "/shardscope-runner", dir + "/../runner/shardscope-runner",
+                                  dir + "/../app/shardscope-runner"})
+    if (isExecutable(cand)) return cand;
+  return {};
+}
+
+Result<bool> RunClient::start(const Plan& plan, const RunOptions& options) {
+  Impl& im = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(im.mutex);
+    if (im.started && !im.report) return Error{"a run is already going", 0, 0, {}};
+  }
+  im.join();
+  std::string runner = findRunner();
+  if (runner.empty())
+    return Error{"cannot find the shardscope-runner executable next to shardscope (set SHARDSCOPE_RUNNER, or build "
+                 "with -DSHARDSCOPE_WITH_TORCH=ON)", 0, 0, {}};
+  std::string planText;
+  try {
+    planText = writePlanString(plan);
+  } catch (const std::exception& e) {
+    return Error{std::string("cannot serialise the plan: ") + e.what(), 0, 0, {}};
+  }
+  std::string optionsText = nlohmann::json(options).dump();
+
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno), 0, 0, {}};
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    ::close(in[1]);
+    return Error{std::string("pipe: ") + std::strerror(errno), 0, 0, {}};
+  }
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno), 0, 0, {}};
+  if (pid == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    const char* argv[] = {runner.c_str(), "-", "--events", "--options", optionsText.c_str(), nullptr};
+    ::execv(runner.c_str(), const_cast<char* const*>(argv));
+    std::string msg = "cannot start " + runner + ": " + std::strerror(errno) + "\n";
+    (void)!::write(2, msg.data(), msg.size());
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  // (Re)initialise the state; the previous run's threads were joined above.
+  std::lock_guard<std::mutex> lock(im.mutex);
+  im.started = true;
+  im.pid = pid;
+  im.queue.clear();
+  im.report.reset();
+  im.sawReport = im.ended = im.cancelled = false;
+  im.stderrTail.clear();
+  int inFd = in[1], outFd = out[0], errFd = err[0];
+  im.writer = std::thread([inFd, planText] {
+    signal(SIGPIPE, SIG_IGN);
+    writeAll(inFd, planText);
+    ::close(inFd);
+  });
+  im.errReader = std::thread([this, errFd] {
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(errFd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+      if (n <= 0) continue;
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      impl_->stderrTail.append(buf, static_cast<size_t>(n));
+      if (impl_->stderrTail.size() > 8192) impl_->stderrTail.erase(0, impl_->stderrTail.size() - 8192);
+    }
+    ::close(errFd);
+  });
+  im.reader = std::thread([this, outFd, pid] {
+    Impl& m = *impl_;
+    std::string pending;
+    char buf[65536];
+    ssize_t n;
+    auto handleLine = [&](const std::string& line) {
+      if (line.empty()) return;
+      auto ev = parseRunEventLine(line);
+      if (!ev) return;  // not ours (a library printed to stdout): ignore
+      if (ev->kind == RunEvent::Kind::Report) {
+        std::lock_guard<std::mutex> lock(m.mutex);
+        if (m.sawReport) return;
+        m.sawReport = true;
+      }
+      m.push(std::move(*ev));
+    };
+    while ((n = ::read(outFd, buf, sizeof buf)) != 0) {
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      pending.append(buf, static_cast<size_t>(n));
+      size_t pos;
+      while ((pos = pending.find('\n')) != std::string::npos) {
+        handleLine(pending.substr(0, pos));
+        pending.erase(0, pos + 1);
+      }
+    }
+    handleLine(pending);
+    ::close(outFd);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (m.errReader.joinable()) m.errReader.join();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    m.pid = -1;
+    if (!m.sawReport) {
+      RunReport r;
+      RunError e;
+      if (m.cancelled) {
+        e.stage = "cancelled";
+        e.message = "cancelled";
+      } else {
+        e.stage = "crash";
+        std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                              : "exited with code " + std::to_string(WEXITSTATUS(status));
+        std::string tail = lastLine(m.stderrTail);
+        e.message = "the runner " + why + " without a report" + (tail.empty() ? "" : ": " + tail);
+      }
+      r.error = e;
+      RunEvent ev;
+      ev.kind = RunEvent::Kind::Report;
+      ev.report = r;
+      m.queue.push_back(ev);
+      m.sawReport = true;
+    }
+    m.ended = true;
+    m.cv.notify_all();
+  });
+  return true;
+}
+
+std::vector<RunEvent> RunClient::poll() { return wait(0); }
+
+std::vector<RunEvent> RunClient::wait(int timeoutMs) {
+  Impl& im = *impl_;
+  std::unique_lock<std::mutex> lock(im.mutex);
+  if (timeoutMs > 0)
+    im.cv.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return !im.queue.empty() || !im.started; });
+  std::vector<RunEvent> out(std::make_move_iterator(im.queue.begin()), std::make_move_iterator(im.queue.end()));
+  im.queue.clear();
+  for (const auto& e : out)
+    if (e.kind == RunEvent::Kind::Report && e.report) im.report = e.report;
+  return out;
+}
+
+void RunClient::cancel() {
+  Impl& im = *impl_;
+  pid_t pid;
+  {
+    std::lock_guard<std::mutex> lock(im.mutex);
+    pid = im.pid;
+    if (pid <= 0 || im.ended) return;
+    im.cancelled = true;
+  }
+  ::kill(pid, SIGTERM);
+  for (int i = 0; i < 40; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(im.mutex);
+      if (im.ended) return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::lock_guard<std::mutex> lock(im.mutex);
+  if (!im.ended && im.pid > 0) ::kill(im.pid, SIGKILL);
+}
+
+bool RunClient::running() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->started && !impl_->report;
+}
+
+const std::optional<RunReport>& RunClient::report() const { return impl_->report; }
+
+RunReport runToCompletion(const Plan& plan, const RunOptions& options,
+                          const std::function<void(const RunEvent&)>& onEvent) {
+  RunClient client;
+  auto ok = client.start(plan, options);
+  if (!ok) {
+    RunReport r;
+    r.error = RunError{"setup", -1, -1, "", ok.error().message};
+    return r;
+  }
+  while (true) {
+    for (auto& e : client.wait(200)) {
+      if (e.kind == RunEvent::Kind::Report && e.report) return *e.report;
+      if (onEvent) onEvent(e);
+    }
+  }
+}
+
+}  // namespace ss::app

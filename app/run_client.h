@@ -1,0 +1,54 @@
+#pragma once
+// RunClient: runs a plan in the `shardscope-runner` child process (the only binary that loads LibTorch) and
+// streams its progress back. Used by `shardscope run` and by the GUI's Run panel. Plain C++, no Torch.
+//
+// Contract:
+// - start() spawns the runner found by findRunner(), sends the plan (native JSON on its stdin) and returns at
+//   once; an error when a run is already going or the runner cannot be started.
+// - poll() never blocks: it returns the events received since the last call, in order. The last event of every
+//   run is a Report event (exactly one), also when the child crashed, was killed or sent garbage: the client then
+//   makes the report itself (stage "crash" or "cancelled", with the child's last stderr line).
+// - cancel() stops the child (SIGTERM, then SIGKILL after 2 s) and is safe to call at any time; the destructor
+//   cancels and reaps. A crash in the child never takes the caller down.
+// - Thread-safety: one owner thread calls start/poll/wait/cancel; the client's own threads do the I/O.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plan.h"
+#include "core/run_report.h"
+
+namespace ss::app {
+
+class RunClient {
+ public:
+  RunClient();
+  ~RunClient();
+  RunClient(const RunClient&) = delete;
+  RunClient& operator=(const RunClient&) = delete;
+
+  Result<bool> start(const Plan& plan, const RunOptions& options);
+  std::vector<RunEvent> poll();
+  // Waits up to timeoutMs for at least one event (or the end), then returns what arrived.
+  std::vector<RunEvent> wait(int timeoutMs);
+  void cancel();
+
+  bool running() const;                          // started and no Report event delivered by poll/wait yet
+  const std::optional<RunReport>& report() const;  // the final report, once poll/wait delivered it
+
+  // The runner executable: $SHARDSCOPE_RUNNER, else `shardscope-runner` next to this executable, else in
+  // ../runner/ from it (build tree). Empty when none exists.
+  static std::string findRunner();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Runs to completion (for the CLI): calls onEvent for every event before the report; returns the report.
+RunReport runToCompletion(const Plan& plan, const RunOptions& options,
+                          const std::function<void(const RunEvent&)>& onEvent = {});
+
+}  // namespace ss::app

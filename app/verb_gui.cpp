@@ -1,0 +1,65 @@
+// `shardscope gui [FILE]`: the desktop app. (`shardscope FILE` with no verb also lands in runGui, from main.)
+#include <cstdio>
+#include <iostream>
+
+#include "app/cli_args.h"
+#include "app/gui.h"
+#include "app/verbs.h"
+
+#ifdef SHARDSCOPE_WITH_GUI
+#include "app/gui_app.h"
+#include "app/gui_platform.h"
+#endif
+
+namespace ss::app {
+
+int runGui(const std::vector<std::string>& args) {
+#ifdef SHARDSCOPE_WITH_GUI
+  Result<ParsedArgs> parsed = parseArgs(args, {{"theme", true, false}, {"no-recovery", false, false}});
+  if (!parsed.ok()) {
+    std::cerr << "shardscope gui: " << parsed.error().toString() << "\n";
+    return 2;
+  }
+  const ParsedArgs& a = parsed.value();
+  if (a.positionals.size() > 1) {
+    std::cerr << "shardscope gui: one file at most (got " << a.positionals.size() << ")\n";
+    return 2;
+  }
+  GuiOptions opts;
+  if (auto t = a.get("theme")) {
+    if (*t == "light") opts.theme = views::ThemeKind::Light;
+    else if (*t == "dark") opts.theme = views::ThemeKind::Dark;
+    else {
+      std::cerr << "shardscope gui: --theme: expected dark or light, got '" << *t << "'\n";
+      return 2;
+    }
+  }
+  opts.recovery = !a.has("no-recovery");
+  std::unique_ptr<Platform> platform = makeGlfwPlatform();
+  GuiApp app(*platform, opts);
+  std::string error;
+  if (!app.init(error)) {
+    std::cerr << "shardscope gui: " << error << "\n";
+    return 2;
+  }
+  if (!a.positionals.empty()) app.openFile(a.positionals[0]);  // an error shows in the window
+  const int rc = app.run();
+  app.shutdown();
+  return rc;
+#else
+  (void)args;
+  std::cerr << "shardscope: this build has no GUI (configured with SHARDSCOPE_WITH_GUI=OFF)\n";
+  return 2;
+#endif
+}
+
+namespace {
+const VerbRegistrar kGuiVerb{Verb{
+    "gui", "open the desktop app (also: shardscope FILE)",
+    "usage: shardscope gui [FILE] [--theme dark|light] [--no-recovery]\n"
+    "Opens the desktop app, optionally with a plan file (any supported format). With unsaved edits from a\n"
+    "crashed session, the app offers to restore them (--no-recovery: neither offer nor write recovery files).",
+    [](const std::vector<std::string>& args) { return runGui(args); }}};
+}  // namespace
+
+}  // namespace ss::app

@@ -1,0 +1,135 @@
+// `shardscope render FILE --out shot.png`: draws the app (or one view) off-screen in a hidden window and writes
+// a PNG. Needs an X server: under CI, `xvfb-run -a shardscope render ...`.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "app/cli_args.h"
+#include "app/verbs.h"
+
+#ifdef SHARDSCOPE_WITH_GUI
+#include <stb_image_write.h>
+
+#include "app/gui_app.h"
+#include "app/gui_platform.h"
+#endif
+
+namespace ss::app {
+namespace {
+
+const char* kRenderHelp =
+    "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
+    "diagnostics|inspector|costs|run|all] [--size 1600x1000] [--theme dark|light]\n"
+    "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
+    "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
+    "--view all (default) renders the whole window; another view renders that view alone.";
+
+int renderVerb(const std::vector<std::string>& args) {
+#ifdef SHARDSCOPE_WITH_GUI
+  Result<ParsedArgs> parsed = parseArgs(args, {{"out", true, false}, {"select", true, false}, {"view", true, false},
+                                               {"size", true, false}, {"theme", true, false}, {"frames", true, false}});
+  if (!parsed.ok()) {
+    std::cerr << "shardscope render: " << parsed.error().toString() << "\n";
+    return 2;
+  }
+  const ParsedArgs& a = parsed.value();
+  if (a.positionals.size() != 1) {
+    std::cerr << "shardscope render: expected one FILE\n" << kRenderHelp << "\n";
+    return 2;
+  }
+  const auto out = a.get("out");
+  if (!out || out->empty()) {
+    std::cerr << "shardscope render: --out PNG is required\n";
+    return 2;
+  }
+  GuiOptions opts;
+  opts.persistSettings = false;
+  opts.allowNativeDialogs = false;
+  opts.recovery = false;
+  opts.visible = false;
+  opts.theme = views::ThemeKind::Dark;
+  if (auto t = a.get("theme")) {
+    if (*t == "light") opts.theme = views::ThemeKind::Light;
+    else if (*t != "dark") {
+      std::cerr << "shardscope render: --theme: expected dark or light, got '" << *t << "'\n";
+      return 2;
+    }
+  }
+  const std::string view = a.get("view").value_or("all");
+  static const char* kViews[] = {"all", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run"};
+  bool known = false;
+  for (const char* v : kViews) known = known || view == v;
+  if (!known) {
+    std::cerr << "shardscope render: --view: unknown view '" << view
+              << "' (expected graph, mesh, tensor, edge, diagnostics, inspector, costs, run or all)\n";
+    return 2;
+  }
+  if (view != "all") opts.soloView = view;
+  if (auto s = a.get("size")) {
+    int w = 0, h = 0;
+    char x = 0;
+    if (std::sscanf(s->c_str(), "%d%c%d", &w, &x, &h) != 3 || (x != 'x' && x != 'X') || w < 200 || h < 150 ||
+        w > 8192 || h > 8192) {
+      std::cerr << "shardscope render: --size: expected WIDTHxHEIGHT between 200x150 and 8192x8192, got '" << *s << "'\n";
+      return 2;
+    }
+    opts.width = w;
+    opts.height = h;
+  }
+  int frames = 4;
+  if (auto f = a.get("frames")) frames = std::max(2, std::min(60, std::atoi(f->c_str())));
+
+  std::unique_ptr<Platform> platform = makeGlfwPlatform();
+  GuiApp app(*platform, opts);
+  std::string error;
+  if (!app.init(error)) {
+    std::cerr << "shardscope render: " << error << "\n";
+    return 2;
+  }
+  const std::string file = a.positionals[0];
+  if (!app.openFile(file)) {
+    std::cerr << "shardscope render: " << app.document().lastError() << "\n";
+    app.shutdown();
+    return 2;
+  }
+  if (auto sel = a.get("select")) {
+    std::string name = *sel;
+    int input = -1;
+    if (const auto colon = name.rfind(':'); colon != std::string::npos) {
+      input = std::atoi(name.c_str() + colon + 1);
+      name = name.substr(0, colon);
+    }
+    const int node = app.document().plan().graph.find(name);
+    if (node < 0) {
+      std::cerr << "shardscope render: --select: no node named '" << name << "' in " << file << "\n";
+      app.shutdown();
+      return 2;
+    }
+    if (input >= 0) app.selection().selectEdge(node, input, true);
+    else app.selection().selectNode(node, true);
+  }
+  std::vector<unsigned char> pixels;
+  int w = 0, h = 0;
+  for (int i = 0; i < frames; ++i) app.frame(i + 1 == frames ? &pixels : nullptr, &w, &h);
+  app.shutdown();
+  if (pixels.empty() || w <= 0 || h <= 0) {
+    std::cerr << "shardscope render: nothing was rendered\n";
+    return 2;
+  }
+  if (!stbi_write_png(out->c_str(), w, h, 4, pixels.data(), w * 4)) {
+    std::cerr << "shardscope render: cannot write " << *out << "\n";
+    return 2;
+  }
+  std::cout << "wrote " << *out << " (" << w << "x" << h << ")\n";
+  return 0;
+#else
+  (void)args;
+  std::cerr << "shardscope render: this build has no GUI (configured with SHARDSCOPE_WITH_GUI=OFF)\n";
+  return 2;
+#endif
+}
+
+const VerbRegistrar kRenderVerb{Verb{"render", "render the app or one view to a PNG (off-screen)", kRenderHelp, renderVerb}};
+
+}  // namespace
+}  // namespace ss::app

@@ -1,0 +1,134 @@
+// `shardscope run`: re-run a plan on local ranks (in the shardscope-runner child process) and compare the loss
+// with a single-device reference. Exit 0 when every batch matches, 1 when a loss differs, 2 for bad input,
+// 3 when the run failed (the error printed with rank and node).
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli_args.h"
+#include "app/run_client.h"
+#include "app/verbs.h"
+#include "core/edit.h"
+#include "core/io/load.h"
+#include "core/placement_parse.h"
+#include "core/run_report.h"
+
+namespace ss::app {
+namespace {
+
+constexpr const char* kHelp =
+    "usage: shardscope run FILE [--device cpu|cuda] [--batches N] [--rtol X] [--seq-dim KEY=DIM]...\n"
+    "                           [--placement NODE=SPEC]... [--scale N] [--seed S] [--timeout SECONDS]\n"
+    "                           [--dtype f32|f64|planned] [--no-grad] [--json]\n"
+    "Runs the plan twice in a child process: a single-device reference and a sharded run on one thread per rank\n"
+    "(Gloo over loopback), each rank holding only its shards and performing exactly the plan's redistributes.\n"
+    "Reports per batch the per-rank losses, their combination, the reference, the relative error, the verdict\n"
+    "against rtol and the gradient ratio.\n"
+    "  --seq-dim KEY=DIM      set the AutoSP tag of inputs tagged KEY to (KEY, DIM)\n"
+    "  --placement NODE=SPEC  set NODE's output spec (any notation, e.g. RS(0))\n"
+    "  --scale N              divide tensor sizes by N keeping the bug's ratios (docs/runner.md)\n"
+    "Exit: 0 every batch matches, 1 a loss differs, 2 bad input, 3 the run failed.";
+
+int bad(const std::string& msg) {
+  std::fprintf(stderr, "shardscope run: %s\n", msg.c_str());
+  return 2;
+}
+
+template <class T>
+bool parseNumber(const std::string& s, T& out) {
+  try {
+    size_t pos = 0;
+    if constexpr (std::is_floating_point_v<T>) out = static_cast<T>(std::stod(s, &pos));
+    else out = static_cast<T>(std::stoll(s, &pos));
+    return pos == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+int runVerb(const std::vector<std::string>& args) {
+  auto parsed = parseArgs(args, {{"device"}, {"batches"}, {"rtol"}, {"seq-dim", true, true}, {"placement", true, true},
+                                 {"scale"}, {"seed"}, {"timeout"}, {"dtype"}, {"no-grad", false}, {"json", false}});
+  if (!parsed) return bad(parsed.error().toString());
+  if (parsed->positionals.size() != 1) return bad("expected one plan FILE");
+  const std::string file = parsed->positionals[0];
+  auto loaded = loadPlanFile(file);
+  if (!loaded) {
+    std::fprintf(stderr, "%s\n", loaded.error().toString(file).c_str());
+    return 2;
+  }
+  Plan plan = std::move(*loaded);
+
+  RunOptions opts;
+  if (auto v = parsed->get("device")) {
+    if (*v != "cpu" && *v != "cuda") return bad("--device " + *v + ": expected cpu or cuda");
+    opts.device = *v;
+  }
+  if (auto v = parsed->get("batches"); v && (!parseNumber(*v, opts.batches) || opts.batches < 1))
+    return bad("--batches " + *v + ": expected a positive integer");
+  if (auto v = parsed->get("rtol"); v && (!parseNumber(*v, opts.rtol) || opts.rtol < 0))
+    return bad("--rtol " + *v + ": expected a non-negative number");
+  if (auto v = parsed->get("scale"); v && (!parseNumber(*v, opts.scale) || opts.scale < 1))
+    return bad("--scale " + *v + ": expected an integer >= 1");
+  if (auto v = parsed->get("timeout"); v && (!parseNumber(*v, opts.timeoutSec) || opts.timeoutSec <= 0))
+    return bad("--timeout " + *v + ": expected seconds > 0");
+  if (auto v = parsed->get("seed")) {
+    uint64_t s = 0;
+    if (!parseNumber(*v, s)) return bad("--seed " + *v + ": expected an integer");
+    opts.seed = s;
+  }
+  if (auto v = parsed->get("dtype")) {
+    if (*v != "f32" && *v != "f64" && *v != "planned") return bad("--dtype " + *v + ": expected f32, f64 or planned");
+    opts.computeDtype = *v;
+  }
+  opts.gradients = !parsed->has("no-grad");
+
+  // Edits, through the same commands the GUI uses (validated, one-line errors).
+  for (const auto& sd : parsed->all("seq-dim")) {
+    auto eq = sd.find('=');
+    int dim = 0;
+    if (eq == std::string::npos || !parseNumber(sd.substr(eq + 1), dim) || dim < 0)
+      return bad("--seq-dim " + sd + ": expected KEY=DIM");
+    std::string key = sd.substr(0, eq);
+    int changed = 0;
+    for (const auto& [node, tag] : std::map<int, AutoSpTag>(plan.tags)) {
+      if (tag.key != key) continue;
+      auto r = applyCommand(plan, SetSeqDim{node, AutoSpTag{key, dim}});
+      if (!r) return bad("--seq-dim " + sd + ": " + r.error().message);
+      ++changed;
+    }
+    if (!changed) return bad("--seq-dim " + sd + ": no input is tagged '" + key + "'");
+  }
+  for (const auto& pl : parsed->all("placement")) {
+    auto eq = pl.find('=');
+    if (eq == std::string::npos) return bad("--placement " + pl + ": expected NODE=SPEC");
+    int node = plan.graph.find(pl.substr(0, eq));
+    if (node < 0) return bad("--placement " + pl + ": no node named '" + pl.substr(0, eq) + "'");
+    ParseContext ctx;
+    ctx.mesh = &plan.mesh;
+    const auto& outs = plan.graph.nodes[node].outputs;
+    ctx.tensorRank = outs.empty() ? -1 : outs[0].rank();
+    auto spec = parseSpec(pl.substr(eq + 1), ctx);
+    if (!spec) return bad("--placement " + pl + ": " + spec.error().toString());
+    auto r = applyCommand(plan, SetOutputSpec{node, 0, *spec});
+    if (!r) return bad("--placement " + pl + ": " + r.error().message);
+  }
+
+  bool json = parsed->has("json");
+  RunReport report = runToCompletion(plan, opts);  // notes are part of the report
+  if (json) {
+    std::cout << nlohmann::json(report).dump(2) << "\n";
+  } else {
+    std::cout << report.summary();
+  }
+  std::cout.flush();
+  if (report.error) std::fprintf(stderr, "%s: run failed: %s\n", file.c_str(), report.error->toString().c_str());
+  return report.exitCode();
+}
+
+const VerbRegistrar kRegisterRun{Verb{"run", "re-run a plan on local ranks and compare with a single-device reference",
+                                      kHelp, runVerb}};
+
+}  // namespace
+}  // namespace ss::app

@@ -1,0 +1,403 @@
+// shardscope_bench: performance at real size (issue 6). A benchmark, not a timed test.
+//
+// For each size it generates a LLaMA-like joint forward+backward plan (core/gen/llama.h), writes it in the
+// native format (and autoparallel JSON / FX text when those writers exist), then in a fresh child process
+// loads it back and measures: load, full check, layout, frame build (record pass + ImGui draw lists, headless,
+// no GL) fitted to the whole graph and zoomed to ~10k visible nodes, one edit's incremental re-check, and the
+// peak RSS after load + check (getrusage, per child, so sizes do not pollute each other). Finally the
+// redistribute planner's evaluations per second and the growth exponents 10k -> 100k.
+// Sections: options, timing helpers, generation child, measurement child, redistribute rate, report.
+#include <imgui.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/edit.h"
+#include "core/gen/llama.h"
+#include "core/graph_layout.h"
+#include "core/io/formats.h"
+#include "core/io/load.h"
+#include "core/io/plan_json.h"
+#include "core/placement_parse.h"
+#include "core/redistribute.h"
+#ifdef SHARDSCOPE_BENCH_HAVE_CHECK
+#include "core/check.h"
+#endif
+#include "views/GraphView.h"
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// ---- options ----
+struct Options {
+  std::vector<long> sizes{1000, 10000, 100000};
+  bool json = false;
+  int frames = 30;
+  std::string dir = "/tmp/shardscope-bench";
+};
+
+const char* kUsage =
+    "usage: shardscope_bench [--sizes 1k,10k,100k] [--stress] [--json] [--frames N] [--dir DIR]\n"
+    "  --stress adds a 1M-node plan. Results: a table on stdout, or one JSON object with --json.\n";
+
+long parseSize(std::string s) {
+  long mult = 1;
+  if (!s.empty() && (s.back() == 'k' || s.back() == 'K')) { mult = 1000; s.pop_back(); }
+  else if (!s.empty() && (s.back() == 'm' || s.back() == 'M')) { mult = 1000000; s.pop_back(); }
+  return std::stol(s) * mult;
+}
+
+// ---- timing helpers ----
+double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+long peakRssKb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+ss::gen::LlamaOptions llamaFor(long nodes) {
+  ss::gen::LlamaOptions o;
+  // ~285 nodes per layer plus ~30 outside the layers (see core/gen/llama.h).
+  o.layers = static_cast<int>(std::max(1L, std::lround((nodes - 30) / 285.0)));
+  return o;
+}
+
+// Runs `body` in a child process; it writes one JSON object to the pipe. A crash or OOM becomes an error entry.
+json inChild(const std::function<json()>& body) {
+  int fds[2];
+  if (pipe(fds) != 0) return json{{"error", "pipe failed"}};
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string out;
+    try {
+      out = body().dump();
+    } catch (const std::exception& e) {
+      out = json{{"error", e.what()}}.dump();
+    }
+    size_t done = 0;
+    while (done < out.size()) {
+      const ssize_t w = write(fds[1], out.data() + done, out.size() - done);
+      if (w <= 0) break;
+      done += static_cast<size_t>(w);
+    }
+    close(fds[1]);
+    std::fflush(stdout);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[65536];
+  ssize_t r;
+  while ((r = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(r));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (text.empty()) return json{{"error", "child died (status " + std::to_string(status) + ")"}};
+  return json::parse(text);
+}
+
+// ---- generation child ----
+json generate(long target, const std::string& dir) {
+  json r;
+  auto t0 = Clock::now();
+  ss::Plan plan = ss::gen::makeLlamaPlan(llamaFor(target));
+  r["gen_ms"] = msSince(t0);
+  r["layers"] = llamaFor(target).layers;
+  r["nodes"] = plan.graph.size();
+  size_t edges = 0;
+  for (int v = 0; v < plan.graph.size(); ++v) edges += plan.graph.inputs(v).size();
+  r["edges"] = edges;
+  const std::string base = dir + "/llama_" + std::to_string(target);
+  t0 = Clock::now();
+  const std::string text = ss::writePlanString(plan);
+  r["write_native_ms"] = msSince(t0);
+  std::ofstream(base + ".plan.json") << text;
+  r["native_bytes"] = text.size();
+  t0 = Clock::now();
+  const json ap = ss::writeAutoparallelJson(plan);
+  if (!ap.empty()) {
+    const std::string s = ap.dump();
+    std::ofstream(base + ".autoparallel.json") << s;
+    r["autoparallel_bytes"] = s.size();
+  }
+  const std::string fx = ss::writeFxText(plan);
+  if (!fx.empty()) {
+    std::ofstream(base + ".fx.txt") << fx;
+    r["fx_bytes"] = fx.size();
+  }
+  return r;
+}
+
+// ---- measurement child ----
+struct Headless {
+  Headless() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1600, 1000);
+    io.DeltaTime = 1.f / 60.f;
+    io.IniFilename = nullptr;
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the OpenGL 3 backend: draw lists over 64k vertices
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  }
+  ~Headless() { ImGui::DestroyContext(); }
+  template <class F>
+  void frame(F&& body) {
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
+    ImGui::Begin("bench", nullptr, ImGuiWindowFlags_NoDecoration);
+    body();
+    ImGui::End();
+    ImGui::Render();
+  }
+};
+
+json measure(long target, const std::string& dir, int frames) {
+  json r;
+  const std::string base = dir + "/llama_" + std::to_string(target);
+  auto t0 = Clock::now();
+  auto loaded = ss::loadPlanFile(base + ".plan.json");
+  r["load_ms"] = msSince(t0);
+  if (!loaded) return json{{"error", loaded.error().toString(base + ".plan.json")}};
+  ss::Plan plan = std::move(*loaded);
+  ss::Diagnostics diags;
+#ifdef SHARDSCOPE_BENCH_HAVE_CHECK
+  ss::Checker checker;
+  t0 = Clock::now();
+  diags = checker.run(plan);
+  r["check_ms"] = msSince(t0);
+  r["diagnostics"] = diags.items.size();
+#endif
+  r["peak_load_check_mb"] = peakRssKb() / 1024.0;
+
+  for (const char* ext : {".autoparallel.json", ".fx.txt"}) {
+    if (!std::filesystem::exists(base + ext)) continue;
+    t0 = Clock::now();
+    auto other = ss::loadPlanFile(base + ext);
+    r[std::string("load") + (ext[1] == 'a' ? "_autoparallel_ms" : "_fx_ms")] =
+        other ? json(msSince(t0)) : json(other.error().toString(base + ext));
+  }
+
+  t0 = Clock::now();
+  ss::LayoutInput in = ss::layoutInputFromPlan(plan);
+  r["layout_input_ms"] = msSince(t0);
+  t0 = Clock::now();
+  auto layout = ss::layoutGraph(in);
+  r["layout_ms"] = msSince(t0) + r["layout_input_ms"].get<double>();
+  r["layout_layers"] = layout->layerCount();
+  r["layout_templates"] = layout->templatesLaidOut;
+  r["layout_stamped"] = layout->stampedBlocks;
+  long longEdges = 0;
+  for (uint8_t l : layout->longEdge) longEdges += l;
+  r["long_edges"] = longEdges;
+
+  // Frames: the whole graph fitted, then zoomed in until at most ~10k nodes are in view.
+  {
+    Headless ui;
+    ss::views::GraphViewState st;
+    st.syncLayoutBelow = static_cast<size_t>(-1);
+    ss::views::Selection sel;
+    auto frame = [&] { ui.frame([&] { ss::views::drawGraphView(plan, diags, st, sel); }); };
+    t0 = Clock::now();
+    frame();  // lays out (synchronously) and builds the model
+    r["first_frame_ms"] = msSince(t0);
+    auto timeFrames = [&](json& into, const char* key) {
+      frame();
+      double total = 0, worst = 0, records = 0;
+      for (int i = 0; i < frames; ++i) {
+        const auto f0 = Clock::now();
+        frame();
+        const double ms = msSince(f0);
+        total += ms;
+        worst = std::max(worst, ms);
+        records += st.lastRecordMs;
+      }
+      into[std::string(key) + "_ms"] = total / frames;
+      into[std::string(key) + "_worst_ms"] = worst;
+      into[std::string(key) + "_records_ms"] = records / frames;
+      into[std::string(key) + "_nodes_in_view"] = st.records.nodesVisited;
+      into[std::string(key) + "_vertices"] = ImGui::GetDrawData()->TotalVtxCount;
+    };
+    timeFrames(r, "frame_fit");
+    const ss::Vec2d centre = st.model->layout.bounds.center();
+    while (st.records.nodesVisited > 10000 && st.canvas.zoom < st.canvas.maxZoom) {
+      st.canvas.zoom *= 1.25;
+      st.canvas.centerOn(centre);
+      frame();
+    }
+    timeFrames(r, "frame_10k");
+    // Readable: zoom 1 (op names and shapes drawn) on the middle of the graph.
+    st.canvas.zoom = 1.0;
+    st.canvas.centerOn(centre);
+    timeFrames(r, "frame_zoom1");
+  }
+
+#ifdef SHARDSCOPE_BENCH_HAVE_CHECK
+  // One edit: a mid-graph mm's output spec flipped to replicated, then the incremental re-check.
+  int target_node = -1;
+  for (int v = plan.graph.size() / 2; v < plan.graph.size(); ++v)
+    if (plan.graph.nodes[v].op == "aten.mm.default") { target_node = v; break; }
+  if (target_node >= 0) {
+    ss::SetOutputSpec cmd{target_node, 0, ss::ShardingSpec::replicated(plan.mesh.ndim())};
+    auto applied = ss::applyCommand(plan, cmd);
+    if (applied) {
+      t0 = Clock::now();
+      const auto& d2 = checker.update(plan, applied->touchedNodes);
+      r["recheck_ms"] = msSince(t0);
+      r["recheck_diagnostics"] = d2.items.size();
+    }
+  }
+#endif
+  return r;
+}
+
+// ---- redistribute rate ----
+json redistributeRate() {
+  ss::DeviceMesh mesh({2, 4}, {"dp", "tp"});
+  ss::ParseContext ctx;
+  ctx.mesh = &mesh;
+  std::vector<ss::ShardingSpec> specs;
+  for (const char* s : {"RR", "S(0)R", "RS(0)", "RS(1)", "S(0)S(1)", "S(1)S(2)", "P(sum)R", "RP(sum)", "S(0)P(sum)",
+                        "P(sum)S(1)", "S(2)R", "RS(2)", "S(0)S(0)", "S(1)R"}) {
+    auto r = ss::parseSpec(s, ctx);
+    if (r) specs.push_back(*r);
+  }
+  const ss::TensorMeta meta{{8, 2048, 4096}, ss::DType::BF16, true};
+  long evals = 0, possible = 0;
+  const auto t0 = Clock::now();
+  double elapsed = 0;
+  while (elapsed < 500.0) {
+    for (const auto& a : specs)
+      for (const auto& b : specs) {
+        possible += ss::planRedistribute(meta, mesh, a, b).possible;
+        ++evals;
+      }
+    elapsed = msSince(t0);
+  }
+  return json{{"evals", evals}, {"possible", possible}, {"evals_per_s", evals / (elapsed / 1000.0)}};
+}
+
+// ---- report ----
+std::string cell(const json& r, const char* key, int decimals = 1) {
+  if (!r.contains(key)) return "n/a";
+  const json& v = r[key];
+  char buf[64];
+  if (v.is_number_float()) std::snprintf(buf, sizeof buf, "%.*f", decimals, v.get<double>());
+  else if (v.is_number()) std::snprintf(buf, sizeof buf, "%lld", v.get<long long>());
+  else return v.is_string() ? "err" : "n/a";
+  return buf;
+}
+
+double exponent(const json& a, const json& b, const char* key) {
+  if (!a.contains(key) || !b.contains(key) || !a[key].is_number() || !b[key].is_number()) return NAN;
+  const double ta = a[key].get<double>(), tb = b[key].get<double>();
+  const double na = a["nodes"].get<double>(), nb = b["nodes"].get<double>();
+  if (ta <= 0 || tb <= 0 || na == nb) return NAN;
+  return std::log(tb / ta) / std::log(nb / na);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) { std::fprintf(stderr, "shardscope_bench: %s needs a value\n%s", a.c_str(), kUsage); std::exit(2); }
+      return argv[++i];
+    };
+    try {
+      if (a == "--json") opt.json = true;
+      else if (a == "--stress") opt.sizes.push_back(1000000);
+      else if (a == "--frames") opt.frames = std::max(1, std::stoi(next()));
+      else if (a == "--dir") opt.dir = next();
+      else if (a == "--sizes") {
+        opt.sizes.clear();
+        std::string list = next();
+        size_t start = 0;
+        while (start <= list.size()) {
+          size_t end = list.find(',', start);
+          if (end == std::string::npos) end = list.size();
+          if (end > start) opt.sizes.push_back(parseSize(list.substr(start, end - start)));
+          start = end + 1;
+        }
+      } else if (a == "--help" || a == "-h") { std::fputs(kUsage, stdout); return 0; }
+      else { std::fprintf(stderr, "shardscope_bench: unknown argument %s\n%s", a.c_str(), kUsage); return 2; }
+    } catch (const std::exception&) {
+      std::fprintf(stderr, "shardscope_bench: bad value for %s\n%s", a.c_str(), kUsage);
+      return 2;
+    }
+  }
+  std::filesystem::create_directories(opt.dir);
+
+  json report;
+  report["machine"] = {{"cpus", sysconf(_SC_NPROCESSORS_ONLN)}};
+  json runs = json::array();
+  for (long size : opt.sizes) {
+    if (!opt.json) std::fprintf(stderr, "bench: %ld nodes...\n", size);
+    json run = inChild([&] { return generate(size, opt.dir); });
+    if (!run.contains("error")) {
+      const json m = inChild([&] { return measure(size, opt.dir, opt.frames); });
+      run.update(m);
+    }
+    run["target"] = size;
+    runs.push_back(run);
+  }
+  report["runs"] = runs;
+  report["redistribute"] = redistributeRate();
+  json exps = json::object();
+  const json* r10k = nullptr;
+  const json* r100k = nullptr;
+  for (const auto& r : runs) {
+    if (r["target"] == 10000) r10k = &r;
+    if (r["target"] == 100000) r100k = &r;
+  }
+  if (r10k && r100k && !r10k->contains("error") && !r100k->contains("error"))
+    for (const char* k : {"load_ms", "check_ms", "layout_ms", "frame_fit_ms", "frame_10k_ms", "frame_zoom1_ms", "recheck_ms", "peak_load_check_mb"}) {
+      const double e = exponent(*r10k, *r100k, k);
+      if (!std::isnan(e)) exps[k] = e;
+    }
+  report["growth_exponent_10k_100k"] = exps;
+
+  if (opt.json) {
+    std::printf("%s\n", report.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%-8s %8s %8s %8s %8s %8s %9s %8s %10s %10s %10s %9s %8s\n", "target", "nodes", "edges", "file MB",
+              "load ms", "check ms", "layout ms", "stamped", "frame fit", "frame 10k", "frame 1:1", "recheck",
+              "peak MB");
+  for (const auto& r : runs) {
+    if (r.contains("error")) {
+      std::printf("%-8ld error: %s\n", r["target"].get<long>(), r["error"].get<std::string>().c_str());
+      continue;
+    }
+    std::printf("%-8ld %8s %8s %8.1f %8s %8s %9s %8s %10s %10s %10s %9s %8s\n", r["target"].get<long>(),
+                cell(r, "nodes").c_str(), cell(r, "edges").c_str(), r["native_bytes"].get<double>() / 1e6,
+                cell(r, "load_ms").c_str(), cell(r, "check_ms").c_str(), cell(r, "layout_ms").c_str(),
+                (cell(r, "layout_stamped") + "/" + cell(r, "layout_templates")).c_str(), cell(r, "frame_fit_ms", 2).c_str(),
+                cell(r, "frame_10k_ms", 2).c_str(), cell(r, "frame_zoom1_ms", 2).c_str(), cell(r, "recheck_ms", 2).c_str(), cell(r, "peak_load_check_mb", 0).c_str());
+  }
+  std::printf("redistribute planner: %.2f M evaluations/s\n", report["redistribute"]["evals_per_s"].get<double>() / 1e6);
+  for (auto it = exps.begin(); it != exps.end(); ++it)
+    std::printf("growth exponent 10k->100k %-20s %.2f\n", it.key().c_str(), it.value().get<double>());
+  return 0;
+}

@@ -1,0 +1,111 @@
+#pragma once
+// Values exchanged with the plan runner (runner/, the `shardscope-runner` child process): what to run
+// (RunOptions), what it streams while running (RunEvent, one JSON object per line) and what it found (RunReport).
+//
+// Contract: plain values, no Torch. JSON conversion round-trips (fromJson(toJson(x)) == x up to NaN fields).
+// A RunReport's verdict decides the `shardscope run` exit code: Match 0, Mismatch 1, Failed 3.
+// Losses per batch: `rankLosses[r]` is rank r's local loss; `combined` merges them as the loss node's output
+// spec says (mesh dims with Partial(sum) are summed, every other mesh dim averaged; for a replicated or
+// AutoSP-style local-mean loss that is the mean of the ranks); `relError = |combined - reference| / |reference|`
+// (absolute error when the reference is 0). `gradRatio` = ||sum over ranks of each rank's gradient of the
+// replicated parameters|| / ||reference gradient|| (what an all-reduce(sum) of gradients gives; AutoSP's
+// sp_size factor shows here); NaN when the plan has no such parameter or gradients were not computed.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/result.h"
+
+namespace ss {
+
+struct RunOptions {
+  std::string device = "cpu";     // "cpu" or "cuda"
+  int batches = 0;                // 0 = the plan's run.batches
+  double rtol = -1;               // < 0 = the plan's run.rtol
+  int scale = 1;                  // divide sizes by this (runner/plan_scale.h); 1 = real sizes
+  double timeoutSec = 60;         // a collective waiting longer than this fails the run
+  std::optional<uint64_t> seed;   // nullopt = the plan's run.seed
+  std::string computeDtype = "f32";  // floating tensors run in "f32", "f64" or "planned" (the plan's dtypes)
+  bool gradients = true;          // compute parameter gradients (gradRatio)
+  int64_t memoryLimitBytes = 0;   // 0 = MemAvailable from /proc/meminfo
+  bool operator==(const RunOptions&) const = default;
+};
+
+struct BatchResult {
+  int batch = 0;
+  std::vector<double> rankLosses;
+  double mean = 0;        // plain mean of rankLosses
+  double combined = 0;    // the sharded loss (see contract)
+  double reference = 0;
+  double relError = 0;
+  bool match = false;     // relError <= rtol
+  double gradRatio = 0;   // NaN when not computed
+};
+
+struct RunError {
+  std::string stage;      // "load", "scale", "memory", "setup", "reference", "sharded", "collective", "cancelled", "crash"
+  int rank = -1;          // -1: not rank-specific (the reference run, setup)
+  int nodeIndex = -1;
+  std::string node;       // node name, empty when not at a node
+  std::string message;    // one line
+  std::string toString() const;  // "rank 3, node index_put: shape mismatch: ..."
+  bool operator==(const RunError&) const = default;
+};
+
+enum class RunVerdict : uint8_t { Match, Mismatch, Failed };
+const char* runVerdictName(RunVerdict v);  // "match", "mismatch", "failed"
+
+struct RunReport {
+  std::string planName;
+  int ranks = 0;
+  std::vector<int64_t> meshShape;
+  std::string device = "cpu";
+  std::string backend;          // "gloo", "nccl"
+  int scale = 1;
+  double rtol = 1e-4;
+  uint64_t seed = 0;
+  std::vector<BatchResult> batches;
+  std::optional<RunError> error;
+  std::vector<std::string> notes;  // what the user should know (e.g. "ranks share GPUs: collectives via Gloo")
+  int64_t memoryEstimateBytes = 0;
+  int64_t memoryAvailableBytes = 0;
+  double referenceSeconds = 0;
+  double shardedSeconds = 0;
+
+  RunVerdict verdict() const;   // Failed when error; Mismatch when a batch does not match (or none ran)
+  int exitCode() const;         // 0, 1, 3
+  std::string summary() const;  // multi-line human table
+};
+
+// Streamed by the runner while it works, one JSON object per line on its stdout.
+struct RunEvent {
+  enum class Kind : uint8_t { Started, Progress, Note, Batch, Report };
+  Kind kind = Kind::Note;
+  int rank = -1;          // Progress: -1 = reference run
+  int batch = -1;
+  int node = -1;          // Progress: nodes done so far on that rank in that batch
+  int nodes = 0;          // Progress: nodes to run
+  std::string text;       // Note text; Started: plan name
+  std::optional<BatchResult> batchResult;  // Batch
+  std::optional<RunReport> report;         // Report (the last event)
+};
+
+void to_json(nlohmann::json& j, const RunOptions& o);
+void from_json(const nlohmann::json& j, RunOptions& o);
+void to_json(nlohmann::json& j, const BatchResult& b);
+void from_json(const nlohmann::json& j, BatchResult& b);
+void to_json(nlohmann::json& j, const RunError& e);
+void from_json(const nlohmann::json& j, RunError& e);
+void to_json(nlohmann::json& j, const RunReport& r);
+void from_json(const nlohmann::json& j, RunReport& r);
+void to_json(nlohmann::json& j, const RunEvent& e);
+void from_json(const nlohmann::json& j, RunEvent& e);
+
+// One event line (no newline) and its parser (errors name the problem; never throws).
+std::string runEventLine(const RunEvent& e);
+Result<RunEvent> parseRunEventLine(const std::string& line);
+
+}  // namespace ss

@@ -1,0 +1,436 @@
+// Redistributes on a rank: one ProcessGroupGloo per mesh dim (the rank's subgroup along it) and DTensor's
+// per-mesh-dim transforms built on them, differentiable through a custom autograd function.
+//
+// Sections: Rendezvous, process groups, primitive steps (gather, chunk, all_to_all, all_reduce, divide) with
+// exact uneven shards (padding to the largest piece), step planning, the autograd wrapper.
+#include <torch/csrc/autograd/custom_function.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+#include <sstream>
+
+#include "core/layout.h"
+#include "runner/torch_internal.h"
+
+namespace ss::runner {
+
+// ---- Rendezvous ----
+
+void Rendezvous::arrive(const std::string& key, const std::vector<int64_t>& members,
+                        std::chrono::milliseconds timeout, const std::string& what) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  int& count = arrived_[key];
+  ++count;
+  cv_.notify_all();
+  int size = static_cast<int>(members.size());
+  bool done = cv_.wait_for(lock, timeout, [&] {
+    return aborted_.load() || memberFailed(members) || arrived_[key] >= size;
+  });
+  if (aborted_.load()) throw RunStopped("stopped: " + reason_);
+  if (memberFailed(members)) throw RunStopped("stopped: a rank of this group failed");
+  if (!done) {
+    std::ostringstream os;
+    os << "timed out after " << timeout.count() / 1000.0 << " s waiting for " << what << ": " << arrived_[key]
+       << " of " << size << " ranks arrived";
+    throw CollectiveError(os.str());
+  }
+}
+
+bool Rendezvous::memberFailed(const std::vector<int64_t>& members) const {
+  for (int64_t f : failed_)
+    if (std::find(members.begin(), members.end(), f) != members.end()) return true;
+  return false;
+}
+
+void Rendezvous::fail(int64_t rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  failed_.push_back(rank);
+  cv_.notify_all();
+}
+
+void Rendezvous::abort(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!aborted_.load()) reason_ = reason;
+  aborted_ = true;
+  cv_.notify_all();
+}
+
+// ---- communicator ----
+
+struct RankComm::Impl {
+  std::vector<c10::intrusive_ptr<c10d::ProcessGroupGloo>> groups;  // per mesh dim
+  std::vector<std::vector<int64_t>> members;                        // per mesh dim, in coord order
+  std::vector<std::string> keys;                                    // per mesh dim: rendezvous key prefix
+  std::vector<int64_t> seq;                                         // per mesh dim: collectives so far
+  Rendezvous* rv = nullptr;
+  std::chrono::milliseconds timeout{60000};
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> world;                 // all ranks (gradient sums)
+  int64_t worldSeq = 0;
+  std::vector<std::shared_ptr<void>> keepAlive;  // redistribute calls: the backward pass uses them later
+};
+
+namespace {
+std::string joinRanks(const std::vector<int64_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s.push_back(',');
+    s.append(std::to_string(v[i]));
+  }
+  return s;
+}
+
+c10::intrusive_ptr<c10d::ProcessGroupGloo> makeGroup(const c10::intrusive_ptr<c10d::Store>& store,
+                                                     const std::string& prefix, int rankInGroup, int size,
+                                                     std::chrono::milliseconds timeout) {
+  auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
+  opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  opts->threads = 1;
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>(prefix, store);
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, rankInGroup, size, opts);
+}
+}  // namespace
+
+RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, Rendezvous& rv,
+                   std::chrono::milliseconds timeout)
+    : mesh_(mesh), rank_(rank), impl_(std::make_unique<Impl>()) {
+  impl_->rv = &rv;
+  impl_->timeout = timeout;
+  for (int d = 0; d < mesh.ndim(); ++d) {
+    auto members = mesh.groupAlong(rank, d);
+    int me = static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
+    std::string key = "md" + std::to_string(d) + "[" + joinRanks(members) + "]";
+    impl_->members.push_back(members);
+    impl_->keys.push_back(key);
+    impl_->seq.push_back(0);
+    impl_->groups.push_back(members.size() > 1 ? makeGroup(store, key + "/", me, static_cast<int>(members.size()), timeout)
+                                               : c10::intrusive_ptr<c10d::ProcessGroupGloo>());
+  }
+  if (mesh.size() > 1) impl_->world = makeGroup(store, "world/", static_cast<int>(rank), static_cast<int>(mesh.size()), timeout);
+}
+
+RankComm::~RankComm() = default;
+
+namespace {
+
+at::Tensor padTo(const at::Tensor& t, const std::vector<int64_t>& shape) {
+  if (t.sizes().vec() == shape) return t.contiguous();
+  at::Tensor out = at::zeros(shape, t.options());
+  at::Tensor view = out;
+  for (int64_t d = 0; d < t.dim(); ++d) view = view.narrow(d, 0, t.size(d));
+  view.copy_(t);
+  return out;
+}
+
+// torch.chunk piece `idx` of `n` over `k`: (offset, size).
+std::pair<int64_t, int64_t> chunkPiece(int64_t n, int64_t k, int64_t idx) {
+  auto sizes = chunkSizes(n, k);
+  int64_t off = 0;
+  for (int64_t i = 0; i < idx; ++i) off += sizes[i];
+  return {std::min(off, n), sizes[idx]};
+}
+
+// One transform on one mesh dim. Forward records the sizes its adjoint needs (a call is used once forward and
+// at most once backward).
+struct Step {
+  enum Kind { Gather, Chunk, AllToAll, AllReduce, Divide } kind = Gather;
+  int meshDim = 0;
+  int srcDim = 0, dstDim = 0;   // tensor dims (Gather/Chunk: srcDim; AllToAll: srcDim -> dstDim; AllReduce->S: dstDim)
+  bool toShard = false;         // AllReduce: Partial -> Shard (then a local chunk)
+  ReduceOp op = ReduceOp::Sum;
+  std::vector<int64_t> savedSizes;  // Gather: every peer's size along srcDim; Chunk: the size before
+};
+
+c10d::ReduceOp toC10d(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return c10d::ReduceOp::SUM;
+    case ReduceOp::Avg: return c10d::ReduceOp::SUM;  // divided afterwards (Gloo has no AVG)
+    case ReduceOp::Product: return c10d::ReduceOp::PRODUCT;
+    case ReduceOp::Max: return c10d::ReduceOp::MAX;
+    case ReduceOp::Min: return c10d::ReduceOp::MIN;
+  }
+  return c10d::ReduceOp::SUM;
+}
+
+}  // namespace
+
+// Executes the primitives on this rank from the tensors' actual local shapes (as a real system with dynamic
+// shapes does), so a plan whose local shapes disagree with its specs diverges or fails as it would for real.
+struct StepRunner {
+  RankComm::Impl& impl;
+  const DeviceMesh& mesh;
+  int64_t rank;
+  std::string where;
+
+  int64_t groupSize(int d) const { return static_cast<int64_t>(impl.members[d].size()); }
+  int64_t myIndex(int d) const {
+    const auto& m = impl.members[d];
+    return std::find(m.begin(), m.end(), rank) - m.begin();
+  }
+
+  void enter(int d, const char* what) {
+    std::string key = impl.keys[d] + "#" + std::to_string(impl.seq[d]++);
+    impl.rv->arrive(key, impl.members[d], impl.timeout,
+                    std::string(what) + " on mesh dim " + std::to_string(d) + " (" + where + ")");
+  }
+  void wait(const c10::intrusive_ptr<c10d::Work>& w, const char* what) {
+    try {
+      w->wait(impl.timeout);
+    } catch (const std::exception& e) {
+      throw CollectiveError(std::string(what) + " failed (" + where + "): " + conciseMessage(e));
+    }
+  }
+
+  // Every peer's local shape (a tiny all_gather first, so uneven and unexpected shapes are handled). Fixed-size
+  // records [ndim, sizes...]: Gloo cannot gather zero elements (scalars have no sizes).
+  std::vector<std::vector<int64_t>> peerShapes(const at::Tensor& t, int d) {
+    constexpr int64_t kMaxRank = 16;
+    if (t.dim() > kMaxRank) throw CollectiveError("tensors above 16 dims are not supported (" + where + ")");
+    std::vector<int64_t> rec(kMaxRank + 1, 0);
+    rec[0] = t.dim();
+    for (int64_t k = 0; k < t.dim(); ++k) rec[k + 1] = t.size(k);
+    enter(d, "shape exchange");
+    std::vector<at::Tensor> in{at::tensor(rec, at::kLong)};
+    std::vector<std::vector<at::Tensor>> out(1);
+    for (int64_t k = 0; k < groupSize(d); ++k) out[0].push_back(at::empty({kMaxRank + 1}, at::kLong));
+    wait(impl.groups[d]->allgather(out, in), "shape exchange");
+    std::vector<std::vector<int64_t>> shapes;
+    for (auto& s : out[0]) {
+      const int64_t* p = s.data_ptr<int64_t>();
+      shapes.emplace_back(p + 1, p + 1 + p[0]);
+    }
+    return shapes;
+  }
+
+  at::Tensor allReduce(const at::Tensor& t, int d, ReduceOp op) {
+    auto shapes = peerShapes(t, d);
+    for (const auto& s : shapes)
+      if (s != t.sizes().vec())
+        throw CollectiveError("all_reduce over local shapes " + shapeToString(t.sizes().vec()) + " and " +
+                              shapeToString(s) + " (" + where + ")");
+    enter(d, "all_reduce");
+    std::vector<at::Tensor> v{t.contiguous().clone()};
+    c10d::AllreduceOptions o;
+    o.reduceOp = toC10d(op);
+    wait(impl.groups[d]->allreduce(v, o), "all_reduce");
+    if (op == ReduceOp::Avg) v[0].div_(static_cast<double>(groupSize(d)));
+    return v[0];
+  }
+
+  at::Tensor gather(const at::Tensor& t, int d, int td, std::vector<int64_t>* sizesOut) {
+    auto shapes = peerShapes(t, d);
+    std::vector<int64_t> padded = t.sizes().vec(), sizes;
+    for (const auto& s : shapes) {
+      if (s.size() != padded.size())
+        throw CollectiveError("all_gather over tensors of different ranks (" + where + ")");
+      for (size_t k = 0; k < s.size(); ++k) padded[k] = std::max(padded[k], s[k]);
+      sizes.push_back(s[td]);
+    }
+    enter(d, "all_gather");
+    std::vector<at::Tensor> in{padTo(t, padded)};
+    std::vector<std::vector<at::Tensor>> out(1);
+    for (size_t k = 0; k < shapes.size(); ++k) out[0].push_back(at::empty(padded, t.options()));
+    wait(impl.groups[d]->allgather(out, in), "all_gather");
+    std::vector<at::Tensor> parts;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      at::Tensor p = out[0][k];
+      for (size_t dim = 0; dim < shapes[k].size(); ++dim) p = p.narrow(dim, 0, shapes[k][dim]);
+      parts.push_back(p);
+    }
+    if (sizesOut) *sizesOut = sizes;
+    return at::cat(parts, td);
+  }
+
+  // DTensor's local chunk: this rank's torch.chunk piece along td.
+  at::Tensor chunk(const at::Tensor& t, int d, int td) {
+    auto [off, size] = chunkPiece(t.size(td), groupSize(d), myIndex(d));
+    return t.narrow(td, off, size).clone();
+  }
+
+  // S(src) -> S(dst) on mesh dim d: each rank cuts its tensor along dst into group-size pieces (torch.chunk),
+  // sends piece q to peer q, and concatenates what it receives along src in peer order.
+  at::Tensor allToAll(const at::Tensor& t, int d, int src, int dst) {
+    auto shapes = peerShapes(t, d);
+    int64_t k = groupSize(d), me = myIndex(d);
+    std::vector<int64_t> padded = t.sizes().vec();
+    for (const auto& s : shapes) {
+      if (s.size() != padded.size()) throw CollectiveError("all_to_all over tensors of different ranks (" + where + ")");
+      for (size_t x = 0; x < s.size(); ++x) padded[x] = std::max(padded[x], s[x]);
+    }
+    padded[dst] = chunkSizes(padded[dst], k)[0];
+    std::vector<at::Tensor> send;
+    for (int64_t q = 0; q < k; ++q) {
+      auto [off, size] = chunkPiece(t.size(dst), k, q);
+      send.push_back(padTo(t.narrow(dst, off, size), padded));
+    }
+    at::Tensor in = at::stack(send).contiguous();
+    at::Tensor out = at::empty_like(in);
+    std::vector<int64_t> counts;  // empty = equal splits
+    enter(d, "all_to_all");
+    wait(impl.groups[d]->alltoall_base(out, in, counts, counts), "all_to_all");
+    std::vector<at::Tensor> parts;
+    for (int64_t q = 0; q < k; ++q) {
+      at::Tensor p = out[q];
+      for (size_t x = 0; x < shapes[q].size(); ++x) {
+        int64_t size = static_cast<int>(x) == dst ? chunkPiece(shapes[q][x], k, me).second : shapes[q][x];
+        p = p.narrow(x, 0, size);
+      }
+      parts.push_back(p);
+    }
+    return at::cat(parts, src);
+  }
+
+  at::Tensor forward(Step& s, const at::Tensor& t) {
+    switch (s.kind) {
+      case Step::Gather: return gather(t, s.meshDim, s.srcDim, &s.savedSizes);
+      case Step::Chunk:
+        s.savedSizes = {t.size(s.srcDim)};
+        return chunk(t, s.meshDim, s.srcDim);
+      case Step::AllToAll: return allToAll(t, s.meshDim, s.srcDim, s.dstDim);
+      case Step::AllReduce: {
+        at::Tensor r = allReduce(t, s.meshDim, s.op);
+        // Partial -> Shard is an all_reduce then a local chunk (Gloo has no reduce_scatter).
+        if (s.toShard) {
+          s.savedSizes = {r.size(s.dstDim)};
+          return chunk(r, s.meshDim, s.dstDim);
+        }
+        return r;
+      }
+      case Step::Divide:
+        return s.op == ReduceOp::Sum ? t / static_cast<double>(groupSize(s.meshDim)) : t.clone();
+    }
+    return t;
+  }
+
+  // Zero tensor of the size before a chunk, with this rank's piece written in.
+  at::Tensor unchunk(const at::Tensor& g, int d, int td, int64_t before) {
+    auto [off, size] = chunkPiece(before, groupSize(d), myIndex(d));
+    std::vector<int64_t> shape = g.sizes().vec();
+    shape[td] = before;
+    at::Tensor out = at::zeros(shape, g.options());
+    if (size > 0) out.narrow(td, off, size).copy_(g);
+    return out;
+  }
+
+  // Adjoint for the objective "sum of every rank's loss".
+  at::Tensor backward(const Step& s, const at::Tensor& g) {
+    switch (s.kind) {
+      case Step::Gather: {
+        at::Tensor sum = allReduce(g, s.meshDim, ReduceOp::Sum);
+        int64_t off = 0, me = myIndex(s.meshDim);
+        for (int64_t q = 0; q < me; ++q) off += s.savedSizes.at(q);
+        return sum.narrow(s.srcDim, off, s.savedSizes.at(me)).clone();
+      }
+      case Step::Chunk: return unchunk(g, s.meshDim, s.srcDim, s.savedSizes.at(0));
+      case Step::AllToAll: return allToAll(g, s.meshDim, s.dstDim, s.srcDim);
+      case Step::AllReduce: {
+        at::Tensor full = s.toShard ? unchunk(g, s.meshDim, s.dstDim, s.savedSizes.at(0)) : g;
+        return allReduce(full, s.meshDim, ReduceOp::Sum);
+      }
+      case Step::Divide:
+        return s.op == ReduceOp::Sum ? g / static_cast<double>(groupSize(s.meshDim)) : g.clone();
+    }
+    return g;
+  }
+};
+
+namespace {
+
+std::vector<Step> planSteps(const ShardingSpec& from, const ShardingSpec& to, const std::string& where) {
+  std::vector<Step> comm, local;
+  int nd = from.meshDims();
+  if (to.meshDims() != nd) throw CollectiveError("redistribute specs have different mesh dims (" + where + ")");
+  auto fail = [&](const std::string& why) {
+    throw CollectiveError("cannot redistribute " + from.toMeshString() + " -> " + to.toMeshString() + ": " + why +
+                          " (" + where + ")");
+  };
+  // Communication first, innermost mesh dim first (as DTensor gathers nested shards), then local chunks.
+  for (int d = nd - 1; d >= 0; --d) {
+    const Placement& a = from[d];
+    const Placement& b = to[d];
+    if (a == b) continue;
+    if (a.kind == PlacementKind::StridedShard || b.kind == PlacementKind::StridedShard)
+      fail("strided shards are not supported by the runner");
+    Step s;
+    s.meshDim = d;
+    if (a.isShard() && b.isReplicate()) { s.kind = Step::Gather; s.srcDim = a.dim; }
+    else if (a.isShard() && b.isShard()) { s.kind = Step::AllToAll; s.srcDim = a.dim; s.dstDim = b.dim; }
+    else if (a.isPartial() && (b.isReplicate() || b.isShard())) {
+      s.kind = Step::AllReduce; s.op = a.reduce; s.toShard = b.isShard(); s.dstDim = b.isShard() ? b.dim : 0;
+    } else if (a.isShard() && b.isPartial()) fail("Shard -> Partial is not a valid redistribute");
+    else if (a.isPartial() && b.isPartial()) fail("changing a Partial's reduce op is not allowed");
+    else continue;  // R -> S / R -> P: local, below
+    comm.push_back(s);
+  }
+  for (int d = 0; d < nd; ++d) {
+    const Placement& a = from[d];
+    const Placement& b = to[d];
+    if (a == b || !a.isReplicate()) continue;
+    Step s;
+    s.meshDim = d;
+    if (b.isShard()) { s.kind = Step::Chunk; s.srcDim = b.dim; }
+    else { s.kind = Step::Divide; s.op = b.reduce; }
+    local.push_back(s);
+  }
+  comm.insert(comm.end(), local.begin(), local.end());
+  return comm;
+}
+
+struct RedistCall {
+  StepRunner* runner;
+  std::vector<Step> steps;
+};
+
+// Autograd: forward applies the steps, backward their adjoints in reverse order.
+struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, at::Tensor x, int64_t callId) {
+    ctx->saved_data["call"] = callId;
+    auto* call = reinterpret_cast<RedistCall*>(callId);
+    at::Tensor t = x;
+    for (auto& s : call->steps) t = call->runner->forward(s, t);
+    return t;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    auto* call = reinterpret_cast<RedistCall*>(ctx->saved_data["call"].toInt());
+    at::Tensor g = grads[0];
+    for (auto it = call->steps.rbegin(); it != call->steps.rend(); ++it) g = call->runner->backward(*it, g);
+    return {g, at::Tensor()};
+  }
+};
+
+}  // namespace
+
+at::Tensor RankComm::redistribute(const at::Tensor& local, const std::vector<int64_t>& global,
+                                  const ShardingSpec& from, const ShardingSpec& to, const std::string& where) {
+  if (from == to) return local;
+  // Calls live as long as the communicator: the backward pass may use them after the forward returns.
+  (void)global;
+  auto runner = std::make_shared<StepRunner>(StepRunner{*impl_, mesh_, rank_, where});
+  auto callPtr = std::make_shared<RedistCall>(RedistCall{runner.get(), planSteps(from, to, where)});
+  impl_->keepAlive.push_back(runner);
+  impl_->keepAlive.push_back(callPtr);
+  RedistCall* call = callPtr.get();
+  if (local.requires_grad())
+    return RedistributeFn::apply(local, static_cast<int64_t>(reinterpret_cast<intptr_t>(call)));
+  at::Tensor t = local;
+  for (auto& s : call->steps) t = call->runner->forward(s, t);
+  return t;
+}
+
+at::Tensor RankComm::sumOverMesh(const at::Tensor& t, const std::string& where) {
+  if (!impl_->world) return t.clone();
+  std::string key = "world#" + std::to_string(impl_->worldSeq++);
+  std::vector<int64_t> all(mesh_.size());
+  for (int64_t r = 0; r < mesh_.size(); ++r) all[r] = r;
+  impl_->rv->arrive(key, all, impl_->timeout, "gradient sum (" + where + ")");
+  std::vector<at::Tensor> v{t.contiguous().clone()};
+  auto w = impl_->world->allreduce(v);
+  try {
+    w->wait(impl_->timeout);
+  } catch (const std::exception& e) {
+    throw CollectiveError("gradient sum failed: " + conciseMessage(e));
+  }
+  return v[0];
+}
+
+}  // namespace ss::runner

@@ -1,0 +1,391 @@
+// Executes a plan's graph node by node through the ATen dispatcher (boxed calls by schema name).
+//
+// Sections: op name resolution (incl. scaled-dot-product-attention across LibTorch versions), argument
+// conversion to IValues (schema-typed, defaults filled), local shape rewriting (view/reshape/expand/factories),
+// the node loop (redistributes on edges, getitem, progress, stop).
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <c10/util/Exception.h>
+
+#include <numeric>
+#include <sstream>
+
+#include "core/layout.h"
+#include "runner/torch_internal.h"
+
+namespace ss::runner {
+
+std::string conciseMessage(const std::exception& e) {
+  std::string msg;
+  if (auto* ce = dynamic_cast<const c10::Error*>(&e)) msg = ce->what_without_backtrace();
+  else msg = e.what();
+  auto nl = msg.find('\n');
+  if (nl != std::string::npos) msg = msg.substr(0, nl);
+  return msg;
+}
+
+at::ScalarType computeType(DType planned, at::ScalarType floatType) {
+  at::ScalarType t;
+  switch (planned) {
+    case DType::F32: t = at::kFloat; break;
+    case DType::F16: t = at::kHalf; break;
+    case DType::BF16: t = at::kBFloat16; break;
+    case DType::F64: t = at::kDouble; break;
+    case DType::I64: return at::kLong;
+    case DType::I32: return at::kInt;
+    case DType::I16: return at::kShort;
+    case DType::I8: return at::kChar;
+    case DType::U8: return at::kByte;
+    case DType::Bool: return at::kBool;
+    case DType::C64: return at::kComplexFloat;
+    default: t = at::kFloat; break;
+  }
+  return floatType == at::ScalarType::Undefined ? t : floatType;
+}
+
+namespace {
+
+// ---- op resolution ----
+
+struct ResolvedOp {
+  c10::OperatorHandle handle;
+  bool sdpaPrivate = false;  // 1.13's _scaled_dot_product_attention stands in for the public op
+  bool sdpaPublicForPrivate = false;  // the other way round (graph from 1.13, LibTorch 2.x)
+};
+
+c10::optional<c10::OperatorHandle> findOp(const std::string& name, const std::string& overload) {
+  return c10::Dispatcher::singleton().findSchema({name, overload});
+}
+
+ResolvedOp resolveOp(const Node& node) {
+  // "aten.mm.default" -> ("aten::mm", ""); "prims.convert_element_type.default" -> aten::_to_copy.
+  std::string op = node.op;
+  std::vector<std::string> parts;
+  std::stringstream ss(op);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  if (parts.size() < 2) throw std::runtime_error("cannot execute op '" + op + "'");
+  std::string ns = parts[0], name = parts[1];
+  std::string overload = parts.size() > 2 ? parts[2] : "";
+  if (overload == "default") overload = "";
+  if (ns == "prims" && name == "convert_element_type") { ns = "aten"; name = "_to_copy"; overload = ""; }
+  if (auto h = findOp(ns + "::" + name, overload)) return {*h};
+  if (name == "scaled_dot_product_attention")
+    if (auto h = findOp("aten::_scaled_dot_product_attention", "")) return {*h, true, false};
+  if (name == "_scaled_dot_product_attention")
+    if (auto h = findOp("aten::scaled_dot_product_attention", "")) return {*h, false, true};
+  throw std::runtime_error("this LibTorch has no operator " + ns + "::" + name +
+                           (overload.empty() ? "" : "." + overload));
+}
+
+// ---- argument conversion ----
+
+// Tensor args are first renumbered to their input index (TensorRef{-1, index}), so that each input's tensor
+// after its redistribute is the one passed, even when one producer feeds several inputs.
+struct ArgContext {
+  const ExecEnv& env;
+  const std::vector<at::Tensor>& inputs;
+};
+
+at::Tensor tensorOf(const ArgContext& c, const TensorRef& r) {
+  if (r.node != -1 || r.output < 0 || r.output >= static_cast<int>(c.inputs.size()))
+    throw std::runtime_error("input tensor not available");
+  return c.inputs[r.output];
+}
+
+void numberInputs(Arg& a, int& next) {
+  if (a.kind == Arg::Kind::Tensor) a.t = TensorRef{-1, next++};
+  for (auto& it : a.items) numberInputs(it, next);
+}
+
+int64_t symbolValue(const std::string& s) {
+  if (s == "torch.contiguous_format") return static_cast<int64_t>(at::MemoryFormat::Contiguous);
+  if (s == "torch.preserve_format") return static_cast<int64_t>(at::MemoryFormat::Preserve);
+  if (s == "torch.channels_last") return static_cast<int64_t>(at::MemoryFormat::ChannelsLast);
+  if (s == "torch.strided") return static_cast<int64_t>(at::kStrided);
+  if (s == "torch.sparse_coo") return static_cast<int64_t>(at::kSparse);
+  throw std::runtime_error("unknown symbol argument '" + s + "'");
+}
+
+c10::IValue toIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& type);
+
+c10::IValue listToIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& elem) {
+  auto kind = elem->kind();
+  if (kind == c10::TypeKind::TensorType) {
+    c10::List<at::Tensor> out;
+    for (const auto& it : a.items) out.push_back(tensorOf(c, it.t));
+    return out;
+  }
+  if (kind == c10::TypeKind::OptionalType) {
+    c10::List<c10::optional<at::Tensor>> out;
+    for (const auto& it : a.items)
+      out.push_back(it.kind == Arg::Kind::None ? c10::optional<at::Tensor>() : c10::optional<at::Tensor>(tensorOf(c, it.t)));
+    return out;
+  }
+  if (kind == c10::TypeKind::IntType || kind == c10::TypeKind::SymIntType) {
+    std::vector<int64_t> out;
+    for (const auto& it : a.items) out.push_back(it.kind == Arg::Kind::Float ? static_cast<int64_t>(it.f) : it.i);
+    return out;
+  }
+  if (kind == c10::TypeKind::FloatType) {
+    std::vector<double> out;
+    for (const auto& it : a.items) out.push_back(it.kind == Arg::Kind::Int ? static_cast<double>(it.i) : it.f);
+    return out;
+  }
+  if (kind == c10::TypeKind::BoolType) {
+    c10::List<bool> out;
+    for (const auto& it : a.items) out.push_back(it.b);
+    return out;
+  }
+  throw std::runtime_error("unsupported list argument type " + elem->str());
+}
+
+// A Python number where ATen wants a Tensor (FX prints `div.Tensor(x, 32)`): a wrapped-number scalar tensor,
+// which type promotion treats like the Python scalar.
+at::Tensor wrappedNumber(const Arg& a) {
+  at::Tensor t = a.kind == Arg::Kind::Float ? at::scalar_tensor(a.f, at::kDouble)
+               : a.kind == Arg::Kind::Bool  ? at::scalar_tensor(a.b, at::kBool)
+                                            : at::scalar_tensor(a.i, at::kLong);
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
+c10::IValue toIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& type) {
+  if (a.kind == Arg::Kind::None) return c10::IValue();
+  c10::TypePtr t = type;
+  if (t->kind() == c10::TypeKind::OptionalType) t = t->castRaw<c10::OptionalType>()->getElementType();
+  if (t->kind() == c10::TypeKind::TensorType &&
+      (a.kind == Arg::Kind::Int || a.kind == Arg::Kind::Float || a.kind == Arg::Kind::Bool))
+    return wrappedNumber(a);
+  switch (a.kind) {
+    case Arg::Kind::Tensor: return tensorOf(c, a.t);
+    case Arg::Kind::List: {
+      if (t->kind() != c10::TypeKind::ListType) throw std::runtime_error("a list where " + type->str() + " is expected");
+      return listToIValue(c, a, t->castRaw<c10::ListType>()->getElementType());
+    }
+    case Arg::Kind::Bool: return a.b;
+    case Arg::Kind::Int:
+      if (t->kind() == c10::TypeKind::FloatType) return static_cast<double>(a.i);
+      if (t->kind() == c10::TypeKind::BoolType) return a.i != 0;
+      return a.i;
+    case Arg::Kind::Float:
+      if (t->kind() == c10::TypeKind::IntType || t->kind() == c10::TypeKind::SymIntType) return static_cast<int64_t>(a.f);
+      return a.f;
+    case Arg::Kind::String: return a.s;
+    case Arg::Kind::DType: return static_cast<int64_t>(computeType(a.dt, c.env.floatType));
+    case Arg::Kind::Device: return c10::IValue(c10::Device(c10::kCPU));  // the runner picks the device
+    case Arg::Kind::Symbol: return symbolValue(a.s);
+    case Arg::Kind::None: break;
+  }
+  return c10::IValue();
+}
+
+// ---- local shape rewriting ----
+
+std::vector<int64_t> beliefShape(const ExecEnv& env, int n) {
+  const Node& node = env.plan->graph.nodes[n];
+  const auto& meta = node.outputs.at(0);
+  if (env.rank < 0) return meta.shape;
+  const auto& outSpecs = env.plan->specs.at(n).outputs;
+  if (outSpecs.empty() || !outSpecs[0]) return meta.shape;
+  auto local = localShape(meta.shape, env.plan->mesh, *outSpecs[0], env.rank);
+  if (!local) throw std::runtime_error("output spec does not fit the shape: " + local.error().message);
+  return *local;
+}
+
+int64_t prod(const std::vector<int64_t>& v, const std::vector<int>& idx) {
+  int64_t p = 1;
+  for (int i : idx) p *= v[i];
+  return p;
+}
+
+// View/reshape target on this rank: dims the view keeps or merges follow the actual local input (as symbolic
+// shapes would); dims it splits follow the plan's spec when that agrees in size, else the first dim divisible by
+// the shrink factor shrinks.
+std::vector<int64_t> viewTarget(const std::vector<int64_t>& globalIn, const std::vector<int64_t>& actualIn,
+                                const std::vector<int64_t>& globalOut, const std::vector<int64_t>& belief) {
+  if (globalIn.size() != actualIn.size()) return belief;
+  std::vector<int64_t> out = belief;
+  size_t i = 0, j = 0;
+  while (i < globalIn.size() || j < globalOut.size()) {
+    std::vector<int> I, O;
+    int64_t pi = 1, po = 1;
+    if (i < globalIn.size()) { pi *= globalIn[i]; I.push_back(static_cast<int>(i++)); }
+    if (j < globalOut.size()) { po *= globalOut[j]; O.push_back(static_cast<int>(j++)); }
+    while (pi != po) {
+      if (pi < po && i < globalIn.size()) { pi *= globalIn[i]; I.push_back(static_cast<int>(i++)); }
+      else if (j < globalOut.size()) { po *= globalOut[j]; O.push_back(static_cast<int>(j++)); }
+      else if (i < globalIn.size()) { pi *= globalIn[i]; I.push_back(static_cast<int>(i++)); }
+      else break;
+    }
+    if (O.empty()) continue;
+    int64_t actual = prod(actualIn, I);
+    if (O.size() == 1) { out[O[0]] = actual; continue; }
+    if (prod(belief, O) == actual) continue;
+    int64_t global = prod(globalIn, I);
+    if (actual == 0 || global % actual != 0) continue;
+    int64_t shrink = global / actual;
+    for (int o : O) out[o] = globalOut[o];
+    for (int o : O)
+      if (globalOut[o] % shrink == 0) { out[o] = globalOut[o] / shrink; break; }
+  }
+  return out;
+}
+
+bool isViewOp(const std::string& n) { return n == "view" || n == "reshape" || n == "_unsafe_view"; }
+bool isFactory(const std::string& n) {
+  return n == "full" || n == "zeros" || n == "ones" || n == "empty" || n == "empty_strided" || n == "rand" ||
+         n == "randn" || n == "new_zeros" || n == "new_ones" || n == "new_full" || n == "new_empty";
+}
+
+// Replaces the "size"/"shape" (and "stride") argument of shape-carrying ops with the local shape on this rank.
+void rewriteShapeArgs(const ExecEnv& env, int n, const c10::FunctionSchema& schema, std::vector<c10::IValue>& stack,
+                      const std::vector<at::Tensor>& tensorInputs) {
+  const Node& node = env.plan->graph.nodes[n];
+  std::string op = node.opName();
+  bool view = isViewOp(op), expand = op == "expand", factory = isFactory(op);
+  if (!view && !expand && !factory) return;
+  if (node.outputs.empty() || !node.outputs[0].known) return;
+  const auto& args = schema.arguments();
+  int sizeIdx = -1, strideIdx = -1;
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (args[k].name() == "size" || args[k].name() == "shape") sizeIdx = static_cast<int>(k);
+    if (args[k].name() == "stride") strideIdx = static_cast<int>(k);
+  }
+  if (sizeIdx < 0) return;
+  std::vector<int64_t> target = beliefShape(env, n);
+  if (env.rank >= 0 && !tensorInputs.empty() && (view || expand)) {
+    auto actual = tensorInputs[0].sizes().vec();
+    const auto& inputs = env.plan->graph.inputs(n);
+    const TensorMeta* inMeta = inputs.empty() ? nullptr : env.plan->graph.meta(inputs[0]);
+    if (view && inMeta && inMeta->known) {
+      target = viewTarget(inMeta->shape, actual, node.outputs[0].shape, target);
+    } else if (expand) {
+      // Dims the input already has (not broadcast from 1) keep their actual local size.
+      size_t lead = target.size() >= actual.size() ? target.size() - actual.size() : 0;
+      for (size_t k = 0; k < actual.size() && lead + k < target.size(); ++k)
+        if (actual[k] != 1) target[lead + k] = -1;
+    }
+  }
+  stack[sizeIdx] = target;
+  if (strideIdx >= 0) {
+    std::vector<int64_t> stride(target.size(), 1);
+    for (int k = static_cast<int>(target.size()) - 2; k >= 0; --k) stride[k] = stride[k + 1] * std::max<int64_t>(target[k + 1], 1);
+    stack[strideIdx] = stride;
+  }
+}
+
+// ---- one node ----
+
+std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values, const std::vector<at::Tensor>& inputs) {
+  const Node& node = env.plan->graph.nodes[n];
+  if (node.op == "operator.getitem") {
+    const Arg& src = node.args.at(0);
+    int64_t idx = node.args.at(1).i;
+    if (!src.isTensor()) throw std::runtime_error("getitem of a non-tensor");
+    const auto& outs = values.at(src.t.node);
+    if (idx < 0 || idx >= static_cast<int64_t>(outs.size())) throw std::runtime_error("getitem index out of range");
+    return {outs[idx]};
+  }
+  ResolvedOp op = resolveOp(node);
+  const auto& schema = op.handle.schema();
+  const auto& sargs = schema.arguments();
+  ArgContext pctx{env, inputs};
+  std::vector<Arg> posArgs = node.args;
+  std::vector<std::pair<std::string, Arg>> kwargs = node.kwargs;
+  int next = 0;
+  for (auto& a : posArgs) numberInputs(a, next);
+  for (auto& kw : kwargs) numberInputs(kw.second, next);
+  if (op.sdpaPrivate) {
+    // public (q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None) -> private
+    // (q, k, v, attn_mask, dropout_p, need_attn_weights, is_causal)
+    std::vector<Arg> a(7, Arg::none());
+    for (size_t k = 0; k < posArgs.size() && k < 5; ++k) a[k] = posArgs[k];
+    if (a[4].kind == Arg::Kind::None) a[4] = Arg::real(0.0);
+    a[5] = Arg::boolean(false);
+    a[6] = posArgs.size() > 5 ? posArgs[5] : Arg::boolean(false);
+    for (auto it = kwargs.begin(); it != kwargs.end();) {
+      if (it->first == "is_causal") { a[6] = it->second; it = kwargs.erase(it); }
+      else if (it->first == "dropout_p") { a[4] = it->second; it = kwargs.erase(it); }
+      else if (it->first == "attn_mask") { a[3] = it->second; it = kwargs.erase(it); }
+      else if (it->first == "scale") { it = kwargs.erase(it); }
+      else ++it;
+    }
+    posArgs = a;
+  } else if (op.sdpaPublicForPrivate) {
+    std::vector<Arg> a(posArgs.begin(), posArgs.begin() + std::min<size_t>(posArgs.size(), 5));
+    if (posArgs.size() > 6) a.push_back(posArgs[6]);
+    posArgs = a;
+  }
+  if (posArgs.size() > sargs.size()) throw std::runtime_error("too many arguments for " + schema.name());
+  std::vector<c10::IValue> stack;
+  stack.reserve(sargs.size());
+  for (size_t k = 0; k < sargs.size(); ++k) {
+    const auto& sa = sargs[k];
+    const Arg* given = k < posArgs.size() ? &posArgs[k] : nullptr;
+    if (!given)
+      for (const auto& kw : kwargs)
+        if (kw.first == sa.name()) given = &kw.second;
+    if (given) {
+      stack.push_back(toIValue(pctx, *given, sa.type()));
+    } else if (sa.default_value()) {
+      stack.push_back(*sa.default_value());
+    } else {
+      throw std::runtime_error("missing argument '" + sa.name() + "' of " + schema.name());
+    }
+  }
+  // Keyword "device" and dtype on factories run on CPU in the compute type (already mapped).
+  rewriteShapeArgs(env, n, schema, stack, inputs);
+  op.handle.callBoxed(&stack);
+  std::vector<at::Tensor> outs;
+  for (auto& v : stack) {
+    if (v.isTensor()) outs.push_back(v.toTensor());
+    else if (v.isTensorList()) for (const auto& t : v.toTensorList()) outs.push_back(t);
+    else if (v.isTuple()) for (const auto& e : v.toTupleRef().elements()) { if (e.isTensor()) outs.push_back(e.toTensor()); }
+    else outs.push_back(at::Tensor());
+  }
+  return outs;
+}
+
+}  // namespace
+
+void runGraph(const ExecEnv& env, Values& values) {
+  const Plan& plan = *env.plan;
+  const Graph& g = plan.graph;
+  values.resize(g.size());
+  int total = g.size();
+  for (int n = 0; n < total; ++n) {
+    if (env.stop && env.stop->load()) throw RunStopped("stopped");
+    const Node& node = g.nodes[n];
+    if (node.kind != NodeKind::Call) continue;
+    try {
+      // Gather inputs; apply the plan's redistributes on edges (sharded run only). A missing one stays missing.
+      const auto& refs = g.inputs(n);
+      std::vector<at::Tensor> inputs;
+      inputs.reserve(refs.size());
+      for (size_t k = 0; k < refs.size(); ++k) {
+        const auto& outs = values.at(refs[k].node);
+        if (refs[k].output >= static_cast<int>(outs.size()) || !outs[refs[k].output].defined())
+          throw std::runtime_error("input " + std::to_string(k) + " (" + g.nodes[refs[k].node].name + ") has no value");
+        at::Tensor t = outs[refs[k].output];
+        if (env.comm)
+          if (const Redistribute* r = plan.findRedistribute(n, static_cast<int>(k))) {
+            const TensorMeta* m = g.meta(refs[k]);
+            if (!m || !m->known) throw std::runtime_error("redistribute on an input of unknown shape");
+            t = env.comm->redistribute(t, m->shape, r->from, r->to,
+                                       "node " + node.name + " input " + std::to_string(k));
+          }
+        inputs.push_back(t);
+      }
+      values[n] = runCall(env, n, values, inputs);
+    } catch (const RunStopped&) {
+      throw;
+    } catch (const CollectiveError& e) {
+      throw NodeError(n, e.what());
+    } catch (const std::exception& e) {
+      throw NodeError(n, conciseMessage(e));
+    }
+    if (env.progress) env.progress(n + 1, total);
+  }
+}
+
+}  // namespace ss::runner

@@ -1,0 +1,445 @@
+// runPlan: options, scale, memory check, placeholder data from the seed, the reference run, the sharded run on
+// rank threads (Gloo), loss combination, gradient ratio, error collection. See runner/runner.h for the contract.
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "core/layout.h"
+#include "core/redistribute.h"
+#include "runner/plan_scale.h"
+#include "runner/runner.h"
+#include "runner/torch_internal.h"
+
+namespace ss::runner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool isFloating(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16 || t == DType::F64; }
+
+// ---- placeholder data ----
+
+// Exclusive upper bound for an integer input: what its consumer accepts (followed through view-like ops).
+int64_t integerBound(const Plan& plan, int node, int depth = 0) {
+  const Graph& g = plan.graph;
+  for (const auto& [user, input] : g.users(node)) {
+    const Node& u = g.nodes[user];
+    std::string op = u.opName();
+    const auto& ins = g.inputs(user);
+    auto shapeOf = [&](int k) -> const std::vector<int64_t>* {
+      if (k >= static_cast<int>(ins.size())) return nullptr;
+      const TensorMeta* m = g.meta(ins[k]);
+      return m && m->known ? &m->shape : nullptr;
+    };
+    if (op == "embedding" && input == 1) {
+      if (auto* s = shapeOf(0); s && !s->empty()) return (*s)[0];
+    } else if ((op.rfind("nll_loss", 0) == 0 || op == "cross_entropy_loss") && input == 1) {
+      if (auto* s = shapeOf(0); s && !s->empty()) return s->size() >= 2 ? (*s)[1] : (*s)[0];
+    } else if ((op == "index" || op == "index_put" || op == "index_put_" || op == "_index_put_impl_") && input >= 1 &&
+               u.args.size() > 1 && u.args[1].isList()) {
+      int seen = 0;
+      for (size_t pos = 0; pos < u.args[1].items.size(); ++pos) {
+        if (!u.args[1].items[pos].isTensor()) continue;
+        if (++seen == input)
+          if (auto* s = shapeOf(0); s && pos < s->size()) return (*s)[pos];
+      }
+    } else if ((op == "gather" || op == "scatter") && input == 1 && u.args.size() > 1 && u.args[1].isInt()) {
+      if (auto* s = shapeOf(0); s && !s->empty()) {
+        int64_t d = u.args[1].i < 0 ? u.args[1].i + static_cast<int64_t>(s->size()) : u.args[1].i;
+        if (d >= 0 && d < static_cast<int64_t>(s->size())) return (*s)[d];
+      }
+    } else if (depth < 4 && (op == "view" || op == "reshape" || op == "_unsafe_view" || op == "clone" ||
+                             op == "_to_copy" || op == "slice" || op == "unsqueeze" || op == "squeeze" ||
+                             op == "permute" || op == "transpose" || op == "t" || op == "contiguous")) {
+      int64_t b = integerBound(plan, user, depth + 1);
+      if (b > 0) return b;
+    }
+  }
+  return depth == 0 ? 2 : 0;
+}
+
+// The whole (global) tensor for a placeholder in a batch: deterministic in (seed, batch, node).
+at::Tensor placeholderData(const Plan& plan, int n, int batch, uint64_t seed, at::ScalarType floatType) {
+  const Node& node = plan.graph.nodes[n];
+  if (node.outputs.empty() || !node.outputs[0].known)
+    throw std::runtime_error("placeholder '" + node.name + "' has no known shape");
+  const TensorMeta& m = node.outputs[0];
+  bool param = node.placeholderKind == PlaceholderKind::Param || node.placeholderKind == PlaceholderKind::Buffer;
+  uint64_t s = seed * 1000003ULL + static_cast<uint64_t>(n) * 1009ULL + (param ? 0 : (batch + 1) * 7919ULL);
+  at::Generator gen = at::detail::createCPUGenerator(s);
+  at::ScalarType type = computeType(m.dtype, floatType);
+  if (isFloating(m.dtype) || m.dtype == DType::Unknown) {
+    at::Tensor t = at::randn(m.shape, gen, at::TensorOptions().dtype(at::kDouble));
+    if (param) {
+      int64_t fanIn = m.shape.empty() ? 1 : std::max<int64_t>(m.shape.back(), 1);
+      t = t / std::sqrt(static_cast<double>(fanIn));
+    }
+    return t.to(type);
+  }
+  if (m.dtype == DType::Bool) return at::randint(0, 2, m.shape, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+  int64_t bound = std::max<int64_t>(integerBound(plan, n), 1);
+  return at::randint(0, bound, m.shape, gen, at::TensorOptions().dtype(at::kLong)).to(type);
+}
+
+// This rank's piece of a placeholder: AutoSP tags slice their tag's dim whatever the spec says; otherwise the
+// spec's layout (Partial(sum) mesh dims: the value on coordinate 0, zeros elsewhere).
+at::Tensor localPiece(const Plan& plan, int n, const at::Tensor& whole, int64_t rank) {
+  auto tag = plan.tags.find(n);
+  if (tag != plan.tags.end()) {
+    int dim = tag->second.effectiveDim();
+    if (dim < 0 || dim >= whole.dim())
+      throw std::runtime_error("AutoSP tag " + tag->second.toString() + " names dim " + std::to_string(dim) +
+                               " of a " + std::to_string(whole.dim()) + "-d input");
+    int64_t sp = plan.run.spSize > 0 ? plan.run.spSize : plan.mesh.size();
+    auto sizes = chunkSizes(whole.size(dim), sp);
+    int64_t idx = rank % sp, off = 0;
+    for (int64_t k = 0; k < idx; ++k) off += sizes[k];
+    return whole.narrow(dim, std::min(off, whole.size(dim)), sizes[idx]).clone();
+  }
+  const auto& outs = plan.specs.at(n).outputs;
+  if (outs.empty() || !outs[0]) return whole.clone();
+  auto shard = shardOnRank(whole.sizes().vec(), plan.mesh, *outs[0], rank);
+  if (!shard) throw std::runtime_error("spec " + outs[0]->toMeshString() + ": " + shard.error().message);
+  at::Tensor t = whole;
+  for (int d = 0; d < whole.dim(); ++d) {
+    const auto& parts = shard->slices[d].parts;
+    if (parts.size() == 1) {
+      t = t.narrow(d, parts[0].start, parts[0].length);
+    } else {
+      std::vector<int64_t> idx;
+      for (const auto& p : parts)
+        for (int64_t i = 0; i < p.length; ++i) idx.push_back(p.start + i);
+      t = t.index_select(d, at::tensor(idx, at::kLong));
+    }
+  }
+  t = t.clone();
+  const auto coord = plan.mesh.coordOf(rank);
+  for (int d = 0; d < plan.mesh.ndim(); ++d) {
+    const Placement& p = (*outs[0])[d];
+    if (p.isPartial() && p.reduce == ReduceOp::Sum && coord[d] != 0) t.zero_();
+  }
+  return t;
+}
+
+// Floating parameters that every rank holds whole (replicated, untagged): their summed gradients are compared.
+std::vector<int> replicatedParams(const Plan& plan) {
+  std::vector<int> out;
+  for (int n = 0; n < plan.graph.size(); ++n) {
+    const Node& node = plan.graph.nodes[n];
+    if (node.kind != NodeKind::Placeholder || node.placeholderKind != PlaceholderKind::Param) continue;
+    if (node.outputs.empty() || !isFloating(node.outputs[0].dtype) || plan.tags.count(n)) continue;
+    const auto& outs = plan.specs.at(n).outputs;
+    if (!outs.empty() && outs[0] && !outs[0]->isReplicated()) continue;
+    out.push_back(n);
+  }
+  return out;
+}
+
+double lossValue(const Plan& plan, int lossNode, const Values& values) {
+  const auto& outs = values.at(lossNode);
+  if (outs.empty() || !outs[0].defined()) throw NodeError(lossNode, "loss has no value");
+  if (outs[0].numel() != 1)
+    throw NodeError(lossNode, "loss '" + plan.graph.nodes[lossNode].name + "' is not a scalar (shape " +
+                                  shapeToString(outs[0].sizes().vec()) + ")");
+  return outs[0].to(at::kDouble).item<double>();
+}
+
+// Flattened gradients of `params` (zeros where a parameter got none).
+at::Tensor flatGrads(const Values& values, const std::vector<int>& params) {
+  std::vector<at::Tensor> parts;
+  for (int p : params) {
+    const at::Tensor& t = values.at(p).at(0);
+    at::Tensor g = t.grad();
+    parts.push_back(g.defined() ? g.detach().to(at::kDouble).reshape({-1}) : at::zeros({t.numel()}, at::kDouble));
+  }
+  if (parts.empty()) return at::zeros({0}, at::kDouble);
+  return at::cat(parts);
+}
+
+at::ScalarType floatTypeOf(const RunOptions& o) {
+  if (o.computeDtype == "f64") return at::kDouble;
+  if (o.computeDtype == "planned") return at::ScalarType::Undefined;
+  return at::kFloat;
+}
+
+// Serialises events from several threads; progress at most every ~1/20 of a graph per rank.
+struct Events {
+  const EventSink& sink;
+  std::mutex mutex;
+  void emit(const RunEvent& e) {
+    if (!sink) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    sink(e);
+  }
+  void note(RunReport& report, const std::string& text) {
+    report.notes.push_back(text);
+    RunEvent e;
+    e.kind = RunEvent::Kind::Note;
+    e.text = text;
+    emit(e);
+  }
+  std::function<void(int, int)> progress(int rank, int batch) {
+    return [this, rank, batch](int done, int total) {
+      int step = std::max(total / 20, 1);
+      if (done != total && done % step != 0) return;
+      RunEvent e;
+      e.kind = RunEvent::Kind::Progress;
+      e.rank = rank;
+      e.batch = batch;
+      e.node = done;
+      e.nodes = total;
+      emit(e);
+    };
+  }
+};
+
+struct RankOutcome {
+  std::optional<RunError> error;
+  std::vector<double> losses;  // per batch
+  std::vector<double> gradNorm;  // rank 0: norm of the summed gradients per batch
+};
+
+RunError nodeError(const Plan& plan, const char* stage, int rank, const NodeError& e) {
+  RunError err;
+  err.stage = stage;
+  err.rank = rank;
+  err.nodeIndex = e.node;
+  err.node = e.node >= 0 && e.node < plan.graph.size() ? plan.graph.nodes[e.node].name : "";
+  err.message = e.what();
+  return err;
+}
+
+}  // namespace
+
+RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink& onEvent,
+                  const std::atomic<bool>* cancel) {
+  RunReport report;
+  Events events{onEvent, {}};
+  report.planName = input.name;
+  report.ranks = static_cast<int>(input.mesh.size());
+  report.meshShape = input.mesh.shape();
+  report.device = options.device;
+  report.backend = "gloo";
+  report.scale = options.scale;
+  report.rtol = options.rtol >= 0 ? options.rtol : input.run.rtol;
+  report.seed = options.seed.value_or(input.run.seed);
+  const int batches = options.batches > 0 ? options.batches : std::max(input.run.batches, 1);
+  auto fail = [&](const std::string& stage, const std::string& msg) {
+    report.error = RunError{stage, -1, -1, "", msg};
+    return report;
+  };
+  {
+    RunEvent e;
+    e.kind = RunEvent::Kind::Started;
+    e.text = input.name;
+    events.emit(e);
+  }
+
+  // ---- device ----
+  if (options.device != "cpu") {
+#ifdef SHARDSCOPE_CUDA
+    return fail("setup", "the CUDA path is compiled in but not wired to execution in this build; use --device cpu");
+#else
+    if (options.device == "cuda")
+      return fail("setup", "this runner was built without CUDA (configure with -DSHARDSCOPE_CUDA=ON and a CUDA "
+                           "LibTorch); use --device cpu");
+    return fail("setup", "unknown device '" + options.device + "' (cpu or cuda)");
+#endif
+  }
+
+  // ---- plan ----
+  auto scaled = scalePlan(input, options.scale);
+  if (!scaled) return fail("scale", scaled.error().message);
+  const Plan& plan = *scaled;
+  int lossNode = plan.run.lossNode.empty() ? -1 : plan.graph.find(plan.run.lossNode);
+  if (lossNode < 0)
+    return fail("load", plan.run.lossNode.empty() ? "the plan names no loss node (run.loss)"
+                                                  : "loss node '" + plan.run.lossNode + "' is not in the graph");
+  if (plan.specs.size() != static_cast<size_t>(plan.graph.size()))
+    return fail("load", "the plan has no specs per node");
+  for (int n = 0; n < plan.graph.size(); ++n) {
+    const Node& node = plan.graph.nodes[n];
+    if (node.kind == NodeKind::Placeholder && (node.outputs.empty() || !node.outputs[0].known))
+      return fail("load", "placeholder '" + node.name + "' has no shape: the plan is not executable");
+  }
+
+  // ---- memory ----
+  MemoryEstimate mem = estimateMemory(plan, options);
+  report.memoryEstimateBytes = mem.totalBytes;
+  report.memoryAvailableBytes = options.memoryLimitBytes > 0 ? options.memoryLimitBytes : availableMemoryBytes();
+  if (report.memoryAvailableBytes > 0 && mem.totalBytes > report.memoryAvailableBytes * 8 / 10)
+    return fail("memory", "this run " + mem.toString() + " but only " + formatBytes(report.memoryAvailableBytes) +
+                              " is available (80% allowed); try --scale 2 or more");
+
+  const at::ScalarType floatType = floatTypeOf(options);
+  const std::vector<int> params = replicatedParams(plan);
+  const bool wantGrads = options.gradients && !params.empty();
+  const uint64_t seed = report.seed;
+  std::vector<double> refLoss(batches, 0), refGradNorm(batches, std::nan(""));
+
+  // ---- reference ----
+  auto t0 = Clock::now();
+  for (int b = 0; b < batches; ++b) {
+    try {
+      Values values(plan.graph.size());
+      for (int n = 0; n < plan.graph.size(); ++n)
+        if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
+          at::Tensor t = placeholderData(plan, n, b, seed, floatType);
+          if (wantGrads && plan.graph.nodes[n].placeholderKind == PlaceholderKind::Param && t.is_floating_point())
+            t.requires_grad_(true);
+          values[n] = {t};
+        }
+      ExecEnv env;
+      env.plan = &plan;
+      env.floatType = floatType;
+      env.stop = cancel;
+      env.progress = events.progress(-1, b);
+      runGraph(env, values);
+      refLoss[b] = lossValue(plan, lossNode, values);
+      const at::Tensor& loss = values[lossNode][0];
+      if (wantGrads && loss.requires_grad()) {
+        loss.backward();
+        refGradNorm[b] = flatGrads(values, params).norm().item<double>();
+      }
+    } catch (const NodeError& e) {
+      report.error = nodeError(plan, "reference", -1, e);
+      return report;
+    } catch (const RunStopped&) {
+      return fail("cancelled", "cancelled");
+    } catch (const std::exception& e) {
+      return fail("reference", conciseMessage(e));
+    }
+  }
+  report.referenceSeconds = secondsSince(t0);
+
+  // ---- sharded ----
+  const int ranks = static_cast<int>(plan.mesh.size());
+  auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
+  auto store = c10::make_intrusive<c10d::HashStore>();
+  store->setTimeout(timeout);
+  Rendezvous rv;
+  std::atomic<bool> stop{false};  // set on cancel only
+  std::vector<RankOutcome> outcomes(ranks);
+  t0 = Clock::now();
+  auto rankMain = [&](int rank) {
+    RankOutcome& out = outcomes[rank];
+    int stage = 0;  // 0 setup, 1 running
+    try {
+      RankComm comm(plan.mesh, rank, store, rv, timeout);
+      stage = 1;
+      for (int b = 0; b < batches; ++b) {
+        Values values(plan.graph.size());
+        for (int n = 0; n < plan.graph.size(); ++n)
+          if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
+            at::Tensor t;
+            try {
+              t = localPiece(plan, n, placeholderData(plan, n, b, seed, floatType), rank);
+            } catch (const std::exception& e) {
+              throw NodeError(n, conciseMessage(e));
+            }
+            if (wantGrads && plan.graph.nodes[n].placeholderKind == PlaceholderKind::Param && t.is_floating_point())
+              t.requires_grad_(true);
+            values[n] = {t};
+          }
+        ExecEnv env;
+        env.plan = &plan;
+        env.rank = rank;
+        env.comm = &comm;
+        env.floatType = floatType;
+        env.stop = &stop;
+        auto progress = events.progress(rank, b);
+        env.progress = [&](int done, int total) {
+          if (cancel && cancel->load() && !stop.load()) {
+            stop = true;
+            rv.abort("cancelled");
+          }
+          progress(done, total);
+        };
+        runGraph(env, values);
+        out.losses.push_back(lossValue(plan, lossNode, values));
+        const at::Tensor& loss = values[lossNode][0];
+        if (wantGrads && loss.requires_grad()) {
+          loss.backward();
+          at::Tensor sum = comm.sumOverMesh(flatGrads(values, params), "batch " + std::to_string(b));
+          out.gradNorm.push_back(sum.norm().item<double>());
+        } else {
+          out.gradNorm.push_back(std::nan(""));
+        }
+      }
+    } catch (const NodeError& e) {
+      out.error = nodeError(plan, "sharded", rank, e);
+    } catch (const RunStopped&) {
+      // another rank failed or the run was cancelled: not this rank's error
+    } catch (const CollectiveError& e) {
+      out.error = RunError{"collective", rank, -1, "", e.what()};
+    } catch (const std::exception& e) {
+      out.error = RunError{stage == 0 ? "setup" : "sharded", rank, -1, "", conciseMessage(e)};
+    }
+    // A rank that leaves early (failed or stopped) makes the ranks that share a group with it stop at their next
+    // collective there (where they would wait forever for real), not between nodes: ranks that fail at the same
+    // node all get there and report it.
+    if (out.error || out.losses.size() < static_cast<size_t>(batches)) rv.fail(rank);
+  };
+  {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r) threads.emplace_back(rankMain, r);
+    for (auto& t : threads) t.join();
+  }
+  report.shardedSeconds = secondsSince(t0);
+
+  // ---- results ----
+  for (int r = 0; r < ranks; ++r) {
+    if (!outcomes[r].error) continue;
+    if (!report.error) report.error = outcomes[r].error;
+    else if (report.error->message != outcomes[r].error->message || report.error->node != outcomes[r].error->node)
+      events.note(report, "also " + outcomes[r].error->toString());
+    else if (r < 16) events.note(report, "also rank " + std::to_string(r) + " at the same node, same error");
+  }
+  if (report.error) return report;
+  if (cancel && cancel->load()) return fail("cancelled", "cancelled");
+
+  // Combine per-rank losses as the loss node's spec says: Partial(sum) mesh dims sum, the others average.
+  double divisor = static_cast<double>(ranks);
+  const auto& lossSpecs = plan.specs[lossNode].outputs;
+  if (!lossSpecs.empty() && lossSpecs[0])
+    for (int d = 0; d < plan.mesh.ndim(); ++d) {
+      const Placement& p = (*lossSpecs[0])[d];
+      if (p.isPartial() && p.reduce == ReduceOp::Sum) divisor /= static_cast<double>(plan.mesh.dimSize(d));
+    }
+  for (int b = 0; b < batches; ++b) {
+    BatchResult br;
+    br.batch = b;
+    double sum = 0;
+    for (int r = 0; r < ranks; ++r) {
+      br.rankLosses.push_back(outcomes[r].losses.at(b));
+      sum += outcomes[r].losses.at(b);
+    }
+    br.mean = sum / ranks;
+    br.combined = sum / divisor;
+    br.reference = refLoss[b];
+    double diff = std::fabs(br.combined - br.reference);
+    br.relError = br.reference != 0 ? diff / std::fabs(br.reference) : diff;
+    br.match = std::isfinite(br.relError) && br.relError <= report.rtol;
+    double shardedNorm = outcomes[0].gradNorm.empty() ? std::nan("") : outcomes[0].gradNorm.at(b);
+    br.gradRatio = refGradNorm[b] > 0 ? shardedNorm / refGradNorm[b] : std::nan("");
+    report.batches.push_back(br);
+    RunEvent e;
+    e.kind = RunEvent::Kind::Batch;
+    e.batch = b;
+    e.batchResult = br;
+    events.emit(e);
+  }
+  if (!params.empty() && options.gradients && !report.batches.empty() && std::isfinite(report.batches[0].gradRatio) &&
+      std::fabs(report.batches[0].gradRatio - 1.0) > 1e-3)
+    events.note(report, "summed over ranks, the gradients of replicated parameters are " +
+                            std::to_string(report.batches[0].gradRatio).substr(0, 6) +
+                            "x the reference's (the gradient of the sum of per-rank losses: with local-mean "
+                            "losses this is AutoSP's sp_size factor)");
+  return report;
+}
+
+}  // namespace ss::runner

@@ -1,0 +1,112 @@
+#pragma once
+// Torch-side internals of the runner, shared by runner/exec_graph.cpp, runner/collectives.cpp and
+// runner/run_plan.cpp only (nothing outside runner/ includes this: LibTorch headers cost seconds per TU).
+//
+// Contract: a rank executes the plan's graph on its local tensors (`values[n][k]` = output k of node n);
+// the reference run is the same executor with rank -1 and no communicator. Errors at a node are thrown as
+// NodeError (node index + one-line message); a stop requested by another rank is thrown as RunStopped.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "core/plan.h"
+
+namespace c10d {
+class Store;
+}
+
+namespace ss::runner {
+
+struct NodeError : std::runtime_error {
+  int node;
+  NodeError(int n, const std::string& what) : std::runtime_error(what), node(n) {}
+};
+struct RunStopped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct CollectiveError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// First line of an exception's message without ATen's backtrace.
+std::string conciseMessage(const std::exception& e);
+
+// In-process rendezvous in front of every Gloo collective: all members of a group arrive before any enters
+// Gloo, so a rank waiting on a group with a failed member stops at once (as it would hang for real) instead of
+// hanging in Gloo, while groups of healthy ranks go on; a member that never arrives produces a timeout that
+// names the collective and how many arrived. abort() (cancel) stops every group.
+class Rendezvous {
+ public:
+  void arrive(const std::string& key, const std::vector<int64_t>& members, std::chrono::milliseconds timeout,
+              const std::string& what);
+  void fail(int64_t rank);
+  void abort(const std::string& reason);
+  bool aborted() const { return aborted_.load(); }
+
+ private:
+  bool memberFailed(const std::vector<int64_t>& members) const;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<std::string, int> arrived_;
+  std::vector<int64_t> failed_;
+  std::atomic<bool> aborted_{false};
+  std::string reason_;
+};
+
+// One rank's communicator: a ProcessGroupGloo per mesh dim (its subgroup along that dim), plus the
+// redistribute steps built on them. Not copyable; lives on its rank's thread.
+class RankComm {
+ public:
+  RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, Rendezvous& rv,
+           std::chrono::milliseconds timeout);
+  ~RankComm();
+  RankComm(const RankComm&) = delete;
+  RankComm& operator=(const RankComm&) = delete;
+
+  // Turns `local` (this rank's piece of a tensor of global shape `global` laid out as `from`) into its piece
+  // under `to`, one mesh dim at a time, as DTensor does. Differentiable: the backward applies the adjoint
+  // collectives (all_gather <-> reduce-scatter, all_to_all <-> reverse all_to_all, chunk <-> zero-pad).
+  at::Tensor redistribute(const at::Tensor& local, const std::vector<int64_t>& global, const ShardingSpec& from,
+                          const ShardingSpec& to, const std::string& where);
+
+  // Sums a tensor over the whole mesh (used to combine gradients); returns the sum on every rank.
+  at::Tensor sumOverMesh(const at::Tensor& t, const std::string& where);
+
+  int64_t rank() const { return rank_; }
+  const DeviceMesh& mesh() const { return mesh_; }
+
+  struct Impl;
+
+ private:
+  DeviceMesh mesh_;
+  int64_t rank_;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct ExecEnv {
+  const Plan* plan = nullptr;
+  int64_t rank = -1;                 // -1: reference run on whole tensors
+  RankComm* comm = nullptr;          // sharded run only
+  at::ScalarType floatType = at::kFloat;  // floating tensors run in this type; Undefined = as planned
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(int done, int total)> progress;
+};
+
+using Values = std::vector<std::vector<at::Tensor>>;
+
+// Runs every call node in order. Placeholders must already be in `values`. Throws NodeError / RunStopped.
+void runGraph(const ExecEnv& env, Values& values);
+
+// The compute type for a planned dtype under `floatType` (floating types map to it; others stay).
+at::ScalarType computeType(DType planned, at::ScalarType floatType);
+
+}  // namespace ss::runner

@@ -1,0 +1,112 @@
+// Matmul family and embedding: free dims shard the output, a contracted shard gives Partial(sum), biases add
+// under the pointwise-add rule.
+#include <catch2/catch.hpp>
+
+#include "rules_case.h"
+
+using namespace ss;
+using namespace ss::test;
+
+namespace {
+std::string mm(const char* a, const char* b, std::vector<int64_t> mesh = {4}) {
+  RuleCase c(mesh, "aten.mm.default");
+  c.args({c.in({8, 16}, a), c.in({16, 4}, b)}).out({8, 4});
+  return c.outSpec();
+}
+}  // namespace
+
+TEST_CASE("mm: row, column and contraction sharding", "[rules][matmul]") {
+  CHECK(mm("S(0)", "R") == "S(0)");
+  CHECK(mm("R", "S(1)") == "S(1)");
+  CHECK(mm("S(1)", "S(0)") == "P(sum)");
+  CHECK(mm("P(sum)", "R") == "P(sum)");
+  CHECK(mm("R", "P(avg)") == "P(avg)");
+  CHECK(mm("R", "R") == "R");
+  CHECK(mm("P(sum)", "P(sum)") == "partial-into-nonlinear");
+  CHECK(mm("P(max)", "R") == "partial-into-nonlinear");
+  CHECK(mm("S(0)R", "RS(1)", {2, 4}) == "S(0)S(1)");
+  CHECK(mm("S(1)S(0)", "S(0)R", {2, 4}) == "P(sum)S(0)");
+}
+
+TEST_CASE("mm: incompatible factors name the input and what it needs", "[rules][matmul]") {
+  RuleCase c({4}, "aten.mm.default");
+  c.args({c.in({8, 16}, "S(1)"), c.in({16, 4}, "R")}).out({8, 4});
+  CHECK(c.outSpec() == "error");  // K split on one factor only
+  CHECK(c.result.input == 1);
+  CHECK(c.want() == "S(0)");
+  // Both assignments that work are offered to the fix planner: K split on both, or all replicated.
+  CHECK(c.result.alternatives.size() == 2);
+
+  RuleCase d({4}, "aten.mm.default");
+  d.args({d.in({8, 16}, "S(0)"), d.in({16, 4}, "S(0)")}).out({8, 4});
+  CHECK(d.outSpec() == "error");  // M on one factor, K on the other
+  CHECK(d.want() == "R");
+}
+
+TEST_CASE("mm infers the output shape", "[rules][matmul]") {
+  RuleCase c({2, 4}, "aten.mm.default");
+  c.args({c.in({2048, 4672}, "S(0)R"), c.in({4672, 4672}, "RR")}).out({2048, 4672});
+  CHECK(c.outSpec() == "S(0)R");
+  CHECK(*c.result.shapes[0] == std::vector<int64_t>{2048, 4672});
+}
+
+TEST_CASE("bmm, matmul and linear", "[rules][matmul]") {
+  RuleCase b({4}, "aten.bmm.default");
+  b.args({b.in({4, 8, 16}, "S(0)"), b.in({4, 16, 2}, "S(0)")}).out({4, 8, 2});
+  CHECK(b.outSpec() == "S(0)");
+  RuleCase b2({4}, "aten.bmm.default");
+  b2.args({b2.in({4, 8, 16}, "S(2)"), b2.in({4, 16, 2}, "S(1)")}).out({4, 8, 2});
+  CHECK(b2.outSpec() == "P(sum)");
+
+  RuleCase m({4}, "aten.matmul.default");
+  m.args({m.in({2, 8, 16}, "S(1)"), m.in({16, 4}, "R")}).out({2, 8, 4});
+  CHECK(m.outSpec() == "S(1)");
+  CHECK(*m.result.shapes[0] == std::vector<int64_t>{2, 8, 4});
+  RuleCase m2({4}, "aten.matmul.default");
+  m2.args({m2.in({2, 8, 16}, "S(2)"), m2.in({16, 4}, "S(0)")}).out({2, 8, 4});
+  CHECK(m2.outSpec() == "P(sum)");
+
+  RuleCase l({4}, "aten.linear.default");
+  l.args({l.in({8, 16}, "S(0)"), l.in({4, 16}, "R"), l.in({4}, "R")}).out({8, 4});
+  CHECK(l.outSpec() == "S(0)");
+  RuleCase l2({4}, "aten.linear.default");
+  l2.args({l2.in({8, 16}, "R"), l2.in({4, 16}, "S(0)"), l2.in({4}, "S(0)")}).out({8, 4});
+  CHECK(l2.outSpec() == "S(1)");
+  // Column-parallel weight with a replicated bias: the bias would cover all 4 columns on a rank that has 1.
+  RuleCase l3({4}, "aten.linear.default");
+  l3.args({l3.in({8, 16}, "R"), l3.in({4, 16}, "S(0)"), l3.in({4}, "R")}).out({8, 4});
+  CHECK(l3.outSpec() == "error");
+  CHECK(l3.result.input == 2);
+}
+
+TEST_CASE("addmm: a Partial product needs a Partial bias", "[rules][matmul][partial]") {
+  auto addmm = [](const char* bias, const char* a, const char* b) {
+    RuleCase c({4}, "aten.addmm.default");
+    c.args({c.in({4}, bias), c.in({8, 16}, a), c.in({16, 4}, b)}).out({8, 4});
+    return c.outSpec();
+  };
+  CHECK(addmm("R", "S(1)", "S(0)") == "error");
+  CHECK(addmm("P(sum)", "S(1)", "S(0)") == "P(sum)");
+  CHECK(addmm("S(0)", "R", "S(1)") == "S(1)");
+  CHECK(addmm("R", "S(0)", "R") == "S(0)");
+}
+
+TEST_CASE("embedding and its dense backward", "[rules][matmul]") {
+  auto emb = [](const char* w, const char* idx) {
+    RuleCase c({4}, "aten.embedding.default");
+    c.args({c.in({100, 8}, w), c.in({4, 6}, idx, DType::I64)}).out({4, 6, 8});
+    return c.outSpec();
+  };
+  CHECK(emb("S(0)", "R") == "P(sum)");  // vocabulary-parallel: DTensor's masked lookup
+  CHECK(emb("S(1)", "R") == "S(2)");
+  CHECK(emb("R", "S(0)") == "S(0)");
+  CHECK(emb("R", "P(sum)") == "error");  // indices are never Partial
+
+  RuleCase b({4}, "aten.embedding_dense_backward.default");
+  b.args({b.in({4, 6, 8}, "S(0)"), b.in({4, 6}, "S(0)", DType::I64), I(100), I(-1), B(false)}).out({100, 8});
+  CHECK(b.outSpec() == "P(sum)");
+  CHECK(*b.result.shapes[0] == std::vector<int64_t>{100, 8});
+  RuleCase b2({4}, "aten.embedding_dense_backward.default");
+  b2.args({b2.in({4, 6, 8}, "S(2)"), b2.in({4, 6}, "R", DType::I64), I(100), I(-1), B(false)}).out({100, 8});
+  CHECK(b2.outSpec() == "S(1)");
+}

@@ -1,0 +1,90 @@
+// Real GL frames: `shardscope render` in a hidden window (Xvfb in CI), then the PNG is checked: not blank,
+// and the problem colour is present where the problem is drawn.
+#include <catch2/catch.hpp>
+
+#include <stb_image.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+
+namespace {
+
+struct Image {
+  int w = 0, h = 0;
+  std::vector<unsigned char> px;  // RGBA
+  const unsigned char* at(int x, int y) const { return &px[(static_cast<size_t>(y) * static_cast<size_t>(w) + static_cast<size_t>(x)) * 4]; }
+};
+
+Image render(const std::string& args, const std::string& out) {
+  std::remove(out.c_str());
+  const std::string cmd = std::string(SHARDSCOPE_BINARY) + " render " + args + " --out " + out + " > /dev/null";
+  const int rc = std::system(cmd.c_str());
+  REQUIRE(rc == 0);
+  Image img;
+  int n = 0;
+  unsigned char* data = stbi_load(out.c_str(), &img.w, &img.h, &n, 4);
+  REQUIRE(data != nullptr);
+  img.px.assign(data, data + static_cast<size_t>(img.w) * static_cast<size_t>(img.h) * 4);
+  stbi_image_free(data);
+  return img;
+}
+
+int distinctColours(const Image& img, int x0, int y0, int x1, int y1) {
+  std::set<uint32_t> seen;
+  for (int y = y0; y < y1; y += 2) {
+    for (int x = x0; x < x1; x += 2) {
+      const unsigned char* p = img.at(x, y);
+      seen.insert((static_cast<uint32_t>(p[0]) << 16) | (static_cast<uint32_t>(p[1]) << 8) | p[2]);
+    }
+  }
+  return static_cast<int>(seen.size());
+}
+
+bool reddish(const unsigned char* p) { return p[0] > 180 && p[1] < 120 && p[2] < 120; }
+
+int countReddish(const Image& img, int x0, int y0, int x1, int y1) {
+  int n = 0;
+  for (int y = y0; y < y1; ++y) {
+    for (int x = x0; x < x1; ++x) n += reddish(img.at(x, y)) ? 1 : 0;
+  }
+  return n;
+}
+
+const std::string kFixture = std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/views/data/mini_falcon.plan.json";
+
+}  // namespace
+
+TEST_CASE("render: the whole window is drawn, with the problem in red", "[pixels]") {
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-all.png").string();
+  const Image img = render(kFixture + " --size 1280x800", out);
+  REQUIRE(img.w == 1280);
+  REQUIRE(img.h == 800);
+  CHECK(distinctColours(img, 0, 0, img.w, img.h) > 50);
+  // The diagnostics pane (left column, lower part) lists the error in the error colour.
+  CHECK(countReddish(img, 0, img.h / 2, img.w * 36 / 100, img.h) > 20);
+}
+
+TEST_CASE("render: the edge view alone shows both layouts", "[pixels]") {
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-edge.png").string();
+  const Image img = render(kFixture + " --view edge --select acc:1 --size 1200x700", out);
+  REQUIRE(img.w == 1200);
+  CHECK(distinctColours(img, 0, 0, img.w, img.h) > 30);
+  // Cells of both grids: the top and bottom (or left and right) halves both carry colour.
+  CHECK(distinctColours(img, 0, img.h / 3, img.w / 2, img.h) > 10);
+}
+
+TEST_CASE("render: the graph view marks the problem node in red", "[pixels]") {
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-graph.png").string();
+  const Image img = render(kFixture + " --view graph --select acc --size 1000x700", out);
+  CHECK(distinctColours(img, 0, 0, img.w, img.h) > 20);
+  CHECK(countReddish(img, 0, 40, img.w, img.h) > 20);
+}
+
+TEST_CASE("render: bad input is refused with exit 2", "[pixels]") {
+  const std::string cmd = std::string(SHARDSCOPE_BINARY) + " render /nonexistent.plan.json --out /tmp/x.png 2>/dev/null";
+  const int rc = std::system(cmd.c_str());
+  CHECK(WEXITSTATUS(rc) == 2);
+}

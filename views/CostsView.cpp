@@ -1,0 +1,139 @@
+#include "views/CostsView.h"
+
+#include <algorithm>
+#include <map>
+
+#include <imgui.h>
+
+#include "views/Theme.h"
+
+namespace ss::views {
+
+CostReport computeCosts(const Plan& plan, const CostModel& model) {
+  CostReport rep;
+  rep.solver = plan.summary;
+  std::map<Phase, PhaseCost> phases;
+  const Graph& g = plan.graph;
+  for (int n = 0; n < g.size(); ++n) {
+    const Node& node = g.nodes[static_cast<size_t>(n)];
+    PhaseCost& pc = phases[node.phase];
+    pc.phase = node.phase;
+    if (node.computeCost > 0) pc.compute += node.computeCost;
+    const auto& ins = g.inputs(n);
+    for (size_t i = 0; i < ins.size(); ++i) {
+      const int in = static_cast<int>(i);
+      const TensorMeta* meta = g.meta(ins[i]);
+      if (meta == nullptr || !meta->known) continue;
+      std::optional<ShardingSpec> from, to;
+      bool inserted = false;
+      if (const Redistribute* r = plan.findRedistribute(n, in)) {
+        from = r->from;
+        to = r->to;
+        inserted = true;
+      } else {
+        from = plan.producerSpec(n, in);
+        to = plan.consumerSpec(n, in);
+      }
+      if (!from || !to || *from == *to) continue;
+      const RedistributePlan rp = planRedistribute(*meta, plan.mesh, *from, *to, model);
+      EdgeCost e;
+      e.node = n;
+      e.input = in;
+      e.phase = node.phase;
+      e.inserted = inserted;
+      e.summary = rp.possible ? rp.summary() : "impossible: " + rp.whyNot;
+      e.bytes = rp.possible ? rp.totalBytes() : 0;
+      e.timeUs = rp.possible ? rp.totalTimeUs() : 0;
+      if (auto it = plan.edgeCosts.find({n, in}); it != plan.edgeCosts.end()) {
+        e.solverComm = it->second.first;
+        e.solverTransition = it->second.second;
+      }
+      pc.edges += 1;
+      pc.bytes += e.bytes;
+      pc.timeUs += e.timeUs;
+      rep.totalBytes += e.bytes;
+      rep.totalTimeUs += e.timeUs;
+      rep.edges.push_back(std::move(e));
+    }
+  }
+  std::stable_sort(rep.edges.begin(), rep.edges.end(), [](const EdgeCost& a, const EdgeCost& b) {
+    if (a.timeUs != b.timeUs) return a.timeUs > b.timeUs;
+    return a.bytes > b.bytes;
+  });
+  for (Phase p : {Phase::Forward, Phase::Backward, Phase::Optimizer, Phase::Unknown}) {
+    auto it = phases.find(p);
+    if (it != phases.end() && (it->second.edges > 0 || it->second.compute > 0)) rep.phases.push_back(it->second);
+  }
+  return rep;
+}
+
+void drawCostsView(const Plan& plan, const Diagnostics& /*diags*/, CostsViewState& state, Selection& sel,
+                   CommandQueue& /*cmds*/, uint64_t revision) {
+  if (state.revision != revision) {
+    state.report = computeCosts(plan);
+    state.revision = revision;
+  }
+  const CostReport& r = state.report;
+  if (r.solver.total >= 0 || r.solver.comm >= 0) {
+    ImGui::Text("Solver: total %.4g  comm %.4g  compute %.4g  transition %.4g", r.solver.total, r.solver.comm,
+                r.solver.compute, r.solver.transition);
+  }
+  ImGui::Text("Estimated communication: %s, %s over %zu edges", formatBytes(r.totalBytes).c_str(),
+              formatTimeUs(r.totalTimeUs).c_str(), r.edges.size());
+  if (!r.phases.empty() && ImGui::BeginTable("##phases", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("phase");
+    ImGui::TableSetupColumn("edges");
+    ImGui::TableSetupColumn("comm");
+    ImGui::TableSetupColumn("compute (solver)");
+    ImGui::TableHeadersRow();
+    for (const PhaseCost& p : r.phases) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(phaseName(p.phase));
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", p.edges);
+      ImGui::TableNextColumn();
+      ImGui::Text("%s, %s", formatBytes(p.bytes).c_str(), formatTimeUs(p.timeUs).c_str());
+      ImGui::TableNextColumn();
+      if (p.compute > 0) ImGui::Text("%.4g", p.compute);
+      else ImGui::TextDisabled("-");
+    }
+    ImGui::EndTable();
+  }
+  if (r.edges.empty()) {
+    ImGui::TextDisabled("No edge changes layout: no communication.");
+    return;
+  }
+  ImGui::TextUnformatted("Costliest edges");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("##edges", 3, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("edge", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("status", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("missing").x + 6);
+  ImGui::TableSetupColumn("collectives", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+  ImGui::TableHeadersRow();
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(r.edges.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const EdgeCost& e = r.edges[static_cast<size_t>(i)];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushID(i);
+      const std::string label = plan.graph.nodes[static_cast<size_t>(e.node)].name + " (in " + std::to_string(e.input) + ")";
+      if (ImGui::Selectable(label.c_str(), sel.node == e.node && sel.input == e.input, ImGuiSelectableFlags_SpanAllColumns)) {
+        sel.selectEdge(e.node, e.input, true);
+      }
+      ImGui::PopID();
+      ImGui::TableNextColumn();
+      if (e.inserted) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().ok), "inserted");
+      else ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().error), "missing");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(e.summary.c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace ss::views

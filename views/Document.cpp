@@ -1,0 +1,109 @@
+#include "views/Document.h"
+
+#include "core/io/load.h"
+
+namespace ss::views {
+
+std::string baseName(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+void Document::reset(Plan plan, std::string path) {
+  plan_ = std::move(plan);
+  plan_.normalizeSpecs();
+  plan_.graph.reindex();
+  path_ = std::move(path);
+  history_.clear();
+  checker_.run(plan_);
+  loaded_ = true;
+  forcedDirty_ = false;
+  lastError_.clear();
+  lastMessage_ = path_.empty() ? "" : "Opened " + baseName(path_);
+  ++revision_;
+}
+
+Result<bool> Document::open(const std::string& path) {
+  Result<Plan> p = loadPlanFile(path);
+  if (!p.ok()) {
+    lastError_ = p.error().toString(path);
+    return Error{lastError_, 0, 0, {}};
+  }
+  reset(std::move(p).value(), path);
+  return true;
+}
+
+void Document::afterEdit(const std::vector<int>& touched, const std::string& message) {
+  checker_.update(plan_, touched);
+  lastError_.clear();
+  lastMessage_ = message;
+  ++revision_;
+}
+
+Result<bool> Document::apply(Command c) {
+  const std::string label = describe(plan_, c);
+  Result<std::vector<int>> r = history_.apply(plan_, std::move(c));
+  if (!r.ok()) {
+    lastError_ = r.error().toString();
+    return r.error();
+  }
+  afterEdit(r.value(), label);
+  return true;
+}
+
+Result<bool> Document::undo() {
+  if (!history_.canUndo()) return Error{"nothing to undo", 0, 0, {}};
+  const std::string label = "Undo " + history_.undoLabel();
+  Result<std::vector<int>> r = history_.undo(plan_);
+  if (!r.ok()) {
+    lastError_ = r.error().toString();
+    return r.error();
+  }
+  afterEdit(r.value(), label);
+  return true;
+}
+
+Result<bool> Document::redo() {
+  if (!history_.canRedo()) return Error{"nothing to redo", 0, 0, {}};
+  const std::string label = "Redo " + history_.redoLabel();
+  Result<std::vector<int>> r = history_.redo(plan_);
+  if (!r.ok()) {
+    lastError_ = r.error().toString();
+    return r.error();
+  }
+  afterEdit(r.value(), label);
+  return true;
+}
+
+int Document::drain(CommandQueue& q) {
+  int applied = 0;
+  for (Command& c : q.pending) {
+    if (!apply(std::move(c)).ok()) break;
+    ++applied;
+  }
+  q.pending.clear();
+  return applied;
+}
+
+Result<bool> Document::save(const std::string& path) {
+  Result<bool> r = savePlanFile(plan_, path);
+  if (!r.ok()) {
+    lastError_ = "Save failed: " + r.error().toString(path);
+    return Error{lastError_, 0, 0, {}};
+  }
+  path_ = path;
+  history_.markSaved();
+  forcedDirty_ = false;
+  lastError_.clear();
+  lastMessage_ = "Saved " + baseName(path);
+  ++revision_;
+  return true;
+}
+
+std::string Document::windowTitle() const {
+  std::string t = path_.empty() ? (loaded_ ? (plan_.name.empty() ? "untitled" : plan_.name) : "") : baseName(path_);
+  if (dirty()) t += "*";
+  return t.empty() ? "shardscope" : t + " - shardscope";
+}
+
+}  // namespace ss::views

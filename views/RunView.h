@@ -1,0 +1,59 @@
+#pragma once
+// Run panel: start and cancel a run of the plan (single-device reference against the sharded ranks), progress
+// per rank, a table of losses per batch, a small hand-drawn plot of reference against sharded loss per batch,
+// and the error with a jump to the failing node.
+//
+// The view knows nothing about processes: the app fills a RunViewModel from its run client each frame and acts
+// on the RunViewActions the view returns, so the UI never blocks and the view runs in headless tests.
+#include <string>
+#include <vector>
+
+#include "core/plan.h"
+#include "views/Selection.h"
+
+namespace ss::views {
+
+enum class RunStatus : uint8_t { Idle, Running, Passed, Mismatch, Failed, Cancelled };
+const char* runStatusName(RunStatus s);
+
+struct RunBatchRow {
+  int batch = 0;
+  std::vector<double> rankLosses;
+  double mean = 0, reference = 0, relError = 0;
+  bool match = false;
+  double gradRatio = 0;       // sharded / reference gradient norm; 0 = not reported
+};
+
+struct RunViewModel {
+  bool available = true;             // false: this build cannot run plans (no runner)
+  std::string unavailableReason;
+  RunStatus status = RunStatus::Idle;
+  std::string stage;                 // "loading", "reference", "sharded batch 2/3", ...
+  std::vector<float> rankProgress;   // 0..1 per rank
+  std::vector<RunBatchRow> batches;
+  double rtol = 1e-4;
+  std::string error;                 // run failure, as the runner reported it
+  int errorRank = -1;
+  std::string errorNode;             // node name where it failed (jump target)
+  std::string device = "cpu";
+  double elapsedS = 0;
+};
+
+struct RunViewActions {
+  bool start = false;
+  bool cancel = false;
+};
+
+struct RunViewState {
+  int batches = 3;
+  bool plotDrawn = false;  // last frame (tests read it)
+};
+
+// Screen-space points of a polyline for `values` inside [x0, x1] x [y0, y1] with the shared range
+// [lo, hi] (y up). Plain C++, unit-tested.
+std::vector<std::pair<float, float>> plotPoints(const std::vector<double>& values, double lo, double hi, float x0,
+                                                float y0, float x1, float y1);
+
+RunViewActions drawRunView(const Plan& plan, const RunViewModel& model, RunViewState& state, Selection& sel);
+
+}  // namespace ss::views
