@@ -4,11 +4,13 @@
 // it is built in. Exit codes: 0 ok, 1 problems found / losses differ, 2 unusable input or bad flags, 3 run failed.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "app/verbs.h"
+#include "core/result.h"
 
 #ifdef SHARDSCOPE_WITH_GUI
 #include "app/gui.h"
@@ -70,23 +72,28 @@ int main(int argc, char** argv) {
       try {
         return v.run(rest);
       } catch (const std::exception& e) {
-        std::cerr << "shardscope " << v.name << ": internal error: " << e.what() << "\n";
+        std::cerr << ss::Error::oneLine("shardscope " + v.name + ": internal error: " + e.what()) << "\n";
         return 2;
       }
     }
     if (args[0].rfind("-", 0) == 0) {
-      std::cerr << "shardscope: unknown option '" << args[0] << "' (see shardscope --help)\n";
+      std::cerr << ss::Error::oneLine("shardscope: unknown option '" + args[0] + "' (see shardscope --help)") << "\n";
       return 2;
     }
   }
 #ifdef SHARDSCOPE_WITH_GUI
+  // `shardscope FILE` opens the GUI; a word that is neither a verb nor a file is a typo, not a window to open.
+  if (!args.empty() && !std::filesystem::exists(args[0])) {
+    std::cerr << "shardscope: '" << args[0] << "' is neither a verb nor a file (see shardscope --help)\n";
+    return 2;
+  }
   return ss::app::runGui(args);
 #else
   if (args.empty()) {
     printUsage();
     return 0;
   }
-  std::cerr << "shardscope: unknown verb '" << args[0] << "' (this build has no GUI; see shardscope --help)\n";
+  std::cerr << ss::Error::oneLine("shardscope: unknown verb '" + args[0] + "' (this build has no GUI; see shardscope --help)") << "\n";
   return 2;
 #endif
 }

@@ -54,7 +54,7 @@ std::string coordString(const std::vector<int64_t>& c) {
 int runLayout(const std::vector<std::string>& argv) {
   auto args = parseArgs(argv, {{"shape"}, {"mesh"}, {"placements"}, {"names"}, {"json", false}});
   if (!args) {
-    std::cerr << "shardscope layout: " << args.error().message << "\n";
+    std::cerr << Error::oneLine("shardscope layout: " + args.error().message) << "\n";
     return 2;
   }
   for (const char* req : {"shape", "mesh", "placements"})
@@ -64,23 +64,23 @@ int runLayout(const std::vector<std::string>& argv) {
     }
   auto shape = parseShape(*args->get("shape"));
   if (!shape) {
-    std::cerr << "shardscope layout: --shape '" << *args->get("shape") << "': " << shape.error().toString() << "\n";
+    std::cerr << Error::oneLine("shardscope layout: --shape '" + *args->get("shape") + "': " + shape.error().toString()) << "\n";
     return 2;
   }
   auto mesh = DeviceMesh::parse(*args->get("mesh"), args->get("names").value_or(""));
   if (!mesh) {
-    std::cerr << "shardscope layout: --mesh '" << *args->get("mesh") << "': " << mesh.error().toString() << "\n";
+    std::cerr << Error::oneLine("shardscope layout: --mesh '" + *args->get("mesh") + "': " + mesh.error().toString()) << "\n";
     return 2;
   }
   const std::string text = *args->get("placements");
   auto spec = parseSpec(text, ParseContext{&*mesh, static_cast<int>(shape->size())});
   if (!spec) {
-    std::cerr << "shardscope layout: --placements '" << text << "': " << spec.error().toString() << "\n";
+    std::cerr << Error::oneLine("shardscope layout: --placements '" + text + "': " + spec.error().toString()) << "\n";
     return 2;
   }
   auto ranks = layoutAllRanks(*shape, *mesh, *spec);
   if (!ranks) {
-    std::cerr << "shardscope layout: " << ranks.error().message << "\n";
+    std::cerr << Error::oneLine("shardscope layout: " + ranks.error().message) << "\n";
     return 2;
   }
   if (args->has("json")) {

@@ -1,5 +1,6 @@
 #include "core/graph.h"
 
+#include <limits>
 #include <unordered_set>
 
 namespace ss {
@@ -69,7 +70,10 @@ int dtypeBytes(DType t) {
 
 int64_t TensorMeta::numel() const {
   int64_t n = 1;
-  for (auto s : shape) n *= s;
+  for (auto s : shape) {
+    if (s <= 0) return 0;
+    n = n > std::numeric_limits<int64_t>::max() / s ? std::numeric_limits<int64_t>::max() : n * s;  // saturate
+  }
   return n;
 }
 

@@ -25,7 +25,7 @@ struct TensorMeta {
   DType dtype = DType::F32;
   bool known = true;            // false: shape unknown (not given, not inferred)
   int rank() const { return static_cast<int>(shape.size()); }
-  int64_t numel() const;
+  int64_t numel() const;  // saturates at INT64_MAX (a described tensor may be huge)
   bool operator==(const TensorMeta&) const = default;
 };
 

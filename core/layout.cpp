@@ -1,6 +1,7 @@
 #include "core/layout.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ss {
 
@@ -18,14 +19,17 @@ int64_t DimSlice::offset(int64_t dimSize) const {
 
 int64_t RankShard::numel() const {
   int64_t n = 1;
-  for (auto s : localShape) n *= s;
+  for (auto s : localShape) {
+    if (s <= 0) return 0;
+    n = n > std::numeric_limits<int64_t>::max() / s ? std::numeric_limits<int64_t>::max() : n * s;  // saturate
+  }
   return n;
 }
 
 std::vector<int64_t> chunkSizes(int64_t n, int64_t k) {
   std::vector<int64_t> out(static_cast<size_t>(k), 0);
   if (k <= 0) return out;
-  int64_t chunk = (n + k - 1) / k;
+  int64_t chunk = n / k + (n % k != 0);  // ceil(n/k) without overflowing n + k - 1
   int64_t left = n;
   for (int64_t i = 0; i < k; ++i) {
     int64_t c = std::min(chunk, left);
@@ -36,6 +40,32 @@ std::vector<int64_t> chunkSizes(int64_t n, int64_t k) {
 }
 
 namespace {
+
+// Piece j of torch.chunk(n, k) as [start, start + length), without building all k sizes: a rank's shard costs
+// O(1) per Shard and O(sf) per StridedShard however large the mesh (building the sizes per rank made a
+// 2^20-rank layout quadratic, and _S(0, 2^20) on 1024 ranks allocated 8 GiB per rank).
+Interval chunkPiece(int64_t n, int64_t k, int64_t j) {
+  const int64_t chunk = n / k + (n % k != 0);
+  if (chunk == 0) return {n, 0};
+  const int64_t start = j > n / chunk ? n : j * chunk;  // j * chunk <= n here: no overflow
+  return {start, std::min(chunk, n - start)};
+}
+
+// Upper bound on the intervals one rank's slices hold: each StridedShard multiplies them by its split factor.
+int64_t intervalsPerRank(const ShardingSpec& spec, int tensorRank) {
+  int64_t parts = std::max(1, tensorRank);
+  for (const auto& p : spec.placements) {
+    if (p.kind != PlacementKind::StridedShard || p.splitFactor <= 1) continue;
+    parts = parts > kMaxLayoutIntervals / p.splitFactor ? kMaxLayoutIntervals + 1 : parts * p.splitFactor;
+  }
+  return parts;
+}
+
+std::string tooManyIntervals(int64_t ranks, int64_t perRank) {
+  return "the layout would hold up to " + std::to_string(ranks) + " rank(s) x " + std::to_string(perRank) +
+         " interval(s); the limit is " + std::to_string(kMaxLayoutIntervals) +
+         " (use fewer ranks or smaller split factors)";
+}
 
 // Takes the local positions [from, from+len) of a slice (positions count across its parts in order) and
 // returns the global intervals they cover.
@@ -64,6 +94,8 @@ Result<RankShard> shardOnRank(const std::vector<int64_t>& globalShape, const Dev
     return Error{"rank " + std::to_string(rank) + " is not on the " + mesh.toString() + " mesh"};
   for (int d = 0; d < rankDims; ++d)
     if (globalShape[d] < 0) return Error{"tensor dim " + std::to_string(d) + " has negative size"};
+  if (const int64_t parts = intervalsPerRank(spec, rankDims); parts > kMaxLayoutIntervals)
+    return Error{tooManyIntervals(1, parts)};
 
   RankShard r;
   r.rank = rank;
@@ -79,18 +111,13 @@ Result<RankShard> shardOnRank(const std::vector<int64_t>& globalShape, const Dev
       const int64_t n = cur.size();
       DimSlice next;
       if (p.kind == PlacementKind::Shard) {
-        auto sizes = chunkSizes(n, k);
-        int64_t from = 0;
-        for (int64_t j = 0; j < i; ++j) from += sizes[static_cast<size_t>(j)];
-        takeRange(cur, from, sizes[static_cast<size_t>(i)], next);
+        const Interval piece = chunkPiece(n, k, i);
+        takeRange(cur, piece.start, piece.length, next);
       } else {  // StridedShard: k*sf chunks, this coordinate keeps i, i+k, ...
         const int64_t sf = p.splitFactor;
-        auto sizes = chunkSizes(n, k * sf);
-        std::vector<int64_t> starts(sizes.size() + 1, 0);
-        for (size_t j = 0; j < sizes.size(); ++j) starts[j + 1] = starts[j] + sizes[j];
         for (int64_t j = 0; j < sf; ++j) {
-          size_t c = static_cast<size_t>(i + j * k);
-          takeRange(cur, starts[c], sizes[c], next);
+          const Interval piece = chunkPiece(n, k * sf, i + j * k);
+          takeRange(cur, piece.start, piece.length, next);
         }
       }
       r.slices[d] = std::move(next);
@@ -109,6 +136,8 @@ Result<RankShard> shardOnRank(const std::vector<int64_t>& globalShape, const Dev
 
 Result<std::vector<RankShard>> layoutAllRanks(const std::vector<int64_t>& globalShape, const DeviceMesh& mesh,
                                               const ShardingSpec& spec) {
+  const int64_t perRank = intervalsPerRank(spec, static_cast<int>(globalShape.size()));
+  if (perRank > kMaxLayoutIntervals / std::max<int64_t>(1, mesh.size())) return Error{tooManyIntervals(mesh.size(), perRank)};
   std::vector<RankShard> out;
   out.reserve(static_cast<size_t>(mesh.size()));
   for (int64_t r = 0; r < mesh.size(); ++r) {

@@ -37,8 +37,12 @@ struct RankShard {
   std::vector<DimSlice> slices;       // exact global indices per tensor dim
   bool empty = false;                 // some dim has 0 elements
   bool partial = false;               // some mesh dim is Partial: the values are partial sums/etc.
-  int64_t numel() const;
+  int64_t numel() const;  // saturates at INT64_MAX
 };
+
+// Listing every rank's slices is bounded: ranks x intervals per rank (a StridedShard multiplies a rank's
+// intervals by its split factor) above this is refused with a message, never a hang or an 8 GiB allocation.
+inline constexpr int64_t kMaxLayoutIntervals = int64_t{1} << 24;
 
 // torch.chunk sizes: n split into k chunks of ceil(n/k); trailing chunks may be 0.
 std::vector<int64_t> chunkSizes(int64_t n, int64_t k);

@@ -72,7 +72,7 @@ std::vector<int> ShardingSpec::meshDimsSharding(int tensorDim) const {
   std::vector<int> dims;
   for (int m = 0; m < meshDims(); ++m)
     if (placements[m].isShard(tensorDim)) dims.push_back(m);
-  if (!order.empty()) {
+  if (order.size() == placements.size()) {  // an order of the wrong size (validateSpec refuses it) is ignored
     std::stable_sort(dims.begin(), dims.end(), [this](int a, int b) { return order[a] < order[b]; });
   }
   return dims;
@@ -81,7 +81,7 @@ std::vector<int> ShardingSpec::meshDimsSharding(int tensorDim) const {
 namespace {
 // The shard order is "default" when every sharded tensor dim is split in mesh-dim order.
 bool orderIsDefault(const ShardingSpec& s) {
-  if (s.order.empty()) return true;
+  if (s.order.size() != s.placements.size()) return true;  // absent, or malformed (validateSpec says so)
   for (int m = 0; m < s.meshDims(); ++m) {
     if (!s.placements[m].isShard()) continue;
     for (int m2 = m + 1; m2 < s.meshDims(); ++m2)

@@ -27,7 +27,29 @@ struct Error {
   static Error atPointer(std::string msg, std::string ptr) { return Error{std::move(msg), 0, 0, std::move(ptr)}; }
 
   // One line for the user. `file` may be empty (a string typed on the command line or in the UI).
-  std::string toString(const std::string& file = {}) const {
+  std::string toString(const std::string& file = {}) const { return oneLine(located(file)); }
+
+  // Escapes the control characters that user text can carry into a message (a quoted name holding a newline,
+  // a NUL byte) as \n, \r, \t or \xNN, so a message always stays on one line. Other bytes pass unchanged.
+  static std::string oneLine(std::string s) {
+    size_t i = 0;
+    while (i < s.size() && static_cast<unsigned char>(s[i]) >= 0x20 && s[i] != 0x7f) ++i;
+    if (i == s.size()) return s;
+    std::string out = s.substr(0, i);
+    static const char* hex = "0123456789abcdef";
+    for (; i < s.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c >= 0x20 && c != 0x7f) { out += static_cast<char>(c); continue; }
+      if (c == '\n') out += "\\n";
+      else if (c == '\r') out += "\\r";
+      else if (c == '\t') out += "\\t";
+      else { out += "\\x"; out += hex[c >> 4]; out += hex[c & 15]; }
+    }
+    return out;
+  }
+
+ private:
+  std::string located(const std::string& file) const {
     std::string out;
     if (!file.empty()) out += file;
     if (line > 0) {

@@ -1,4 +1,5 @@
 // Fuzz target: the FX graph text reader (print_readable output and repro scripts), ss::readFxText.
+// Properties: errors are one line; a loaded plan is valid; its FX text reads back with as many nodes.
 #include <cstdint>
 
 #include "core/io/formats.h"
@@ -12,5 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   FUZZ_CHECK(plan->validate().empty(), "a loaded FX plan is invalid");
+  auto again = ss::readFxText(ss::writeFxText(*plan));
+  FUZZ_CHECK(again.ok(), "readFxText refuses writeFxText's output");
+  FUZZ_CHECK(again->graph.size() == plan->graph.size(), "FX text does not round-trip the node count");
   return 0;
 }
