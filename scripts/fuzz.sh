@@ -49,7 +49,7 @@ dict_for() {
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-SUMMARY=$BUILD/fuzz-summary.txt
+SUMMARY=${SUMMARY_FILE:-$BUILD/fuzz-summary.txt}
 printf '%-24s %12s %8s %10s %6s %8s\n' target executions seconds exec/s new crashes | tee "$SUMMARY"
 failed=0
 for t in "${TARGETS[@]}"; do
@@ -72,15 +72,17 @@ for t in "${TARGETS[@]}"; do
   dict=$(dict_for "$t")
   log=$BUILD/$t.log
   set +e
+  started=$SECONDS
   "$bin" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb="$RSS_MB" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" ${dict:+-dict=$dict} "$corpus" "$seeds" > "$log" 2>&1
   rc=$?
+  elapsed=$((SECONDS - started))
   set -e
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   new=$(grep -o 'stat::new_units_added: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   crashes=$(find "$artifacts" -type f | wc -l)
-  printf '%-24s %12s %8s %10s %6s %8s\n' "$t" "${execs:-0}" "$SECONDS_PER_TARGET" "${rate:-0}" "${new:-0}" \
+  printf '%-24s %12s %8s %10s %6s %8s\n' "$t" "${execs:-0}" "$elapsed" "${rate:-0}" "${new:-0}" \
     "$crashes" | tee -a "$SUMMARY"
   if [[ $rc -ne 0 || $crashes -ne 0 ]]; then
     echo "$t: crashed (exit $rc); inputs in $artifacts, log $log" >&2
