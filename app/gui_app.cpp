@@ -1,5 +1,6 @@
-// Section index: lifecycle | frame | menus and shortcuts | panes | dialogs | file actions.
+// Section index: lifecycle | frame | menus and shortcuts | panes. Dialogs and file actions: gui_app_dialogs.cpp.
 #include "app/gui_app.h"
+#include "app/gui_app_internal.h"
 
 #include <imgui.h>
 
@@ -15,8 +16,10 @@
 #include "views/FixAll.h"
 #include "views/Fonts.h"
 #include "views/Theme.h"
+#include "views/UiProbe.h"
 
 namespace ss::app {
+using namespace detail;
 namespace {
 
 double nowSeconds() {
@@ -36,11 +39,6 @@ bool shortcut(bool shift, int key) {
   return io.KeyCtrl && io.KeyShift == shift && !io.KeyAlt && pressed(key);
 }
 
-const char* kModalUnsaved = "Unsaved changes";
-const char* kModalRecover = "Recover unsaved edits?";
-const char* kModalAbout = "About shardscope";
-const char* kModalShortcuts = "Keyboard shortcuts";
-const char* kModalError = "Problem";
 
 }  // namespace
 
@@ -81,11 +79,10 @@ bool GuiApp::init(std::string& error) {
   po.visible = opts_.visible;
   if (!platform_.init(po, error)) return false;
   platformUp_ = true;
-  const float scale = platform_.contentScale();
-  views::loadFonts(settings_.fontPixels, scale);
+  contentScale_ = platform_.contentScale();
+  views::loadFonts(settings_.fontPixels, contentScale_);
   platform_.fontsChanged();
   applyTheme(settings_.theme);
-  if (scale > 1.01f) ImGui::GetStyle().ScaleAllSizes(scale);
   dialog_.allowNative(opts_.allowNativeDialogs);
   startTime_ = nowSeconds();
   if (opts_.recovery) {
@@ -97,7 +94,10 @@ bool GuiApp::init(std::string& error) {
 
 void GuiApp::shutdown() {
   if (platformUp_) {
-    if (opts_.persistSettings) saveSettings(settings_);
+    if (opts_.persistSettings) {
+      if (opts_.visible) platform_.windowSize(settings_.windowW, settings_.windowH);
+      saveSettings(settings_);
+    }
     platform_.shutdown();
     platformUp_ = false;
   }
@@ -109,7 +109,8 @@ void GuiApp::shutdown() {
 
 void GuiApp::applyTheme(views::ThemeKind k) {
   settings_.theme = k;
-  views::applyTheme(k);
+  views::applyTheme(k);  // resets sizes too: scale them again for the monitor
+  if (contentScale_ > 1.01f) ImGui::GetStyle().ScaleAllSizes(contentScale_);
 }
 
 // ---- frame ----
@@ -160,22 +161,30 @@ void GuiApp::afterFrame() {
   }
 }
 
-int GuiApp::run() {
-  while (!finished_) {
+void GuiApp::terminate() {
+  // Killed (SIGTERM, SIGINT, SIGHUP): keep the edits in the recovery file, then leave without prompting.
+  if (opts_.recovery) recovery_.update(doc_, nowSeconds(), true);
+  finished_ = true;
+}
+
+bool GuiApp::step(double idleWaitS) {
+  // Something animates (a run in progress, a dialog thread, a drag): draw at a calm pace.
+  const bool busy = run_.active() || dialog_.active() || graph_.busy() || (imguiCreated_ && ImGui::IsMouseDragging(0));
+  if (framesToDraw_ > 0 || busy) {
     frame();
     if (framesToDraw_ > 0) --framesToDraw_;
-    // Idle: wait for input unless something is animating (a run in progress, a dialog thread, a pending redraw).
-    const bool busy = run_.active() || dialog_.active() || ImGui::IsMouseDragging(0);
-    if (framesToDraw_ == 0 && !busy) {
-      while (!finished_ && !platform_.waitEvents(0.5)) {
-        if (platform_.closeRequested() || run_.poll()) break;
-        if (opts_.recovery) recovery_.update(doc_, nowSeconds());
-      }
-      framesToDraw_ = 3;  // let ImGui settle hover/active states after the event
-    } else if (busy && framesToDraw_ == 0) {
-      platform_.waitEvents(0.05);
-    }
+    if (busy && framesToDraw_ == 0) platform_.waitEvents(0.05);
+    return true;
   }
+  // Idle: no redraw until an event arrives (or the recovery writer's debounce or a run needs us).
+  if (platform_.waitEvents(idleWaitS) || platform_.closeRequested()) framesToDraw_ = 3;  // let hover states settle
+  if (run_.poll()) framesToDraw_ = std::max(framesToDraw_, 1);
+  if (opts_.recovery) recovery_.update(doc_, nowSeconds());
+  return false;
+}
+
+int GuiApp::run() {
+  while (!finished_) step(0.5);
   return 0;
 }
 
@@ -237,7 +246,7 @@ void GuiApp::handleShortcuts() {
   if (!modalName_.empty() || dialog_.usingBrowser()) return;
   if (shortcut(false, 'O')) startOpenDialog();
   if (shortcut(false, 'S') && doc_.loaded()) {
-    if (doc_.path().empty()) startSaveAsDialog(false);
+    if (!doc_.canSaveInPlace()) startSaveAsDialog(false);
     else saveTo(doc_.path());
   }
   if (shortcut(true, 'S') && doc_.loaded()) startSaveAsDialog(false);
@@ -248,7 +257,7 @@ void GuiApp::handleShortcuts() {
     if (shortcut(true, 'Z') || shortcut(false, 'Y')) doc_.redo();
   }
   if (pressed(kKeyF5) && !run_.active() && doc_.loaded()) {
-    run_.start(doc_.plan());
+    run_.start(doc_.plan(), runView_.scale);
     forceTab_ = "run";
   }
   if (pressed(kKeyEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
@@ -268,7 +277,7 @@ void GuiApp::drawMenuBar() {
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Save", "Ctrl+S", false, doc_.loaded())) {
-      if (doc_.path().empty()) startSaveAsDialog(false);
+      if (!doc_.canSaveInPlace()) startSaveAsDialog(false);
       else saveTo(doc_.path());
     }
     if (ImGui::MenuItem("Save as...", "Ctrl+Shift+S", false, doc_.loaded())) startSaveAsDialog(false);
@@ -286,8 +295,9 @@ void GuiApp::drawMenuBar() {
     if (ImGui::MenuItem(undo.c_str(), "Ctrl+Z", false, doc_.history().canUndo())) doc_.undo();
     if (ImGui::MenuItem(redo.c_str(), "Ctrl+Shift+Z", false, doc_.history().canRedo())) doc_.redo();
     ImGui::Separator();
-    const std::optional<Command> fix = doc_.loaded() ? views::fixAllCommand(doc_.plan(), doc_.diagnostics()) : std::nullopt;
-    if (ImGui::MenuItem("Fix all", nullptr, false, fix.has_value())) cmds_.push(*fix);
+    if (ImGui::MenuItem("Fix all", nullptr, false, doc_.loaded() && views::fixAllMayHelp(doc_.diagnostics()))) {
+      if (std::optional<Command> fix = views::fixAllCommand(doc_.plan())) cmds_.push(std::move(*fix));
+    }
     if (ImGui::MenuItem("Select first problem", nullptr, false, doc_.loaded())) selectFirstProblem();
     ImGui::EndMenu();
   }
@@ -302,7 +312,7 @@ void GuiApp::drawMenuBar() {
   }
   if (ImGui::BeginMenu("Run")) {
     if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) {
-      run_.start(doc_.plan());
+      run_.start(doc_.plan(), runView_.scale);
       forceTab_ = "run";
     }
     if (ImGui::MenuItem("Cancel run", nullptr, false, run_.active())) run_.cancel();
@@ -347,7 +357,7 @@ void GuiApp::drawView(const std::string& v) {
   else if (v == "costs") views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision());
   else if (v == "run") {
     const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
-    if (a.start) run_.start(plan);
+    if (a.start) run_.start(plan, runView_.scale);
     if (a.cancel) run_.cancel();
   }
 }
@@ -478,199 +488,6 @@ void GuiApp::drawStatusBar(float height) {
   }
   ImGui::End();
   ImGui::PopStyleVar();
-}
-
-// ---- dialogs ----
-
-void GuiApp::drawModals() {
-  if (modalName_.empty()) return;
-  if (!ImGui::IsPopupOpen(modalName_.c_str())) ImGui::OpenPopup(modalName_.c_str());
-  const ImVec2 ds = ImGui::GetIO().DisplaySize;
-  ImGui::SetNextWindowPos(ImVec2(ds.x * 0.5f, ds.y * 0.4f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-  ImGui::SetNextWindowSizeConstraints(ImVec2(360, 0), ImVec2(ds.x * 0.8f, ds.y * 0.8f));
-  if (!ImGui::BeginPopupModal(modalName_.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  bool close = false;
-  if (modalName_ == kModalUnsaved) {
-    ImGui::Text("%s has unsaved edits.", doc_.path().empty() ? "This plan" : views::baseName(doc_.path()).c_str());
-    ImGui::TextUnformatted(pending_ == Pending::Quit ? "Save them before quitting?" : "Save them before opening another file?");
-    if (ImGui::Button("Save")) {
-      close = true;
-      if (doc_.path().empty()) startSaveAsDialog(true);
-      else if (saveTo(doc_.path())) continuePending();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Don't save")) {
-      close = true;
-      if (opts_.recovery) recovery_.remove();
-      doc_.reset(doc_.plan(), doc_.path());  // drop the dirty state; the next action replaces or quits
-      continuePending();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel")) {
-      close = true;
-      pending_ = Pending::None;
-    }
-  } else if (modalName_ == kModalRecover) {
-    const RecoveryInfo& r = offeredRecoveries_.front();
-    ImGui::Text("shardscope found unsaved edits from an earlier session%s.",
-                r.originalPath.empty() ? "" : (" of " + views::baseName(r.originalPath)).c_str());
-    if (!r.originalPath.empty()) ImGui::TextDisabled("%s", r.originalPath.c_str());
-    if (ImGui::Button("Restore")) {
-      close = true;
-      Result<Plan> p = loadRecovery(r);
-      if (p.ok()) {
-        doc_.reset(std::move(p).value(), r.originalPath);
-        doc_.markDirty();
-        removeRecovery(r);  // the writer keeps a fresh copy from now on
-        selectFirstProblem();
-      } else {
-        modalText_ = "The recovery file cannot be read: " + p.error().toString(r.planFile);
-      }
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Discard")) {
-      close = true;
-      removeRecovery(r);
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Later")) close = true;
-  } else if (modalName_ == kModalAbout) {
-    ImGui::Text("shardscope %s", SHARDSCOPE_VERSION);
-    ImGui::TextUnformatted("An inspector for tensor sharding plans: DTensor placements on a device mesh.");
-    ImGui::Text("Dear ImGui %s", ImGui::GetVersion());
-    if (ImGui::Button("Close")) close = true;
-  } else if (modalName_ == kModalShortcuts) {
-    const char* rows[][2] = {{"Ctrl+O", "Open"},       {"Ctrl+S", "Save"},        {"Ctrl+Shift+S", "Save as"},
-                             {"Ctrl+Z", "Undo"},       {"Ctrl+Shift+Z / Ctrl+Y", "Redo"},
-                             {"Ctrl+F", "Search nodes"}, {"F5", "Run the plan"}, {"Esc", "Unpin the device"},
-                             {"Ctrl+Q", "Quit"}};
-    if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_SizingFixedFit)) {
-      for (const auto& r : rows) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(r[0]);
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(r[1]);
-      }
-      ImGui::EndTable();
-    }
-    if (ImGui::Button("Close")) close = true;
-  } else if (modalName_ == kModalError) {
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
-    ImGui::TextUnformatted(modalText_.c_str());
-    ImGui::PopTextWrapPos();
-    if (ImGui::Button("OK")) close = true;
-  } else {
-    close = true;
-  }
-  if (close) {
-    ImGui::CloseCurrentPopup();
-    const std::string was = modalName_;
-    modalName_.clear();
-    if (was != kModalError && !modalText_.empty()) modalName_ = kModalError;  // a follow-up problem to show
-    else if (was == kModalError) modalText_.clear();
-  }
-  ImGui::EndPopup();
-}
-
-// ---- file actions ----
-
-bool GuiApp::openFile(const std::string& path) {
-  Result<bool> r = doc_.open(path);
-  if (!r.ok()) {
-    modalName_ = kModalError;
-    modalText_ = "Cannot open " + path + ":\n" + r.error().message;
-    return false;
-  }
-  sel_.clear();
-  graph_.planReplaced();
-  addRecent(settings_, path);
-  selectFirstProblem();
-  framesToDraw_ = 3;
-  return true;
-}
-
-void GuiApp::selectFirstProblem() {
-  const Diagnostics& d = doc_.diagnostics();
-  const Diagnostic* best = nullptr;
-  for (const Diagnostic& x : d.items) {
-    if (x.node < 0) continue;
-    if (best == nullptr || static_cast<int>(x.severity) > static_cast<int>(best->severity) ||
-        (x.severity == best->severity && best->input < 0 && x.input >= 0)) {
-      best = &x;
-    }
-  }
-  if (best == nullptr || best->severity == Severity::Info) {
-    // A clean plan: show where its data moves (the costliest edge), else the first placed op.
-    const views::CostReport costs = views::computeCosts(doc_.plan());
-    if (!costs.edges.empty()) {
-      sel_.selectEdge(costs.edges.front().node, costs.edges.front().input, true);
-      return;
-    }
-    const Plan& plan = doc_.plan();
-    for (int n = 0; n < plan.graph.size(); ++n) {
-      const auto& outs = plan.specs[static_cast<size_t>(n)].outputs;
-      if (plan.graph.nodes[static_cast<size_t>(n)].kind == NodeKind::Call && !outs.empty() && outs[0]) {
-        sel_.selectNode(n, true);
-        return;
-      }
-    }
-    return;
-  }
-  if (best->input >= 0) sel_.selectEdge(best->node, best->input, true);
-  else sel_.selectNode(best->node, true);
-}
-
-bool GuiApp::saveTo(const std::string& path) {
-  Result<bool> r = doc_.save(path);
-  if (!r.ok()) {
-    modalName_ = kModalError;
-    modalText_ = r.error().message + "\nYour edits are kept (and in the recovery file); save somewhere else.";
-    return false;
-  }
-  addRecent(settings_, path);
-  if (opts_.recovery) recovery_.remove();
-  return true;
-}
-
-void GuiApp::startOpenDialog() {
-  if (doc_.dirty()) {
-    pending_ = Pending::OpenDialog;
-    modalName_ = kModalUnsaved;
-    return;
-  }
-  dialog_.start(FileDialogMode::Open, "Open a plan", doc_.path(), kPurposeOpen);
-}
-
-void GuiApp::startSaveAsDialog(bool thenContinue) {
-  continueAfterSave_ = thenContinue;
-  std::string suggested = doc_.path();
-  if (suggested.empty()) suggested = (doc_.plan().name.empty() ? "plan" : doc_.plan().name) + ".plan.json";
-  dialog_.start(FileDialogMode::Save, "Save plan as", suggested, kPurposeSaveAs);
-}
-
-void GuiApp::continuePending() {
-  const Pending p = pending_;
-  pending_ = Pending::None;
-  switch (p) {
-    case Pending::Quit:
-      if (opts_.recovery) recovery_.remove();
-      finished_ = true;
-      break;
-    case Pending::OpenDialog: dialog_.start(FileDialogMode::Open, "Open a plan", doc_.path(), kPurposeOpen); break;
-    case Pending::OpenPath: openFile(pendingPath_); break;
-    case Pending::None: break;
-  }
-}
-
-void GuiApp::openRecent(const std::string& path) {
-  if (doc_.dirty()) {
-    pending_ = Pending::OpenPath;
-    pendingPath_ = path;
-    modalName_ = kModalUnsaved;
-    return;
-  }
-  openFile(path);
 }
 
 }  // namespace ss::app

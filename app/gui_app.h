@@ -2,7 +2,8 @@
 // The main window: menus, the splitter layout of panes, status bar, shortcuts, dialogs (open/save, unsaved
 // changes, recovery, about) and the frame loop that idles when nothing changes.
 //
-// Section index of gui_app.cpp: lifecycle, frame, menus and shortcuts, panes, dialogs, file actions, run panel.
+// Section index: gui_app.cpp has lifecycle, frame, menus and shortcuts, panes; gui_app_dialogs.cpp has dialogs
+// and file actions.
 //
 // Contract: the model changes only between frames: views queue commands during a frame, frame() drains them
 // into the Document afterwards (undoable, re-checked). Everything the app does runs on the UI thread except
@@ -57,11 +58,16 @@ class GuiApp {
   // One frame: input, UI, render, then applies queued commands, drops, recovery, title. `capture` (optional)
   // receives the rendered RGBA pixels (GL platforms only).
   void frame(std::vector<unsigned char>* capture = nullptr, int* capW = nullptr, int* capH = nullptr);
-  // Frames until quit; idles (no redraw) when nothing changes. Returns the exit code.
+  // One iteration of the main loop: draws a frame when something changed (input, edits, a run), else waits up to
+  // `idleWaitS` for an event without drawing. Returns true when it drew a frame.
+  bool step(double idleWaitS);
+  // Steps until quit; idles (no redraw) when nothing changes. Returns the exit code.
   int run();
   bool finished() const { return finished_; }
   // Asks to quit (as the window's close button does): prompts when there are unsaved edits.
   void requestQuit();
+  // Quits at once (a termination signal): unsaved edits go to the recovery file first.
+  void terminate();
 
   // For tests and the render verb.
   views::Document& document() { return doc_; }
@@ -132,6 +138,7 @@ class GuiApp {
   std::string forceTab_;
   std::string recoveryError_;
   double startTime_ = 0;
+  float contentScale_ = 1.0f;  // monitor content scale: fonts are rasterised and sizes scaled by it
 };
 
 }  // namespace ss::app

@@ -98,6 +98,7 @@ void FileDialog::startBrowser() {
     name_[0] = 0;
   }
   openPopup_ = true;
+  focusName_ = true;
   listDir();
 }
 
@@ -173,6 +174,10 @@ bool FileDialog::drawBrowser() {
       listDir();
     }
     ImGui::SetNextItemWidth(-1);
+    if (focusName_) {
+      ImGui::SetKeyboardFocusHere();  // type a path straight away
+      focusName_ = false;
+    }
     const bool entered = ImGui::InputText("##name", name_, sizeof(name_), ImGuiInputTextFlags_EnterReturnsTrue);
     if ((ImGui::Button(mode_ == FileDialogMode::Save ? "Save" : "Open") || entered) && name_[0] != 0) {
       std::filesystem::path p(name_);

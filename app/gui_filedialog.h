@@ -49,6 +49,7 @@ class FileDialog {
   char name_[512] = {};
   bool showAll_ = false;
   bool openPopup_ = false;
+  bool focusName_ = false;
   std::vector<std::pair<std::string, bool>> entries_;  // name, is directory
   std::string browserError_;
 };

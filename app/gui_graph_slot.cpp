@@ -2,22 +2,39 @@
 
 #include <imgui.h>
 
+#include "views/GraphView.h"
+
 namespace ss::app {
 
-struct GraphSlot::Impl {};
+struct GraphSlot::Impl {
+  views::GraphViewState state;
+  uint64_t revisionSeen = 0;
+};
 
 GraphSlot::GraphSlot() : impl_(new Impl) {}
 GraphSlot::~GraphSlot() { delete impl_; }
 
-bool GraphSlot::hasGraphView() const { return false; }
+bool GraphSlot::hasGraphView() const { return true; }
 
-void GraphSlot::draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, views::CommandQueue& cmds,
-                     uint64_t /*revision*/) {
-  views::drawNodeListView(plan, diags, list_, sel, cmds);
+bool GraphSlot::busy() const { return impl_->state.layoutRunning(); }
+
+void GraphSlot::draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, views::CommandQueue& /*cmds*/,
+                     uint64_t revision) {
+  if (revision != impl_->revisionSeen) {
+    impl_->revisionSeen = revision;
+    ++impl_->state.revision;  // colours and redistribute edges refresh after an edit
+  }
+  views::drawGraphView(plan, diags, impl_->state, sel);
 }
 
-void GraphSlot::focusSearch() { list_.focusSearch = true; }
+void GraphSlot::focusSearch() {
+  impl_->state.focusSearch = true;
+  list_.focusSearch = true;
+}
 
-void GraphSlot::planReplaced() { list_.seenGeneration = ~uint64_t{0}; }
+void GraphSlot::planReplaced() {
+  impl_->state.fitRequested = true;
+  list_.seenGeneration = ~uint64_t{0};
+}
 
 }  // namespace ss::app

@@ -17,6 +17,8 @@ class GraphSlot {
   void focusSearch();        // Ctrl+F
   void planReplaced();       // a new document: fit the view
   bool hasGraphView() const;
+  // A layout is being computed on the worker thread: keep drawing until it lands.
+  bool busy() const;
   views::NodeListViewState& nodeList() { return list_; }
 
  private:

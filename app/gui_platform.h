@@ -33,6 +33,8 @@ class Platform {
   virtual void setTitle(const std::string& title) = 0;
   virtual std::vector<std::string> takeDroppedFiles() = 0;
   virtual float contentScale() const = 0;
+  // The window's size in screen coordinates (remembered between runs).
+  virtual void windowSize(int& width, int& height) const = 0;
   // After the font atlas changed between frames.
   virtual void fontsChanged() = 0;
   // RGBA8 of the back buffer, top row first. False when this platform draws nothing (headless).
@@ -48,21 +50,34 @@ class HeadlessPlatform : public Platform {
   void shutdown() override {}
   void beginFrame() override;
   void endFrame(const float[4]) override {}
-  bool waitEvents(double) override { return false; }
+  bool waitEvents(double) override {
+    const bool had = events_ > 0;
+    events_ = 0;
+    return had;
+  }
   bool closeRequested() const override { return close_; }
   void setCloseRequested(bool v) override { close_ = v; }
   void setTitle(const std::string& title) override { title_ = title; }
   std::vector<std::string> takeDroppedFiles() override { return std::move(drops_); }
   float contentScale() const override { return 1.0f; }
+  void windowSize(int& w, int& h) const override {
+    w = width_;
+    h = height_;
+  }
   void fontsChanged() override;
   bool capture(std::vector<unsigned char>&, int&, int&) override { return false; }
 
   const std::string& title() const { return title_; }
-  void drop(std::string path) { drops_.push_back(std::move(path)); }
+  void drop(std::string path) {
+    drops_.push_back(std::move(path));
+    ++events_;
+  }
+  void postEvent() { ++events_; }  // as if the user moved the mouse
   void resize(int w, int h) { width_ = w; height_ = h; }
 
  private:
   int width_ = 1600, height_ = 1000;
+  int events_ = 0;
   bool close_ = false;
   std::string title_;
   std::vector<std::string> drops_;

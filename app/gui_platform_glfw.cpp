@@ -108,6 +108,7 @@ class GlfwPlatform : public Platform {
     glfwGetWindowContentScale(window_, &x, &y);
     return x > 0 ? x : 1.0f;
   }
+  void windowSize(int& w, int& h) const override { glfwGetWindowSize(window_, &w, &h); }
   void fontsChanged() override {
     ImGui_ImplOpenGL3_DestroyFontsTexture();
     ImGui_ImplOpenGL3_CreateFontsTexture();

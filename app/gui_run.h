@@ -15,8 +15,8 @@ class RunPanel {
   RunPanel();
   ~RunPanel();
   const views::RunViewModel& model() const { return model_; }
-  // Starts a run of `plan` (written to a temporary file for the child). Ignored while one is running.
-  void start(const Plan& plan);
+  // Starts a run of `plan` with sizes divided by `scale` (1 = real sizes). Ignored while one is running.
+  void start(const Plan& plan, int scale = 1);
   void cancel();
   // Reads progress that arrived; true when the model changed (the UI should redraw).
   bool poll();

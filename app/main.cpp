@@ -4,6 +4,7 @@
 // it is built in. Exit codes: 0 ok, 1 problems found / losses differ, 2 unusable input or bad flags, 3 run failed.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -81,6 +82,11 @@ int main(int argc, char** argv) {
     }
   }
 #ifdef SHARDSCOPE_WITH_GUI
+  // `shardscope FILE` opens the GUI; a word that is neither a verb nor a file is a typo, not a window to open.
+  if (!args.empty() && !std::filesystem::exists(args[0])) {
+    std::cerr << "shardscope: '" << args[0] << "' is neither a verb nor a file (see shardscope --help)\n";
+    return 2;
+  }
   return ss::app::runGui(args);
 #else
   if (args.empty()) {

@@ -1,4 +1,6 @@
 // `shardscope gui [FILE]`: the desktop app. (`shardscope FILE` with no verb also lands in runGui, from main.)
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -43,7 +45,17 @@ int runGui(const std::vector<std::string>& args) {
     return 2;
   }
   if (!a.positionals.empty()) app.openFile(a.positionals[0]);  // an error shows in the window
-  const int rc = app.run();
+  // A termination signal ends the loop after the current wait; unsaved edits are kept in the recovery file.
+  static std::atomic<bool> g_terminate{false};
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) std::signal(sig, [](int) { g_terminate = true; });
+  int rc = 0;
+  while (!app.finished()) {
+    app.step(0.25);
+    if (g_terminate) {
+      app.terminate();
+      rc = 130;
+    }
+  }
   app.shutdown();
   return rc;
 #else

@@ -10,8 +10,12 @@
 #ifdef SHARDSCOPE_WITH_GUI
 #include <stb_image_write.h>
 
+#include <chrono>
+#include <thread>
+
 #include "app/gui_app.h"
 #include "app/gui_platform.h"
+#include "views/FixAll.h"
 #endif
 
 namespace ss::app {
@@ -19,15 +23,18 @@ namespace {
 
 const char* kRenderHelp =
     "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
-    "diagnostics|inspector|costs|run|all] [--size 1600x1000] [--theme dark|light]\n"
+    "diagnostics|inspector|costs|run|all] [--size 1600x1000] [--theme dark|light] [--fix] [--run [--scale N]]\n"
     "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
     "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
-    "--view all (default) renders the whole window; another view renders that view alone.";
+    "--view all (default) renders the whole window; another view renders that view alone.\n"
+    "--fix applies \"Fix all\" first; --run runs the plan (child process, sizes divided by --scale) and renders\n"
+    "the Run panel with its results.";
 
 int renderVerb(const std::vector<std::string>& args) {
 #ifdef SHARDSCOPE_WITH_GUI
   Result<ParsedArgs> parsed = parseArgs(args, {{"out", true, false}, {"select", true, false}, {"view", true, false},
-                                               {"size", true, false}, {"theme", true, false}, {"frames", true, false}});
+                                               {"size", true, false}, {"theme", true, false}, {"frames", true, false},
+                                               {"fix", false, false}, {"run", false, false}, {"scale", true, false}});
   if (!parsed.ok()) {
     std::cerr << "shardscope render: " << parsed.error().toString() << "\n";
     return 2;
@@ -107,6 +114,35 @@ int renderVerb(const std::vector<std::string>& args) {
     }
     if (input >= 0) app.selection().selectEdge(node, input, true);
     else app.selection().selectNode(node, true);
+  }
+  if (a.has("fix")) {
+    if (std::optional<Command> fix = views::fixAllCommand(app.document().plan())) app.commands().push(std::move(*fix));
+    app.frame();
+  }
+  if (a.has("run")) {
+    const int scale = std::max(1, std::atoi(a.get("scale").value_or("1").c_str()));
+    if (!app.runPanel().model().available) {
+      std::cerr << "shardscope render: --run: " << app.runPanel().model().unavailableReason << "\n";
+      app.shutdown();
+      return 2;
+    }
+    app.runPanel().start(app.document().plan(), scale);
+    app.showTab("run");
+    const auto t0 = std::chrono::steady_clock::now();
+    while (app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::minutes(10)) {
+      app.frame();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    app.showTab("run");
+  }
+  // Big graphs are laid out on a worker thread: wait for the picture, not the progress bar.
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    app.frame();
+    while (app.graphSlot().busy() && std::chrono::steady_clock::now() - t0 < std::chrono::minutes(2)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      app.frame();
+    }
   }
   std::vector<unsigned char> pixels;
   int w = 0, h = 0;

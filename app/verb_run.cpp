@@ -3,6 +3,7 @@
 // 3 when the run failed (the error printed with rank and node).
 #include <cstdio>
 #include <iostream>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -116,7 +117,15 @@ int runVerb(const std::vector<std::string>& args) {
   }
 
   bool json = parsed->has("json");
-  RunReport report = runToCompletion(plan, opts);  // notes are part of the report
+  // Progress on a terminal only (one rewritten line); notes are part of the report.
+  const bool tty = !json && ::isatty(2);
+  RunReport report = runToCompletion(plan, opts, [&](const RunEvent& e) {
+    if (!tty || e.kind != RunEvent::Kind::Progress) return;
+    std::string who = e.rank < 0 ? "reference" : "rank " + std::to_string(e.rank);
+    std::fprintf(stderr, "\r%s batch %d: node %d/%d   ", who.c_str(), e.batch, e.node, e.nodes);
+    std::fflush(stderr);
+  });
+  if (tty) std::fprintf(stderr, "\r%60s\r", "");
   if (json) {
     std::cout << nlohmann::json(report).dump(2) << "\n";
   } else {

@@ -396,6 +396,17 @@ int main(int argc, char** argv) {
                 (cell(r, "layout_stamped") + "/" + cell(r, "layout_templates")).c_str(), cell(r, "frame_fit_ms", 2).c_str(),
                 cell(r, "frame_10k_ms", 2).c_str(), cell(r, "frame_zoom1_ms", 2).c_str(), cell(r, "recheck_ms", 2).c_str(), cell(r, "peak_load_check_mb", 0).c_str());
   }
+  auto megabytes = [](const json& r, const char* key) {
+    char buf[32];
+    if (!r.contains(key)) return std::string("n/a");
+    std::snprintf(buf, sizeof buf, "%.1f", r[key].get<double>() / 1e6);
+    return std::string(buf);
+  };
+  for (const auto& r : runs)
+    if (!r.contains("error") && (r.contains("load_autoparallel_ms") || r.contains("load_fx_ms")))
+      std::printf("%-8ld other formats: autoparallel JSON %s MB loads in %s ms, FX text %s MB in %s ms\n",
+                  r["target"].get<long>(), megabytes(r, "autoparallel_bytes").c_str(),
+                  cell(r, "load_autoparallel_ms").c_str(), megabytes(r, "fx_bytes").c_str(), cell(r, "load_fx_ms").c_str());
   std::printf("redistribute planner: %.2f M evaluations/s\n", report["redistribute"]["evals_per_s"].get<double>() / 1e6);
   for (auto it = exps.begin(); it != exps.end(); ++it)
     std::printf("growth exponent 10k->100k %-20s %.2f\n", it.key().c_str(), it.value().get<double>());

@@ -50,7 +50,7 @@ struct Canvas {
   Vec2d size{800, 600};      // widget size in pixels
   Vec2d offset;              // world point at the widget's top-left corner
   double zoom = 1.0;         // pixels per world unit
-  double minZoom = 1e-4;
+  double minZoom = 1e-7;   // a 1M-node graph is ~3e7 world units tall
   double maxZoom = 8.0;
 
   Vec2d toScreen(Vec2d world) const { return origin + (world - offset) * zoom; }

@@ -247,6 +247,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   ctx.node = &node;
   ctx.mesh = &plan.mesh;
   ctx.declaredOut = declaredOut;
+  ctx.argsComplete = plan.sourceFormat != PlanFormat::AutoparallelJson;
   for (size_t i = 0; i < refs.size(); ++i) {
     const int in = static_cast<int>(i);
     const TensorMeta* meta = metaOf(plan, refs[i]);
@@ -346,6 +347,10 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     return out;
   }
   rules::RuleResult r = rule(ctx);
+  if (r.verdict == rules::Verdict::BadShapes) {
+    out.push_back(make(Severity::Error, "shape-mismatch", n, r.input, r.message));
+    return out;
+  }
   if (!r.ok()) {
     bool partial = r.verdict == rules::Verdict::PartialIntoNonlinear;
     Diagnostic d = make(Severity::Error, partial ? "partial-into-nonlinear" : "incompatible-inputs", n, r.input, r.message);

@@ -52,6 +52,7 @@ struct Work {
     ctx.node = &plan.graph.nodes[n];
     ctx.mesh = &plan.mesh;
     ctx.declaredOut = plan.specs[n].outputs;
+    ctx.argsComplete = plan.sourceFormat != PlanFormat::AutoparallelJson;
     for (size_t i = 0; i < refs[n].size(); ++i) {
       int in = static_cast<int>(i);
       ctx.inMetas.push_back(meta(refs[n][i]));
@@ -121,7 +122,7 @@ struct Work {
     if (!rule) return false;
     rules::RuleContext ctx = context(n);
     rules::RuleResult r = rule(ctx);
-    if (r.ok()) return false;
+    if (r.ok() || r.verdict == rules::Verdict::BadShapes) return false;
     if (r.input < 0) return fixOutputs(n, {ShardingSpec::replicated(plan.mesh.ndim())});
     const rules::SpecList* best = nullptr;
     double bestTime = std::numeric_limits<double>::infinity();
@@ -172,7 +173,14 @@ struct Work {
   bool fix(const Diagnostic& d) {
     const int n = d.node;
     if (n < 0 || n >= plan.graph.size()) return false;
-    if (d.kind == "missing-redistribute" && d.want && d.input >= 0) return redistributeInto(n, d.input, *d.want);
+    if (d.kind == "missing-redistribute" && d.want && d.input >= 0) {
+      if (redistributeInto(n, d.input, *d.want)) return true;
+      // No redistribute reaches the declared spec (S -> P, a changed Partial op): consume what arrives instead;
+      // the next round fixes the op's inputs if its rule objects.
+      return apply(SetInputSpec{n, d.input, std::nullopt},
+                   "drop the input spec " + d.want->toMeshString() + " at " + edge(n, d.input) +
+                       " (no redistribute reaches it from " + (d.have ? d.have->toMeshString() : "?") + ")");
+    }
     if (d.kind == "bad-redistribute" && d.input >= 0 && plan.findRedistribute(n, d.input)) {
       return apply(RemoveRedistribute{n, d.input}, "remove the redistribute at " + edge(n, d.input) + " (" + d.message + ")");
     }

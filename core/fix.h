@@ -3,7 +3,8 @@
 //
 // Contract: planFix never changes `plan`; it works on a copy, round by round, until the checker reports no
 // error it knows how to fix (or maxRounds). Per round, at most one edit group per node:
-//   - missing-redistribute: insert the redistribute producer -> declared input spec;
+//   - missing-redistribute: insert the redistribute producer -> declared input spec (when none can reach it,
+//     drop the declared spec so the producer's arrives, and let the rule speak next round);
 //   - bad-redistribute: remove it (the next round re-plans the edge from the producer);
 //   - incompatible-inputs / partial-into-nonlinear: among the input assignments the op's rule accepts, the one
 //     whose redistributes cost least (estimated time, then bytes); set those input specs and insert the

@@ -77,12 +77,14 @@ std::string RunReport::summary() const {
      << "\n";
   for (const auto& n : notes) os << "note: " << n << "\n";
   if (!batches.empty()) {
-    os << "batch  reference      sharded        rel.error   verdict   grad ratio  per-rank losses\n";
+    os << "batch  reference      sharded        rel.error   verdict   grad ratio  outputs     per-rank losses\n";
     for (const auto& b : batches) {
-      char line[256];
-      std::snprintf(line, sizeof line, "%-6d %-14s %-14s %-11s %-9s %-11s ", b.batch, fmt(b.reference, "%.8g").c_str(),
-                    fmt(b.combined, "%.8g").c_str(), fmt(b.relError, "%.3g").c_str(), b.match ? "match" : "DIFFERS",
-                    fmt(b.gradRatio, "%.4g").c_str());
+      char line[320];
+      std::string outs = b.outputsCompared > 0 ? std::to_string(b.outputsCompared) + ": " + fmt(b.outputRelError, "%.2g")
+                                               : std::string("-");
+      std::snprintf(line, sizeof line, "%-6d %-14s %-14s %-11s %-9s %-11s %-11s ", b.batch,
+                    fmt(b.reference, "%.8g").c_str(), fmt(b.combined, "%.8g").c_str(), fmt(b.relError, "%.3g").c_str(),
+                    b.match ? "match" : "DIFFERS", fmt(b.gradRatio, "%.4g").c_str(), outs.c_str());
       os << line;
       for (size_t r = 0; r < b.rankLosses.size(); ++r) os << (r ? " " : "") << fmt(b.rankLosses[r], "%.6g");
       os << "\n";
@@ -121,7 +123,8 @@ void to_json(nlohmann::json& j, const BatchResult& b) {
   for (double l : b.rankLosses) losses.push_back(num(l));
   j = {{"batch", b.batch}, {"rank_losses", losses}, {"mean", num(b.mean)}, {"combined", num(b.combined)},
        {"reference", num(b.reference)}, {"rel_error", num(b.relError)}, {"match", b.match},
-       {"grad_ratio", num(b.gradRatio)}};
+       {"grad_ratio", num(b.gradRatio)}, {"outputs_compared", b.outputsCompared},
+       {"output_rel_error", num(b.outputRelError)}};
 }
 
 void from_json(const nlohmann::json& j, BatchResult& b) {
@@ -135,6 +138,8 @@ void from_json(const nlohmann::json& j, BatchResult& b) {
   b.relError = numFrom(j, "rel_error", 0);
   getIf(j, "match", b.match);
   b.gradRatio = numFrom(j, "grad_ratio", kNaN);
+  getIf(j, "outputs_compared", b.outputsCompared);
+  b.outputRelError = numFrom(j, "output_rel_error", kNaN);
 }
 
 void to_json(nlohmann::json& j, const RunError& e) {

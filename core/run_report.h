@@ -41,8 +41,12 @@ struct BatchResult {
   double combined = 0;    // the sharded loss (see contract)
   double reference = 0;
   double relError = 0;
-  bool match = false;     // relError <= rtol
+  bool match = false;     // relError <= rtol and outputRelError <= rtol (when outputs were compared)
   double gradRatio = 0;   // NaN when not computed
+  // The graph's other outputs (a joint graph's gradients) whose final spec is fully replicated, compared with
+  // the reference: max over them of ||sharded - reference|| / ||reference||; NaN when none. Part of `match`.
+  int outputsCompared = 0;
+  double outputRelError = 0;
 };
 
 struct RunError {

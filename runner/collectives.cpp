@@ -6,65 +6,40 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/version.h>
+#ifdef SHARDSCOPE_CUDA
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 #include <sstream>
 
 #include "core/layout.h"
+#include "core/redistribute.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {
 
-// ---- Rendezvous ----
-
-void Rendezvous::arrive(const std::string& key, const std::vector<int64_t>& members,
-                        std::chrono::milliseconds timeout, const std::string& what) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  int& count = arrived_[key];
-  ++count;
-  cv_.notify_all();
-  int size = static_cast<int>(members.size());
-  bool done = cv_.wait_for(lock, timeout, [&] {
-    return aborted_.load() || memberFailed(members) || arrived_[key] >= size;
-  });
-  if (aborted_.load()) throw RunStopped("stopped: " + reason_);
-  if (memberFailed(members)) throw RunStopped("stopped: a rank of this group failed");
-  if (!done) {
-    std::ostringstream os;
-    os << "timed out after " << timeout.count() / 1000.0 << " s waiting for " << what << ": " << arrived_[key]
-       << " of " << size << " ranks arrived";
-    throw CollectiveError(os.str());
-  }
-}
-
-bool Rendezvous::memberFailed(const std::vector<int64_t>& members) const {
-  for (int64_t f : failed_)
-    if (std::find(members.begin(), members.end(), f) != members.end()) return true;
-  return false;
-}
-
-void Rendezvous::fail(int64_t rank) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  failed_.push_back(rank);
-  cv_.notify_all();
-}
-
-void Rendezvous::abort(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!aborted_.load()) reason_ = reason;
-  aborted_ = true;
-  cv_.notify_all();
-}
-
 // ---- communicator ----
 
+// LibTorch 1.13's process groups derive from ProcessGroup; 2.x's Gloo and NCCL are Backends.
+#if TORCH_VERSION_MAJOR >= 2
+using GroupBase = c10d::Backend;
+#else
+using GroupBase = c10d::ProcessGroup;
+#endif
+using GroupPtr = c10::intrusive_ptr<GroupBase>;
+
 struct RankComm::Impl {
-  std::vector<c10::intrusive_ptr<c10d::ProcessGroupGloo>> groups;  // per mesh dim
+  std::vector<GroupPtr> groups;                                     // per mesh dim
   std::vector<std::vector<int64_t>> members;                        // per mesh dim, in coord order
   std::vector<std::string> keys;                                    // per mesh dim: rendezvous key prefix
   std::vector<int64_t> seq;                                         // per mesh dim: collectives so far
   Rendezvous* rv = nullptr;
   std::chrono::milliseconds timeout{60000};
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> world;                 // all ranks (gradient sums)
+  GroupPtr world;                                                   // all ranks (gradient sums)
+  c10::Device device = c10::kCPU;
+  bool stageHost = false;  // CUDA tensors over Gloo: copy to host and back around each collective
+  bool nccl = false;
   int64_t worldSeq = 0;
   std::vector<std::shared_ptr<void>> keepAlive;  // redistribute calls: the backward pass uses them later
 };
@@ -79,9 +54,18 @@ std::string joinRanks(const std::vector<int64_t>& v) {
   return s;
 }
 
-c10::intrusive_ptr<c10d::ProcessGroupGloo> makeGroup(const c10::intrusive_ptr<c10d::Store>& store,
-                                                     const std::string& prefix, int rankInGroup, int size,
-                                                     std::chrono::milliseconds timeout) {
+GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::string& prefix, int rankInGroup,
+                   int size, std::chrono::milliseconds timeout, bool nccl) {
+#ifdef SHARDSCOPE_CUDA
+  if (nccl) {
+    auto opts = c10d::ProcessGroupNCCL::Options::create();
+    opts->timeout = timeout;
+    auto prefixed = c10::make_intrusive<c10d::PrefixStore>(prefix, store);
+    return c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, rankInGroup, size, opts);
+  }
+#else
+  if (nccl) throw CollectiveError("NCCL requested in a build without CUDA");
+#endif
   auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
   opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   opts->threads = 1;
@@ -91,10 +75,13 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> makeGroup(const c10::intrusive_ptr<c1
 }  // namespace
 
 RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, Rendezvous& rv,
-                   std::chrono::milliseconds timeout)
+                   std::chrono::milliseconds timeout, c10::Device device, bool nccl)
     : mesh_(mesh), rank_(rank), impl_(std::make_unique<Impl>()) {
   impl_->rv = &rv;
   impl_->timeout = timeout;
+  impl_->device = device;
+  impl_->stageHost = device.is_cuda() && !nccl;
+  impl_->nccl = nccl;
   for (int d = 0; d < mesh.ndim(); ++d) {
     auto members = mesh.groupAlong(rank, d);
     int me = static_cast<int>(std::find(members.begin(), members.end(), rank) - members.begin());
@@ -102,10 +89,12 @@ RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d
     impl_->members.push_back(members);
     impl_->keys.push_back(key);
     impl_->seq.push_back(0);
-    impl_->groups.push_back(members.size() > 1 ? makeGroup(store, key + "/", me, static_cast<int>(members.size()), timeout)
-                                               : c10::intrusive_ptr<c10d::ProcessGroupGloo>());
+    impl_->groups.push_back(members.size() > 1
+                                ? makeGroup(store, key + "/", me, static_cast<int>(members.size()), timeout, nccl)
+                                : GroupPtr());
   }
-  if (mesh.size() > 1) impl_->world = makeGroup(store, "world/", static_cast<int>(rank), static_cast<int>(mesh.size()), timeout);
+  if (mesh.size() > 1)
+    impl_->world = makeGroup(store, "world/", static_cast<int>(rank), static_cast<int>(mesh.size()), timeout, nccl);
 }
 
 RankComm::~RankComm() = default;
@@ -162,6 +151,16 @@ struct StepRunner {
   std::string where;
 
   int64_t groupSize(int d) const { return static_cast<int64_t>(impl.members[d].size()); }
+  // Tensors handed to the process group: host copies when CUDA tensors go over Gloo, the rank's device for NCCL.
+  // Gloo has no bfloat16: such tensors travel as float32 (exact for gathers and all_to_all; sums in fp32).
+  at::Tensor commIn(const at::Tensor& t) const {
+    at::Tensor x = impl.stageHost ? t.cpu() : (t.device() == impl.device ? t : t.to(impl.device));
+    if (x.scalar_type() == at::kBFloat16 && !impl.nccl) x = x.to(at::kFloat);
+    return x;
+  }
+  at::Tensor commOut(const at::Tensor& t, at::ScalarType type) const {
+    return t.to(impl.device, type);
+  }
   int64_t myIndex(int d) const {
     const auto& m = impl.members[d];
     return std::find(m.begin(), m.end(), rank) - m.begin();
@@ -189,13 +188,14 @@ struct StepRunner {
     rec[0] = t.dim();
     for (int64_t k = 0; k < t.dim(); ++k) rec[k + 1] = t.size(k);
     enter(d, "shape exchange");
-    std::vector<at::Tensor> in{at::tensor(rec, at::kLong)};
+    std::vector<at::Tensor> in{commIn(at::tensor(rec, at::kLong))};
     std::vector<std::vector<at::Tensor>> out(1);
-    for (int64_t k = 0; k < groupSize(d); ++k) out[0].push_back(at::empty({kMaxRank + 1}, at::kLong));
+    for (int64_t k = 0; k < groupSize(d); ++k) out[0].push_back(at::empty({kMaxRank + 1}, in[0].options()));
     wait(impl.groups[d]->allgather(out, in), "shape exchange");
     std::vector<std::vector<int64_t>> shapes;
-    for (auto& s : out[0]) {
-      const int64_t* p = s.data_ptr<int64_t>();
+    for (auto& g : out[0]) {
+      at::Tensor h = g.cpu();
+      const int64_t* p = h.data_ptr<int64_t>();
       shapes.emplace_back(p + 1, p + 1 + p[0]);
     }
     return shapes;
@@ -208,12 +208,13 @@ struct StepRunner {
         throw CollectiveError("all_reduce over local shapes " + shapeToString(t.sizes().vec()) + " and " +
                               shapeToString(s) + " (" + where + ")");
     enter(d, "all_reduce");
-    std::vector<at::Tensor> v{t.contiguous().clone()};
+    std::vector<at::Tensor> v{commIn(t.contiguous().clone())};
+    const at::ScalarType type = t.scalar_type();
     c10d::AllreduceOptions o;
     o.reduceOp = toC10d(op);
     wait(impl.groups[d]->allreduce(v, o), "all_reduce");
     if (op == ReduceOp::Avg) v[0].div_(static_cast<double>(groupSize(d)));
-    return v[0];
+    return commOut(v[0], type);
   }
 
   at::Tensor gather(const at::Tensor& t, int d, int td, std::vector<int64_t>* sizesOut) {
@@ -226,13 +227,13 @@ struct StepRunner {
       sizes.push_back(s[td]);
     }
     enter(d, "all_gather");
-    std::vector<at::Tensor> in{padTo(t, padded)};
+    std::vector<at::Tensor> in{commIn(padTo(t, padded))};
     std::vector<std::vector<at::Tensor>> out(1);
-    for (size_t k = 0; k < shapes.size(); ++k) out[0].push_back(at::empty(padded, t.options()));
+    for (size_t k = 0; k < shapes.size(); ++k) out[0].push_back(at::empty(padded, in[0].options()));
     wait(impl.groups[d]->allgather(out, in), "all_gather");
     std::vector<at::Tensor> parts;
     for (size_t k = 0; k < shapes.size(); ++k) {
-      at::Tensor p = out[0][k];
+      at::Tensor p = commOut(out[0][k], t.scalar_type());
       for (size_t dim = 0; dim < shapes[k].size(); ++dim) p = p.narrow(dim, 0, shapes[k][dim]);
       parts.push_back(p);
     }
@@ -262,11 +263,12 @@ struct StepRunner {
       auto [off, size] = chunkPiece(t.size(dst), k, q);
       send.push_back(padTo(t.narrow(dst, off, size), padded));
     }
-    at::Tensor in = at::stack(send).contiguous();
+    at::Tensor in = commIn(at::stack(send).contiguous());
     at::Tensor out = at::empty_like(in);
     std::vector<int64_t> counts;  // empty = equal splits
     enter(d, "all_to_all");
     wait(impl.groups[d]->alltoall_base(out, in, counts, counts), "all_to_all");
+    out = commOut(out, t.scalar_type());
     std::vector<at::Tensor> parts;
     for (int64_t q = 0; q < k; ++q) {
       at::Tensor p = out[q];
@@ -280,6 +282,7 @@ struct StepRunner {
   }
 
   at::Tensor forward(Step& s, const at::Tensor& t) {
+    if (groupSize(s.meshDim) == 1) return t;  // a mesh dim of size 1: every transform is the identity
     switch (s.kind) {
       case Step::Gather: return gather(t, s.meshDim, s.srcDim, &s.savedSizes);
       case Step::Chunk:
@@ -313,6 +316,7 @@ struct StepRunner {
 
   // Adjoint for the objective "sum of every rank's loss".
   at::Tensor backward(const Step& s, const at::Tensor& g) {
+    if (groupSize(s.meshDim) == 1) return g;
     switch (s.kind) {
       case Step::Gather: {
         at::Tensor sum = allReduce(g, s.meshDim, ReduceOp::Sum);
@@ -335,44 +339,33 @@ struct StepRunner {
 
 namespace {
 
-std::vector<Step> planSteps(const ShardingSpec& from, const ShardingSpec& to, const std::string& where) {
-  std::vector<Step> comm, local;
-  int nd = from.meshDims();
-  if (to.meshDims() != nd) throw CollectiveError("redistribute specs have different mesh dims (" + where + ")");
-  auto fail = [&](const std::string& why) {
-    throw CollectiveError("cannot redistribute " + from.toMeshString() + " -> " + to.toMeshString() + ": " + why +
-                          " (" + where + ")");
-  };
-  // Communication first, innermost mesh dim first (as DTensor gathers nested shards), then local chunks.
-  for (int d = nd - 1; d >= 0; --d) {
-    const Placement& a = from[d];
-    const Placement& b = to[d];
-    if (a == b) continue;
-    if (a.kind == PlacementKind::StridedShard || b.kind == PlacementKind::StridedShard)
-      fail("strided shards are not supported by the runner");
+// The steps core's planner gives (core/redistribute.h: DTensor's greedy order, nested shards undone innermost
+// first), so the run performs exactly the collectives `check`, the cost model and the views show.
+std::vector<Step> planSteps(const std::vector<int64_t>& global, const DeviceMesh& mesh, const ShardingSpec& from,
+                            const ShardingSpec& to, const std::string& where) {
+  TensorMeta meta;
+  meta.shape = global;
+  RedistributePlan plan = planRedistribute(meta, mesh, from, to);
+  if (!plan.possible)
+    throw CollectiveError("cannot redistribute " + from.toMeshString() + " -> " + to.toMeshString() + ": " +
+                          plan.whyNot + " (" + where + ")");
+  std::vector<Step> steps;
+  for (const auto& ps : plan.steps) {
     Step s;
-    s.meshDim = d;
-    if (a.isShard() && b.isReplicate()) { s.kind = Step::Gather; s.srcDim = a.dim; }
-    else if (a.isShard() && b.isShard()) { s.kind = Step::AllToAll; s.srcDim = a.dim; s.dstDim = b.dim; }
-    else if (a.isPartial() && (b.isReplicate() || b.isShard())) {
-      s.kind = Step::AllReduce; s.op = a.reduce; s.toShard = b.isShard(); s.dstDim = b.isShard() ? b.dim : 0;
-    } else if (a.isShard() && b.isPartial()) fail("Shard -> Partial is not a valid redistribute");
-    else if (a.isPartial() && b.isPartial()) fail("changing a Partial's reduce op is not allowed");
-    else continue;  // R -> S / R -> P: local, below
-    comm.push_back(s);
+    s.meshDim = ps.meshDim;
+    switch (ps.kind) {
+      case CollectiveKind::AllGather: s.kind = Step::Gather; s.srcDim = ps.from.dim; break;
+      case CollectiveKind::AllToAll: s.kind = Step::AllToAll; s.srcDim = ps.from.dim; s.dstDim = ps.to.dim; break;
+      case CollectiveKind::AllReduce: s.kind = Step::AllReduce; s.op = ps.from.reduce; break;
+      case CollectiveKind::ReduceScatter:
+        s.kind = Step::AllReduce; s.op = ps.from.reduce; s.toShard = true; s.dstDim = ps.to.dim; break;
+      case CollectiveKind::LocalChunk: s.kind = Step::Chunk; s.srcDim = ps.to.dim; break;
+      case CollectiveKind::LocalDivide: s.kind = Step::Divide; s.op = ps.to.reduce; break;
+      case CollectiveKind::None: continue;
+    }
+    steps.push_back(s);
   }
-  for (int d = 0; d < nd; ++d) {
-    const Placement& a = from[d];
-    const Placement& b = to[d];
-    if (a == b || !a.isReplicate()) continue;
-    Step s;
-    s.meshDim = d;
-    if (b.isShard()) { s.kind = Step::Chunk; s.srcDim = b.dim; }
-    else { s.kind = Step::Divide; s.op = b.reduce; }
-    local.push_back(s);
-  }
-  comm.insert(comm.end(), local.begin(), local.end());
-  return comm;
+  return steps;
 }
 
 struct RedistCall {
@@ -404,9 +397,8 @@ at::Tensor RankComm::redistribute(const at::Tensor& local, const std::vector<int
                                   const ShardingSpec& from, const ShardingSpec& to, const std::string& where) {
   if (from == to) return local;
   // Calls live as long as the communicator: the backward pass may use them after the forward returns.
-  (void)global;
   auto runner = std::make_shared<StepRunner>(StepRunner{*impl_, mesh_, rank_, where});
-  auto callPtr = std::make_shared<RedistCall>(RedistCall{runner.get(), planSteps(from, to, where)});
+  auto callPtr = std::make_shared<RedistCall>(RedistCall{runner.get(), planSteps(global, mesh_, from, to, where)});
   impl_->keepAlive.push_back(runner);
   impl_->keepAlive.push_back(callPtr);
   RedistCall* call = callPtr.get();
@@ -423,7 +415,7 @@ at::Tensor RankComm::sumOverMesh(const at::Tensor& t, const std::string& where) 
   std::vector<int64_t> all(mesh_.size());
   for (int64_t r = 0; r < mesh_.size(); ++r) all[r] = r;
   impl_->rv->arrive(key, all, impl_->timeout, "gradient sum (" + where + ")");
-  std::vector<at::Tensor> v{t.contiguous().clone()};
+  std::vector<at::Tensor> v{t.to(impl_->stageHost ? c10::Device(c10::kCPU) : t.device(), at::kDouble).contiguous().clone()};
   auto w = impl_->world->allreduce(v);
   try {
     w->wait(impl_->timeout);

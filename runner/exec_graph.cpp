@@ -7,7 +7,10 @@
 
 #include <c10/util/Exception.h>
 
+#include <cmath>
+#include <limits>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "core/layout.h"
@@ -172,7 +175,7 @@ c10::IValue toIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& type
       return a.f;
     case Arg::Kind::String: return a.s;
     case Arg::Kind::DType: return static_cast<int64_t>(computeType(a.dt, c.env.floatType));
-    case Arg::Kind::Device: return c10::IValue(c10::Device(c10::kCPU));  // the runner picks the device
+    case Arg::Kind::Device: return c10::IValue(c.env.device);  // the runner picks the device
     case Arg::Kind::Symbol: return symbolValue(a.s);
     case Arg::Kind::None: break;
   }
@@ -243,12 +246,16 @@ void rewriteShapeArgs(const ExecEnv& env, int n, const c10::FunctionSchema& sche
   const Node& node = env.plan->graph.nodes[n];
   std::string op = node.opName();
   bool view = isViewOp(op), expand = op == "expand", factory = isFactory(op);
-  if (!view && !expand && !factory) return;
+  // Backward ops that rebuild their forward input's shape (slice_backward, select_backward, ...).
+  bool backwardSizes = op.size() > 9 && op.compare(op.size() - 9, 9, "_backward") == 0;
+  if (!view && !expand && !factory && !backwardSizes) return;
   if (node.outputs.empty() || !node.outputs[0].known) return;
   const auto& args = schema.arguments();
   int sizeIdx = -1, strideIdx = -1;
   for (size_t k = 0; k < args.size(); ++k) {
-    if (args[k].name() == "size" || args[k].name() == "shape") sizeIdx = static_cast<int>(k);
+    if ((!backwardSizes && (args[k].name() == "size" || args[k].name() == "shape")) ||
+        (backwardSizes && args[k].name() == "input_sizes"))
+      sizeIdx = static_cast<int>(k);
     if (args[k].name() == "stride") strideIdx = static_cast<int>(k);
   }
   if (sizeIdx < 0) return;
@@ -274,6 +281,85 @@ void rewriteShapeArgs(const ExecEnv& env, int n, const c10::FunctionSchema& sche
   }
 }
 
+// ---- emulated ops (GPU-only kernels in graphs traced on CUDA, run here with the math formula) ----
+
+struct MathAttention {
+  at::Tensor probs, out;
+};
+
+// softmax(q k^T * scale + bias [causal]) v, keeping the probabilities for the backward.
+MathAttention mathAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& bias,
+                            bool causal, double scale) {
+  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)) * scale;
+  if (bias.defined()) scores = scores + bias;
+  if (causal) {
+    int64_t L = q.size(-2), S = k.size(-2);
+    at::Tensor mask = at::ones({L, S}, q.options().dtype(at::kBool)).triu(1);
+    scores = scores.masked_fill(mask, -std::numeric_limits<double>::infinity());
+  }
+  MathAttention a;
+  a.probs = at::softmax(scores, -1);
+  a.out = at::matmul(a.probs, v);
+  return a;
+}
+
+double attentionScale(const Arg* scaleArg, const at::Tensor& q) {
+  if (scaleArg && scaleArg->kind == Arg::Kind::Float) return scaleArg->f;
+  return 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
+}
+
+// The kernels return tensors laid out like their inputs (e.g. [B, S, H, D] memory seen as [B, H, S, D]); later
+// views in the graph rely on it.
+at::Tensor likeStrides(const at::Tensor& value, const at::Tensor& like) {
+  return at::empty_like(like).copy_(value);
+}
+
+// _scaled_dot_product_efficient_attention(q, k, v, attn_bias, compute_log_sumexp, dropout_p=0, is_causal=False,
+//   *, scale=None) -> (out, log_sumexp, philox_seed, philox_offset), and its backward
+// (grad_out, q, k, v, attn_bias, out, logsumexp, philox_seed, philox_offset, dropout_p, grad_input_mask,
+//   is_causal=False, *, scale=None) -> (grad_q, grad_k, grad_v, grad_bias). Dropout is not emulated.
+std::optional<std::vector<at::Tensor>> runEmulated(const Node& node, const std::vector<Arg>& args,
+                                                   const std::vector<std::pair<std::string, Arg>>& kwargs,
+                                                   const ArgContext& c) {
+  std::string op = node.opName();
+  auto arg = [&](size_t i, const char* name) -> const Arg* {
+    if (i < args.size()) return &args[i];
+    for (const auto& kw : kwargs)
+      if (kw.first == name) return &kw.second;
+    return nullptr;
+  };
+  auto tensor = [&](size_t i, const char* name) {
+    const Arg* a = arg(i, name);
+    return a && a->isTensor() ? tensorOf(c, a->t) : at::Tensor();
+  };
+  auto flag = [&](size_t i, const char* name) {
+    const Arg* a = arg(i, name);
+    return a && a->kind == Arg::Kind::Bool && a->b;
+  };
+  if (op == "_scaled_dot_product_efficient_attention") {
+    at::Tensor q = tensor(0, "query"), k = tensor(1, "key"), v = tensor(2, "value"), bias = tensor(3, "attn_bias");
+    auto a = mathAttention(q, k, v, bias, flag(6, "is_causal"), attentionScale(arg(7, "scale"), q));
+    // log_sumexp is only read by the backward, which the runner emulates from q, k, v: zeros of its shape.
+    at::Tensor lse = at::zeros({q.size(0), q.size(1), q.size(2)}, q.options().dtype(at::kFloat));
+    at::Tensor empty = at::zeros({}, q.options().dtype(at::kLong));
+    return std::vector<at::Tensor>{likeStrides(a.out, q), lse, empty, empty};
+  }
+  if (op == "_scaled_dot_product_efficient_attention_backward") {
+    at::Tensor go = tensor(0, "grad_out_"), q = tensor(1, "query"), k = tensor(2, "key"), v = tensor(3, "value");
+    at::Tensor bias = tensor(4, "attn_bias");
+    double scale = attentionScale(arg(12, "scale"), q);
+    auto a = mathAttention(q, k, v, bias, flag(11, "is_causal"), scale);
+    at::Tensor gv = at::matmul(a.probs.transpose(-2, -1), go);
+    at::Tensor gp = at::matmul(go, v.transpose(-2, -1));
+    at::Tensor gs = a.probs * (gp - (gp * a.probs).sum(-1, true));
+    at::Tensor gq = at::matmul(gs, k) * scale;
+    at::Tensor gk = at::matmul(gs.transpose(-2, -1), q) * scale;
+    at::Tensor gb = bias.defined() ? gs : at::zeros({0}, q.options());
+    return std::vector<at::Tensor>{likeStrides(gq, q), likeStrides(gk, k), likeStrides(gv, v), gb};
+  }
+  return std::nullopt;
+}
+
 // ---- one node ----
 
 std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values, const std::vector<at::Tensor>& inputs) {
@@ -286,15 +372,16 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
     if (idx < 0 || idx >= static_cast<int64_t>(outs.size())) throw std::runtime_error("getitem index out of range");
     return {outs[idx]};
   }
-  ResolvedOp op = resolveOp(node);
-  const auto& schema = op.handle.schema();
-  const auto& sargs = schema.arguments();
   ArgContext pctx{env, inputs};
   std::vector<Arg> posArgs = node.args;
   std::vector<std::pair<std::string, Arg>> kwargs = node.kwargs;
   int next = 0;
   for (auto& a : posArgs) numberInputs(a, next);
   for (auto& kw : kwargs) numberInputs(kw.second, next);
+  if (auto emulated = runEmulated(node, posArgs, kwargs, pctx)) return *emulated;
+  ResolvedOp op = resolveOp(node);
+  const auto& schema = op.handle.schema();
+  const auto& sargs = schema.arguments();
   if (op.sdpaPrivate) {
     // public (q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None) -> private
     // (q, k, v, attn_mask, dropout_p, need_attn_weights, is_causal)
@@ -325,7 +412,9 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
     if (!given)
       for (const auto& kw : kwargs)
         if (kw.first == sa.name()) given = &kw.second;
-    if (given) {
+    if (sa.name() == "device" && (!given || given->kind == Arg::Kind::None) && env.device.is_cuda()) {
+      stack.push_back(c10::IValue(env.device));  // factories without a device would land on the CPU
+    } else if (given) {
       stack.push_back(toIValue(pctx, *given, sa.type()));
     } else if (sa.default_value()) {
       stack.push_back(*sa.default_value());
@@ -333,7 +422,6 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
       throw std::runtime_error("missing argument '" + sa.name() + "' of " + schema.name());
     }
   }
-  // Keyword "device" and dtype on factories run on CPU in the compute type (already mapped).
   rewriteShapeArgs(env, n, schema, stack, inputs);
   op.handle.callBoxed(&stack);
   std::vector<at::Tensor> outs;
@@ -356,7 +444,7 @@ void runGraph(const ExecEnv& env, Values& values) {
   for (int n = 0; n < total; ++n) {
     if (env.stop && env.stop->load()) throw RunStopped("stopped");
     const Node& node = g.nodes[n];
-    if (node.kind != NodeKind::Call) continue;
+    if (node.kind == NodeKind::Placeholder) continue;
     try {
       // Gather inputs; apply the plan's redistributes on edges (sharded run only). A missing one stays missing.
       const auto& refs = g.inputs(n);
@@ -376,7 +464,8 @@ void runGraph(const ExecEnv& env, Values& values) {
           }
         inputs.push_back(t);
       }
-      values[n] = runCall(env, n, values, inputs);
+      // The output node's value: its tensor inputs after their redistributes (what the graph returns).
+      values[n] = node.kind == NodeKind::Output ? inputs : runCall(env, n, values, inputs);
     } catch (const RunStopped&) {
       throw;
     } catch (const CollectiveError& e) {

@@ -2,9 +2,14 @@
 // rank threads (Gloo), loss combination, gradient ratio, error collection. See runner/runner.h for the contract.
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
+#ifdef SHARDSCOPE_CUDA
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#endif
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 #include "core/layout.h"
@@ -139,6 +144,46 @@ std::vector<int> replicatedParams(const Plan& plan) {
   return out;
 }
 
+// Output-node inputs (other than the loss) whose final spec is fully replicated: rank 0 holds their whole value.
+std::vector<int> comparableOutputs(const Plan& plan, int lossNode) {
+  std::vector<int> out;
+  int o = plan.graph.outputNode();
+  if (o < 0) return out;
+  const auto& refs = plan.graph.inputs(o);
+  for (size_t k = 0; k < refs.size(); ++k) {
+    if (refs[k].node == lossNode) continue;
+    const TensorMeta* m = plan.graph.meta(refs[k]);
+    if (!m || !m->known || !isFloating(m->dtype)) continue;
+    const Redistribute* r = plan.findRedistribute(o, static_cast<int>(k));
+    std::optional<ShardingSpec> spec = r ? std::optional<ShardingSpec>(r->to) : plan.producerSpec(o, static_cast<int>(k));
+    if (spec && spec->isReplicated()) out.push_back(static_cast<int>(k));
+  }
+  return out;
+}
+
+std::vector<at::Tensor> collectOutputs(const Plan& plan, const Values& values, const std::vector<int>& which) {
+  std::vector<at::Tensor> out;
+  int o = plan.graph.outputNode();
+  for (int k : which) {
+    const auto& v = values.at(o);
+    out.push_back(k < static_cast<int>(v.size()) && v[k].defined() ? v[k].detach().to(at::kDouble).cpu() : at::Tensor());
+  }
+  return out;
+}
+
+double maxRelError(const std::vector<at::Tensor>& sharded, const std::vector<at::Tensor>& reference) {
+  double worst = 0;
+  for (size_t k = 0; k < reference.size(); ++k) {
+    if (k >= sharded.size() || !sharded[k].defined() || !reference[k].defined() ||
+        sharded[k].sizes() != reference[k].sizes())
+      return std::numeric_limits<double>::infinity();
+    double ref = reference[k].norm().item<double>();
+    double diff = (sharded[k] - reference[k]).norm().item<double>();
+    worst = std::max(worst, ref > 0 ? diff / ref : diff);
+  }
+  return worst;
+}
+
 double lossValue(const Plan& plan, int lossNode, const Values& values) {
   const auto& outs = values.at(lossNode);
   if (outs.empty() || !outs[0].defined()) throw NodeError(lossNode, "loss has no value");
@@ -154,7 +199,8 @@ at::Tensor flatGrads(const Values& values, const std::vector<int>& params) {
   for (int p : params) {
     const at::Tensor& t = values.at(p).at(0);
     at::Tensor g = t.grad();
-    parts.push_back(g.defined() ? g.detach().to(at::kDouble).reshape({-1}) : at::zeros({t.numel()}, at::kDouble));
+    parts.push_back(g.defined() ? g.detach().to(at::kDouble).reshape({-1})
+                                : at::zeros({t.numel()}, t.options().dtype(at::kDouble)));
   }
   if (parts.empty()) return at::zeros({0}, at::kDouble);
   return at::cat(parts);
@@ -199,6 +245,7 @@ struct Events {
 
 struct RankOutcome {
   std::optional<RunError> error;
+  std::vector<std::vector<at::Tensor>> outputs;  // rank 0: comparable outputs per batch
   std::vector<double> losses;  // per batch
   std::vector<double> gradNorm;  // rank 0: norm of the summed gradients per batch
 };
@@ -240,16 +287,30 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   }
 
   // ---- device ----
-  if (options.device != "cpu") {
+  const int ranks = static_cast<int>(input.mesh.size());
+  int gpus = 0;
+  bool nccl = false;
+  if (options.device == "cuda") {
 #ifdef SHARDSCOPE_CUDA
-    return fail("setup", "the CUDA path is compiled in but not wired to execution in this build; use --device cpu");
+    gpus = static_cast<int>(c10::cuda::device_count());  // 0 when there is no driver or no device
+    if (gpus == 0) return fail("setup", "--device cuda: no CUDA device is available here; use --device cpu");
+    nccl = gpus >= ranks;
+    report.backend = nccl ? "nccl" : "gloo";
+    if (!nccl)
+      events.note(report, std::to_string(ranks) + " ranks share " + std::to_string(gpus) +
+                              " GPU(s): collectives go through Gloo, staged through host memory (NCCL refuses two "
+                              "ranks on one GPU)");
 #else
-    if (options.device == "cuda")
-      return fail("setup", "this runner was built without CUDA (configure with -DSHARDSCOPE_CUDA=ON and a CUDA "
-                           "LibTorch); use --device cpu");
-    return fail("setup", "unknown device '" + options.device + "' (cpu or cuda)");
+    return fail("setup", "this runner was built without CUDA (configure with -DSHARDSCOPE_CUDA=ON and a CUDA "
+                         "LibTorch); use --device cpu");
 #endif
+  } else if (options.device != "cpu") {
+    return fail("setup", "unknown device '" + options.device + "' (cpu or cuda)");
   }
+  auto deviceOf = [&](int rank) {
+    return gpus > 0 ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(std::max(rank, 0) % gpus))
+                    : c10::Device(c10::kCPU);
+  };
 
   // ---- plan ----
   auto scaled = scalePlan(input, options.scale);
@@ -280,6 +341,8 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   const bool wantGrads = options.gradients && !params.empty();
   const uint64_t seed = report.seed;
   std::vector<double> refLoss(batches, 0), refGradNorm(batches, std::nan(""));
+  const std::vector<int> compared = comparableOutputs(plan, lossNode);
+  std::vector<std::vector<at::Tensor>> refOutputs(batches);
 
   // ---- reference ----
   auto t0 = Clock::now();
@@ -288,7 +351,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
       Values values(plan.graph.size());
       for (int n = 0; n < plan.graph.size(); ++n)
         if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
-          at::Tensor t = placeholderData(plan, n, b, seed, floatType);
+          at::Tensor t = placeholderData(plan, n, b, seed, floatType).to(deviceOf(0));
           if (wantGrads && plan.graph.nodes[n].placeholderKind == PlaceholderKind::Param && t.is_floating_point())
             t.requires_grad_(true);
           values[n] = {t};
@@ -296,10 +359,12 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
       ExecEnv env;
       env.plan = &plan;
       env.floatType = floatType;
+      env.device = deviceOf(0);
       env.stop = cancel;
       env.progress = events.progress(-1, b);
       runGraph(env, values);
       refLoss[b] = lossValue(plan, lossNode, values);
+      refOutputs[b] = collectOutputs(plan, values, compared);
       const at::Tensor& loss = values[lossNode][0];
       if (wantGrads && loss.requires_grad()) {
         loss.backward();
@@ -317,7 +382,6 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   report.referenceSeconds = secondsSince(t0);
 
   // ---- sharded ----
-  const int ranks = static_cast<int>(plan.mesh.size());
   auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
   auto store = c10::make_intrusive<c10d::HashStore>();
   store->setTimeout(timeout);
@@ -329,7 +393,12 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     RankOutcome& out = outcomes[rank];
     int stage = 0;  // 0 setup, 1 running
     try {
-      RankComm comm(plan.mesh, rank, store, rv, timeout);
+      const c10::Device device = deviceOf(rank);
+#ifdef SHARDSCOPE_CUDA
+      c10::cuda::OptionalCUDAGuard guard;
+      if (device.is_cuda()) guard.set_device(device);
+#endif
+      RankComm comm(plan.mesh, rank, store, rv, timeout, device, nccl);
       stage = 1;
       for (int b = 0; b < batches; ++b) {
         Values values(plan.graph.size());
@@ -337,7 +406,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
           if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
             at::Tensor t;
             try {
-              t = localPiece(plan, n, placeholderData(plan, n, b, seed, floatType), rank);
+              t = localPiece(plan, n, placeholderData(plan, n, b, seed, floatType), rank).to(device);
             } catch (const std::exception& e) {
               throw NodeError(n, conciseMessage(e));
             }
@@ -350,6 +419,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
         env.rank = rank;
         env.comm = &comm;
         env.floatType = floatType;
+        env.device = device;
         env.stop = &stop;
         auto progress = events.progress(rank, b);
         env.progress = [&](int done, int total) {
@@ -361,6 +431,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
         };
         runGraph(env, values);
         out.losses.push_back(lossValue(plan, lossNode, values));
+        if (rank == 0) out.outputs.push_back(collectOutputs(plan, values, compared));
         const at::Tensor& loss = values[lossNode][0];
         if (wantGrads && loss.requires_grad()) {
           loss.backward();
@@ -423,7 +494,10 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     br.reference = refLoss[b];
     double diff = std::fabs(br.combined - br.reference);
     br.relError = br.reference != 0 ? diff / std::fabs(br.reference) : diff;
-    br.match = std::isfinite(br.relError) && br.relError <= report.rtol;
+    br.outputsCompared = static_cast<int>(compared.size());
+    br.outputRelError = compared.empty() ? std::nan("") : maxRelError(outcomes[0].outputs.at(b), refOutputs[b]);
+    br.match = std::isfinite(br.relError) && br.relError <= report.rtol &&
+               (compared.empty() || (std::isfinite(br.outputRelError) && br.outputRelError <= report.rtol));
     double shardedNorm = outcomes[0].gradNorm.empty() ? std::nan("") : outcomes[0].gradNorm.at(b);
     br.gradRatio = refGradNorm[b] > 0 ? shardedNorm / refGradNorm[b] : std::nan("");
     report.batches.push_back(br);

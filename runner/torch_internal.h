@@ -19,6 +19,7 @@
 #include <ATen/ATen.h>
 
 #include "core/plan.h"
+#include "runner/rendezvous.h"
 
 namespace c10d {
 class Store;
@@ -30,44 +31,17 @@ struct NodeError : std::runtime_error {
   int node;
   NodeError(int n, const std::string& what) : std::runtime_error(what), node(n) {}
 };
-struct RunStopped : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-struct CollectiveError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 // First line of an exception's message without ATen's backtrace.
 std::string conciseMessage(const std::exception& e);
-
-// In-process rendezvous in front of every Gloo collective: all members of a group arrive before any enters
-// Gloo, so a rank waiting on a group with a failed member stops at once (as it would hang for real) instead of
-// hanging in Gloo, while groups of healthy ranks go on; a member that never arrives produces a timeout that
-// names the collective and how many arrived. abort() (cancel) stops every group.
-class Rendezvous {
- public:
-  void arrive(const std::string& key, const std::vector<int64_t>& members, std::chrono::milliseconds timeout,
-              const std::string& what);
-  void fail(int64_t rank);
-  void abort(const std::string& reason);
-  bool aborted() const { return aborted_.load(); }
-
- private:
-  bool memberFailed(const std::vector<int64_t>& members) const;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::map<std::string, int> arrived_;
-  std::vector<int64_t> failed_;
-  std::atomic<bool> aborted_{false};
-  std::string reason_;
-};
 
 // One rank's communicator: a ProcessGroupGloo per mesh dim (its subgroup along that dim), plus the
 // redistribute steps built on them. Not copyable; lives on its rank's thread.
 class RankComm {
  public:
+  // `device`: where this rank's tensors live. `nccl`: use ProcessGroupNCCL (CUDA builds, a GPU per rank);
+  // otherwise Gloo, staging CUDA tensors through host memory when ranks share GPUs.
   RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, Rendezvous& rv,
-           std::chrono::milliseconds timeout);
+           std::chrono::milliseconds timeout, c10::Device device = c10::kCPU, bool nccl = false);
   ~RankComm();
   RankComm(const RankComm&) = delete;
   RankComm& operator=(const RankComm&) = delete;
@@ -97,13 +71,15 @@ struct ExecEnv {
   int64_t rank = -1;                 // -1: reference run on whole tensors
   RankComm* comm = nullptr;          // sharded run only
   at::ScalarType floatType = at::kFloat;  // floating tensors run in this type; Undefined = as planned
+  c10::Device device = c10::kCPU;    // device arguments (and absent ones on factories) become this
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int done, int total)> progress;
 };
 
 using Values = std::vector<std::vector<at::Tensor>>;
 
-// Runs every call node in order. Placeholders must already be in `values`. Throws NodeError / RunStopped.
+// Runs every call node in order; the output node's value is its tensor inputs after their redistributes.
+// Placeholders must already be in `values`. Throws NodeError / RunStopped.
 void runGraph(const ExecEnv& env, Values& values);
 
 // The compute type for a planned dtype under `floatType` (floating types map to it; others stay).

@@ -89,7 +89,7 @@ void drawCostsView(const Plan& plan, const Diagnostics& /*diags*/, CostsViewStat
     for (const PhaseCost& p : r.phases) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(phaseName(p.phase));
+      ImGui::TextUnformatted(p.phase == Phase::Unknown ? "other" : phaseName(p.phase));
       ImGui::TableNextColumn();
       ImGui::Text("%d", p.edges);
       ImGui::TableNextColumn();

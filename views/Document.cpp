@@ -18,6 +18,7 @@ void Document::reset(Plan plan, std::string path) {
   checker_.run(plan_);
   loaded_ = true;
   forcedDirty_ = false;
+  savedNative_ = false;
   lastError_.clear();
   lastMessage_ = path_.empty() ? "" : "Opened " + baseName(path_);
   ++revision_;
@@ -92,12 +93,23 @@ Result<bool> Document::save(const std::string& path) {
     return Error{lastError_, 0, 0, {}};
   }
   path_ = path;
+  savedNative_ = true;
   history_.markSaved();
   forcedDirty_ = false;
   lastError_.clear();
   lastMessage_ = "Saved " + baseName(path);
   ++revision_;
   return true;
+}
+
+std::string Document::suggestedSavePath() const {
+  if (path_.empty()) return (plan_.name.empty() ? "plan" : plan_.name) + ".plan.json";
+  if (canSaveInPlace()) return path_;
+  std::string stem = path_;
+  const auto slash = stem.find_last_of('/');
+  const auto dot = stem.find_last_of('.');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) stem = stem.substr(0, dot);
+  return stem + ".plan.json";
 }
 
 std::string Document::windowTitle() const {

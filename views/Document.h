@@ -28,6 +28,11 @@ class Document {
   const std::string& path() const { return path_; }
   bool loaded() const { return loaded_; }
   bool dirty() const { return history_.dirty() || forcedDirty_; }
+  // Save may write over `path`: it is a native plan file. A document read from another format (an autoparallel
+  // export, FX text) is never overwritten in the native format: saving asks for a new name first.
+  bool canSaveInPlace() const { return !path_.empty() && (plan_.sourceFormat == PlanFormat::Native || savedNative_); }
+  // A name for Save as: the path itself when native, else "<path without extension>.plan.json".
+  std::string suggestedSavePath() const;
   uint64_t revision() const { return revision_; }
   const EditHistory& history() const { return history_; }
   const std::string& lastError() const { return lastError_; }
@@ -55,6 +60,7 @@ class Document {
   Checker checker_;
   bool loaded_ = false;
   bool forcedDirty_ = false;
+  bool savedNative_ = false;  // saved (natively) at least once since opening
   uint64_t revision_ = 0;
   std::string lastError_, lastMessage_;
 };

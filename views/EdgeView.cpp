@@ -93,9 +93,9 @@ void layoutSide(const Plan& plan, const EdgeSummary& e, const ShardingSpec& spec
   o.height = std::max(height - ImGui::GetTextLineHeightWithSpacing() * 2.5f, 40.0f);
   o.labelLeft = plan.mesh.ndim() >= 2 ? ImGui::CalcTextSize((plan.mesh.dimName(plan.mesh.ndim() - 2) + "=0").c_str()).x + 6 : 0;
   o.labelTop = ImGui::GetTextLineHeightWithSpacing();
-  o.minCellH = ImGui::GetTextLineHeight() * 2 + 8;
+  o.minCellH = 12;
   o.maxCellH = ImGui::GetTextLineHeight() * 2 + 14;
-  o.minCellW = 30;
+  o.minCellW = 14;
   const MeshGridLayout grid = layoutMeshGrid(plan.mesh, e.meta, spec, o);
   if (!grid.error.empty()) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "cannot lay out: %s", grid.error.c_str());
@@ -148,10 +148,21 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
   }
   ImGui::SameLine();
   ImGui::TextDisabled("global %s %s", shapeToString(e.meta.shape).c_str(), dtypeName(e.meta.dtype));
-  for (const Diagnostic* d : e.diagnostics) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)));
-    ImGui::TextWrapped("%s: %s", d->kind.c_str(), d->message.c_str());
-    ImGui::PopStyleColor();
+  // One compact line of diagnostic kinds (the inspector and the diagnostics pane carry the full messages);
+  // hovering shows them here too.
+  for (size_t i = 0; i < e.diagnostics.size(); ++i) {
+    const Diagnostic* d = e.diagnostics[i];
+    if (i > 0) ImGui::SameLine();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)), "%s%s", d->kind.c_str(),
+                       i + 1 < e.diagnostics.size() ? "," : "");
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
+      ImGui::TextUnformatted(d->message.c_str());
+      if (!d->fix.empty()) ImGui::Text("fix: %s", d->fix.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
   }
 
   // Redistribute steps and actions, above the pictures so they never scroll away.

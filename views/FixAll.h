@@ -1,7 +1,6 @@
 #pragma once
-// "Fix all": one undoable Batch command that repairs what the checker can repair. Uses the fix planner from
-// core/fix.h when the build has it; otherwise a local planner that inserts the redistribute each edge
-// diagnostic names (have -> want) and sets an AutoSP tag's seq_dim to the dim its placement shards.
+// "Fix all": one undoable Batch command from the fix planner (core/fix.h), for the inspector's button and the
+// Edit menu.
 #include <optional>
 
 #include "core/diagnostics.h"
@@ -10,7 +9,10 @@
 
 namespace ss::views {
 
-// nullopt when there is nothing to fix.
-std::optional<Command> fixAllCommand(const Plan& plan, const Diagnostics& diags);
+// Cheap, for enabling the button every frame: the plan has errors the planner may fix.
+bool fixAllMayHelp(const Diagnostics& diags);
+// Runs the planner (re-checks copies of the plan: call on demand, not every frame). nullopt when it finds
+// nothing to change.
+std::optional<Command> fixAllCommand(const Plan& plan);
 
 }  // namespace ss::views

@@ -34,7 +34,30 @@ std::vector<FocusTensor> focusCandidates(const Plan& plan, const Selection& sel)
     out.push_back({n.name + (n.outputs.size() > 1 ? " output " + std::to_string(o) : std::string(" output")),
                    n.outputs[o], spec, sel.node});
   }
+  // A tagged AutoSP input: how AutoSP really slices it (along the tag's dim, whatever the spec says).
+  if (auto tag = plan.tags.find(sel.node); tag != plan.tags.end() && !n.outputs.empty() && out.back().spec) {
+    if (std::optional<ShardingSpec> autosp = autoSpLayout(*out.back().spec, tag->second, n.outputs[0].rank())) {
+      out.push_back({n.name + " as AutoSP slices it (dim " + std::to_string(tag->second.effectiveDim()) + ")",
+                     n.outputs[0], autosp, sel.node});
+    }
+  }
   return out;
+}
+
+std::optional<ShardingSpec> autoSpLayout(const ShardingSpec& planned, const AutoSpTag& tag, int rank) {
+  const int dim = tag.effectiveDim();
+  if (dim < 0 || dim >= rank) return std::nullopt;
+  ShardingSpec s = planned;
+  bool any = false;
+  for (Placement& p : s.placements) {
+    if (p.isShard()) {
+      p = Placement::shard(dim);
+      any = true;
+    }
+  }
+  if (!any) return std::nullopt;
+  s.order.clear();
+  return s;
 }
 
 std::pair<int, int> defaultDrawDims(const TensorMeta& meta, const std::optional<ShardingSpec>& spec) {

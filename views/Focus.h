@@ -20,6 +20,11 @@ struct FocusTensor {
 
 std::vector<FocusTensor> focusCandidates(const Plan& plan, const Selection& sel);
 
+// How AutoSP lays out a tagged input: every mesh dim that shards it in `planned` slices the tag's dimension
+// instead (AutoSP slices along the tag whatever the plan assumes). nullopt when nothing is sharded or the dim
+// is out of range.
+std::optional<ShardingSpec> autoSpLayout(const ShardingSpec& planned, const AutoSpTag& tag, int rank);
+
 // The two tensor dims a 2-D picture of a tensor of `rank` dims should draw by default: sharded dims first
 // (in tensor order), then the largest remaining dims. Returns -1 for missing dims (rank < 2).
 std::pair<int, int> defaultDrawDims(const TensorMeta& meta, const std::optional<ShardingSpec>& spec);

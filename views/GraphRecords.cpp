@@ -98,6 +98,29 @@ GraphModel modelForLayout(GraphLayout layout) {
     std::vector<int> fill(m.outEdgeStart.begin(), m.outEdgeStart.end() - 1);
     for (size_t e = 0; e < edges.size(); ++e) m.outEdges[fill[edges[e].src]++] = static_cast<int>(e);
   }
+  const int layers = m.layout.layerCount();
+  m.freeStart.assign(layers + 1, 0);
+  m.freeNodes.clear();
+  for (int l = 0; l < layers; ++l) {
+    for (int k = m.layout.layerStart[l]; k < m.layout.layerStart[l + 1]; ++k)
+      if (m.blockOf[m.layout.byLayer[k]] < 0) m.freeNodes.push_back(m.layout.byLayer[k]);
+    m.freeStart[l + 1] = static_cast<int>(m.freeNodes.size());
+  }
+  const size_t blocks = m.layout.blocks.size();
+  m.blockStart.assign(blocks + 1, 0);
+  for (int v = 0; v < n; ++v) if (m.blockOf[v] >= 0) ++m.blockStart[m.blockOf[v] + 1];
+  for (size_t b = 0; b < blocks; ++b) m.blockStart[b + 1] += m.blockStart[b];
+  m.blockMembers.resize(m.blockStart[blocks]);
+  {
+    std::vector<int> fill(m.blockStart.begin(), m.blockStart.end() - 1);
+    for (int v = 0; v < n; ++v) if (m.blockOf[v] >= 0) m.blockMembers[fill[m.blockOf[v]]++] = v;
+  }
+  m.blockColour.assign(blocks, -1);
+  m.blockWhole.assign(blocks, 1);
+  m.maxShortSpan = 0;
+  for (size_t e = 0; e < edges.size(); ++e)
+    if (!m.layout.longEdge[e])
+      m.maxShortSpan = std::max(m.maxShortSpan, m.layout.layer[edges[e].dst] - m.layout.layer[edges[e].src]);
   m.visible.assign(n, 1);
   m.match.assign(n, 0);
   m.collapsed.assign(m.layout.blocks.size(), 0);
@@ -167,6 +190,18 @@ void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& m
     if (d.have && d.want) m.badge[e] = badgeFor(plan, d.node, d.input, *d.have, *d.want);
     else if (!m.badge.count(e)) m.badge[e] = "redistribute?";
   }
+  // Most common colour per block (ties: the lower class).
+  m.blockColour.assign(m.layout.blocks.size(), -1);
+  std::unordered_map<int16_t, int> tally;
+  for (size_t b = 0; b + 1 < m.blockStart.size(); ++b) {
+    tally.clear();
+    int best = 0;
+    for (int k = m.blockStart[b]; k < m.blockStart[b + 1]; ++k) {
+      const int16_t c = m.colour[m.blockMembers[k]];
+      const int count = ++tally[c];
+      if (count > best || (count == best && c < m.blockColour[b])) { best = count; m.blockColour[b] = c; }
+    }
+  }
   m.problemEdges.clear();
   for (size_t e = 0; e < edges.size(); ++e)
     if (m.edgeKind[e] == EdgeKind::NeedsRedistribute) m.problemEdges.push_back(static_cast<int>(e));
@@ -186,6 +221,9 @@ void applyFilter(const Plan& plan, const GraphFilter& f, GraphModel& m) {
   m.collapsed.assign(m.layout.blocks.size(), 0);
   for (size_t b = 0; b < m.layout.blocks.size(); ++b)
     m.collapsed[b] = f.collapseAll || (f.collapseRepeated && m.layout.blocks[b].stamped);
+  m.blockWhole.assign(m.layout.blocks.size(), 1);
+  for (int v = 0; v < n; ++v)
+    if (!m.visible[v] && m.blockOf[v] >= 0) m.blockWhole[m.blockOf[v]] = 0;
 }
 
 std::vector<int> searchNodes(const Plan& plan, std::string_view query, GraphModel& m) {
@@ -253,40 +291,64 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
   if (merge && out.cellGrid.size() != static_cast<size_t>(gw) * gh) out.cellGrid.assign(static_cast<size_t>(gw) * gh, -1);
   out.touched.clear();
   const auto [l0, l1] = L.layersIn(vis.min.y, vis.max.y);
-  for (int l = l0; l < l1; ++l) {
-    const auto [b, e] = L.nodesIn(l, vis.min.x, vis.max.x);
-    out.nodesVisited += e - b;
-    for (int i = b; i < e; ++i) {
-      const int v = L.byLayer[i];
-      if (!m.visible[v] || hiddenByBlock(v)) continue;
-      const float x0 = sx(L.x[v]), y0 = sy(L.y[v]), x1 = sx(L.x[v] + L.w[v]), y1 = sy(L.y[v] + L.h[v]);
-      if (!merge) {
+  // Zoomed in: every node in the visible layers' x range. Far out (merged): each block whose members all pass
+  // the filter becomes one rectangle in its most common colour (problems keep their markers), so the pass costs
+  // O(blocks + free nodes in view), not O(nodes); the remaining nodes go through the cell grid.
+  auto mergeNode = [&](int v, float x0, float y0, float x1, float y1) {
+    const int cy = std::clamp(static_cast<int>((0.5f * (y0 + y1) - static_cast<float>(canvas.origin.y)) / cell), 0, gh - 1);
+    const int cx0 = std::clamp(static_cast<int>((x0 - static_cast<float>(canvas.origin.x)) / cell), 0, gw - 1);
+    const int cx1 = std::clamp(static_cast<int>((x1 - static_cast<float>(canvas.origin.x)) / cell), 0, gw - 1);
+    // A node paints every cell it covers but is counted once, in the cell holding its centre.
+    const int cxMid = std::clamp(static_cast<int>((0.5f * (x0 + x1) - static_cast<float>(canvas.origin.x)) / cell), cx0, cx1);
+    for (int cx = cx0; cx <= cx1; ++cx) {
+      int32_t& slot = out.cellGrid[static_cast<size_t>(cy) * gw + cx];
+      const int counted = cx == cxMid ? 1 : 0;
+      if (slot < 0) {
+        slot = static_cast<int32_t>(acc.size());
+        acc.push_back({m.colour[v], m.severity[v], counted});
+        out.touched.push_back(cy * gw + cx);
+      } else {
+        CellAcc& c = acc[slot];
+        c.count += counted;
+        if (m.severity[v] > c.severity) { c.severity = m.severity[v]; c.colour = m.colour[v]; }
+      }
+    }
+  };
+  if (!merge) {
+    for (int l = l0; l < l1; ++l) {
+      const auto [b, e] = L.nodesIn(l, vis.min.x, vis.max.x);
+      out.nodesVisited += e - b;
+      for (int i = b; i < e; ++i) {
+        const int v = L.byLayer[i];
+        if (!m.visible[v] || hiddenByBlock(v)) continue;
         const NodeDetail detail = nodePx >= opts.fullAbovePx    ? NodeDetail::Full
                                   : nodePx >= opts.titleAbovePx ? NodeDetail::Title
                                                                 : NodeDetail::Box;
-        out.nodes.push_back({v, x0, y0, x1, y1, m.colour[v], m.severity[v], detail, v == opts.selectedNode,
-                             m.match[v] != 0});
-        continue;
-      }
-      const int cy = std::clamp(static_cast<int>((0.5f * (y0 + y1) - static_cast<float>(canvas.origin.y)) / cell), 0, gh - 1);
-      const int cx0 = std::clamp(static_cast<int>((x0 - static_cast<float>(canvas.origin.x)) / cell), 0, gw - 1);
-      const int cx1 = std::clamp(static_cast<int>((x1 - static_cast<float>(canvas.origin.x)) / cell), 0, gw - 1);
-      // A node paints every cell it covers but is counted once, in the cell holding its centre.
-      const int cxMid = std::clamp(static_cast<int>((0.5f * (x0 + x1) - static_cast<float>(canvas.origin.x)) / cell), cx0, cx1);
-      for (int cx = cx0; cx <= cx1; ++cx) {
-        int32_t& slot = out.cellGrid[static_cast<size_t>(cy) * gw + cx];
-        const int counted = cx == cxMid ? 1 : 0;
-        if (slot < 0) {
-          slot = static_cast<int32_t>(acc.size());
-          acc.push_back({m.colour[v], m.severity[v], counted});
-          out.touched.push_back(cy * gw + cx);
-        } else {
-          CellAcc& a = acc[slot];
-          a.count += counted;
-          if (m.severity[v] > a.severity) { a.severity = m.severity[v]; a.colour = m.colour[v]; }
-        }
+        out.nodes.push_back({v, sx(L.x[v]), sy(L.y[v]), sx(L.x[v] + L.w[v]), sy(L.y[v] + L.h[v]), m.colour[v],
+                             m.severity[v], detail, v == opts.selectedNode, m.match[v] != 0});
       }
     }
+  } else {
+    auto visit = [&](int v) {
+      ++out.nodesVisited;
+      if (!m.visible[v] || hiddenByBlock(v)) return;
+      if (L.x[v] + L.w[v] < vis.min.x || L.x[v] > vis.max.x || L.y[v] + L.h[v] < vis.min.y || L.y[v] > vis.max.y) return;
+      mergeNode(v, sx(L.x[v]), sy(L.y[v]), sx(L.x[v] + L.w[v]), sy(L.y[v] + L.h[v]));
+    };
+    for (size_t b = 0; b < L.blocks.size(); ++b) {
+      const auto& blk = L.blocks[b];
+      if (blk.nodeCount == 0 || m.collapsed[b] || !blk.bounds.overlaps(vis)) continue;
+      if (!m.blockWhole[b]) {
+        for (int k = m.blockStart[b]; k < m.blockStart[b + 1]; ++k) visit(m.blockMembers[k]);
+        continue;
+      }
+      out.nodesVisited += blk.nodeCount;
+      const float x0 = sx(blk.bounds.min.x), y0 = sy(blk.bounds.min.y);
+      const float x1 = std::max(sx(blk.bounds.max.x), x0 + 1.f), y1 = std::max(sy(blk.bounds.max.y), y0 + 1.f);
+      out.cells.push_back({x0, y0, x1, y1, m.blockColour[b], 0, blk.nodeCount});
+    }
+    for (int l = l0; l < l1; ++l)
+      for (int k = m.freeStart[l]; k < m.freeStart[l + 1]; ++k) visit(m.freeNodes[k]);
   }
   if (merge) {
     // Row-major order, then runs of equal cells on a row become one rectangle.
@@ -338,10 +400,30 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     out.plainEdgesSkipped = !L.edges.empty();
+  } else if (l1 - l0 + m.maxShortSpan + 2 < L.layerCount()) {
+    // Only part of the graph is in view: an edge can show only if it enters a node in layers
+    // [s0, max(s1, l1 + maxShortSpan)) (short edges, target stubs) or leaves one in [s0, s1) (source stubs),
+    // where [s0, s1) are the layers within a stub's reach of the view.
+    const auto [s0, s1] = L.layersIn(visStub.min.y, visStub.max.y);
+    const int last = std::min(L.layerCount(), std::max(s1, l1 + m.maxShortSpan));
+    for (int k = L.layerStart[s0]; k < L.layerStart[last]; ++k) {
+      const int v = L.byLayer[k];
+      for (int q = m.inEdgeStart[v]; q < m.inEdgeStart[v + 1]; ++q) candidates.push_back(m.inEdges[q]);
+    }
+    for (int k = L.layerStart[s0]; k < L.layerStart[s1]; ++k) {
+      const int v = L.byLayer[k];
+      for (int q = m.outEdgeStart[v]; q < m.outEdgeStart[v + 1]; ++q) {
+        const int e = m.outEdges[q], dl = L.layer[L.edges[e].dst];
+        if (dl >= last) candidates.push_back(e);  // not already taken as an in-edge above
+      }
+    }
+  } else {
+    candidates.resize(L.edges.size());
+    for (size_t e = 0; e < L.edges.size(); ++e) candidates[e] = static_cast<int>(e);
   }
-  const size_t edgeCount = merge ? candidates.size() : L.edges.size();
+  const size_t edgeCount = candidates.size();
   for (size_t i = 0; i < edgeCount; ++i) {
-    const size_t e = merge ? static_cast<size_t>(candidates[i]) : i;
+    const size_t e = static_cast<size_t>(candidates[i]);
     const auto& ed = L.edges[e];
     const int s = ed.src, d = ed.dst;
     if (!m.visible[s] || !m.visible[d]) continue;

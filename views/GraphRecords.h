@@ -50,6 +50,13 @@ struct GraphModel {
   std::vector<int> inEdgeStart, inEdges;
   std::vector<int> outEdgeStart, outEdges;  // edges leaving each node
   std::vector<int> problemEdges;            // edges of kind NeedsRedistribute, ascending
+  int maxShortSpan = 0;                     // the most layers a drawn (not long) edge spans
+  // Far-out level of detail: free nodes (in no block) per layer, block members, and per block its most common
+  // colour and whether every member passes the filter (then a merged frame draws the block as one rectangle).
+  std::vector<int> freeStart, freeNodes;    // free nodes of layer l: freeNodes[freeStart[l] .. freeStart[l + 1])
+  std::vector<int> blockStart, blockMembers;
+  std::vector<int16_t> blockColour;
+  std::vector<uint8_t> blockWhole;
   int findEdge(int consumer, int input) const;  // layout edge index, or -1
 };
 

@@ -39,10 +39,12 @@ size_t countEdges(const Plan& plan) {
   return e;
 }
 
-bool sameGraph(const GraphViewState::Seen& s, const Plan& plan, size_t edges) {
+// Cheap per-frame identity of the graph (edits never change it; a new document is another plan, another size or
+// other names, or comes with GraphViewState::relayoutRequested). Counting edges every frame would cost ~5 ms at 1M.
+bool sameGraph(const GraphViewState::Seen& s, const Plan& plan) {
   const auto& nodes = plan.graph.nodes;
-  return s.plan == &plan && s.nodes == plan.graph.size() && s.edges == edges &&
-         s.first == (nodes.empty() ? "" : nodes.front().name) && s.last == (nodes.empty() ? "" : nodes.back().name);
+  return s.plan == &plan && s.nodes == plan.graph.size() && s.first == (nodes.empty() ? "" : nodes.front().name) &&
+         s.last == (nodes.empty() ? "" : nodes.back().name);
 }
 
 void startLayout(const Plan& plan, const Diagnostics& diags, GraphViewState& st) {
@@ -73,7 +75,11 @@ void startLayout(const Plan& plan, const Diagnostics& diags, GraphViewState& st)
 }
 
 void keepModelCurrent(const Plan& plan, const Diagnostics& diags, GraphViewState& st) {
-  if (!sameGraph(st.seen, plan, countEdges(plan))) { startLayout(plan, diags, st); return; }
+  if (st.relayoutRequested || !sameGraph(st.seen, plan)) {
+    st.relayoutRequested = false;
+    startLayout(plan, diags, st);
+    return;
+  }
   if (!st.model && st.worker && !st.worker->running()) {
     if (auto layout = st.worker->take()) {
       st.model = makeGraphModel(plan, diags, std::move(*layout));
@@ -142,6 +148,7 @@ void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   } else {
     st.search = buf;
   }
+  if (ImGui::IsItemActive() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) st.search.clear();
   if (ImGui::IsKeyPressed(kKeyF3, true)) jumpToHit(st, sel, io.KeyShift ? -1 : +1);
   ImGui::SameLine();
   if (!st.search.empty()) {
@@ -451,8 +458,17 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   st.hoveredEdge = -1;
   if (hovered) {
     const int v = st.model->layout.hitTest(st.canvas.toWorld(mouse));
-    if (v >= 0 && st.model->visible[v]) st.hoveredNode = v;
+    const int b = v >= 0 ? st.model->blockOf[v] : -1;
+    if (v >= 0 && st.model->visible[v] && !(b >= 0 && st.model->collapsed[b])) st.hoveredNode = v;
     else st.hoveredEdge = edgeUnder(st.records, io.MousePos, ro.stubPx);
+    if (st.hoveredNode < 0 && st.hoveredEdge < 0)
+      for (const auto& rec : st.records.blocks)
+        if (rec.collapsed && io.MousePos.x >= rec.x0 && io.MousePos.x <= rec.x1 && io.MousePos.y >= rec.y0 &&
+            io.MousePos.y <= rec.y1) {
+          const auto& blk = st.model->layout.blocks[rec.block];
+          ImGui::SetTooltip("%s: %d nodes, collapsed (%s)", blk.name.c_str(), blk.nodeCount,
+                            blk.stamped ? "a copy of its class template" : "the template of its class");
+        }
   }
   if (hovered && ImGui::IsMouseReleased(0) && ImGui::GetMouseDragDelta(0, 2.f).x == 0.f &&
       ImGui::GetMouseDragDelta(0, 2.f).y == 0.f && !st.draggingMinimap) {

@@ -11,8 +11,9 @@
 // Contract: drawGraphView draws into the current ImGui window (the caller owns the window), reads the plan and
 // diagnostics, and writes only `state` and `selection`. Graphs of `syncLayoutBelow` nodes or more are laid out
 // on a worker thread; until it finishes the view shows progress. After an edit of the plan (specs,
-// redistributes) the document owner bumps `state.revision` so colours and edges refresh; a new plan (another
-// graph) is detected by itself.
+// redistributes) the document owner bumps `state.revision` so colours and edges refresh; a new plan is detected
+// by its address, size and first and last names, and the owner sets `relayoutRequested` when it replaces the
+// document in place.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -35,6 +36,7 @@ struct GraphViewState {
   bool showMinimap = true;
   bool fitRequested = true;       // fit the whole graph when the next layout arrives
   uint64_t revision = 0;          // bump after an edit so colours and redistribute edges refresh
+  bool relayoutRequested = false; // set when a new document replaces the plan (a fresh layout and fit)
   size_t syncLayoutBelow = 4000;  // graphs smaller than this are laid out on the UI thread
   RecordOptions recordOptions;    // level-of-detail thresholds (selection fields are filled each frame)
 

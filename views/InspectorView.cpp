@@ -69,12 +69,16 @@ bool specEditor(const char* id, const DeviceMesh& mesh, int tensorRank, const Sh
     ImGui::PushID(md);
     ImGui::SetNextItemWidth(ImGui::CalcTextSize("P(product)").x + ImGui::GetFrameHeight() + 8);
     const std::string preview = spec[md].shortString();
-    if (ImGui::BeginCombo("##pl", preview.c_str())) {
+    const std::string probe = std::string("inspector.") + id + "." + std::to_string(md);
+    const bool open = ImGui::BeginCombo("##pl", preview.c_str());
+    probeItem(probe);
+    if (open) {
       for (const Placement& p : placementChoices(tensorRank, spec[md])) {
         if (ImGui::Selectable(p.shortString().c_str(), p == spec[md]) && !(p == spec[md])) {
           out = withPlacement(spec, md, p);
           changed = true;
         }
+        probeItem(probe + "=" + p.shortString());
       }
       ImGui::EndCombo();
     }
@@ -98,13 +102,21 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
                        CommandQueue& cmds) {
   const Palette& pal = palette();
   {
-    const std::optional<Command> fix = fixAllCommand(plan, diags);
-    ImGui::BeginDisabled(!fix.has_value());
-    if (ImGui::Button("Fix all") && fix) cmds.push(*fix);
+    const bool mayHelp = fixAllMayHelp(diags);
+    ImGui::BeginDisabled(!mayHelp);
+    if (ImGui::Button("Fix all")) {
+      if (std::optional<Command> fix = fixAllCommand(plan)) cmds.push(std::move(*fix));
+      else state.fixMessage = "The fix planner found nothing it can change.";
+    }
     probeItem("inspector.fixall");
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-      ImGui::SetTooltip(fix ? "%s" : "Nothing the fix planner can repair", fix ? describe(plan, *fix).c_str() : "");
+      ImGui::SetTooltip(mayHelp ? "Insert the redistributes and edits the fix planner finds, as one undoable step"
+                                : "No errors to fix");
+    }
+    if (!state.fixMessage.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", state.fixMessage.c_str());
     }
     ImGui::SameLine();
     ImGui::TextDisabled("%s", diags.hasErrors() ? "plan has errors" : "no errors");
@@ -180,7 +192,20 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
       const AutoSpTag& tag = it->second;
       ImGui::Text("%s", tag.toString().c_str());
       ImGui::SameLine();
-      ImGui::TextDisabled("slices dim %d", tag.effectiveDim());
+      ImGui::TextDisabled("AutoSP slices dim %d", tag.effectiveDim());
+      // What the plan's own placement shards, next to what AutoSP will slice.
+      const std::optional<ShardingSpec>& own = specs.outputs.empty() ? std::nullopt : specs.outputs[0];
+      if (own) {
+        std::vector<int> dims;
+        for (int d = 0; d < (node.outputs.empty() ? 0 : node.outputs[0].rank()); ++d) {
+          if (own->hasShardOn(d)) dims.push_back(d);
+        }
+        const bool agrees = dims.empty() || (dims.size() == 1 && dims[0] == tag.effectiveDim());
+        std::string planDims;
+        for (int d : dims) planDims += (planDims.empty() ? "" : ", ") + std::to_string(d);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(agrees ? pal.ok : pal.error), "the plan shards dim %s: %s",
+                           planDims.empty() ? "none" : planDims.c_str(), agrees ? "agrees" : "DISAGREES with the tag");
+      }
       const int rank = node.outputs.empty() ? 0 : node.outputs[0].rank();
       const std::string preview = tag.seqDim ? "seq_dim " + std::to_string(*tag.seqDim) : "bare (dim 1)";
       ImGui::SetNextItemWidth(150);

@@ -14,6 +14,7 @@ namespace ss::views {
 
 struct InspectorViewState {
   char tagKey[64] = "input_id";
+  std::string fixMessage;  // "nothing to fix" after a click that found nothing
 };
 
 // Choices offered for one mesh dim of a tensor of `tensorRank` dims: R, S(0..rank-1), P(sum|avg|max|min|product),

@@ -57,19 +57,21 @@ MeshGridLayout layoutMeshGrid(const DeviceMesh& mesh, const TensorMeta& meta, co
   // Slices go in a row, wrapping when there are many.
   const int64_t sliceCols = slices <= 4 ? slices : static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(slices))));
   const int64_t sliceRows = (slices + sliceCols - 1) / sliceCols;
-  const float sliceGap = slices > 1 ? opts.gap * 3 : 0;
+  // Large grids get tighter gaps so more of each cell is colour.
+  const float gap = std::max(rows, cols) > 8 ? std::min(opts.gap, 3.0f) : opts.gap;
+  const float sliceGap = slices > 1 ? gap * 3 : 0;
   const float sliceLabelH = slices > 1 ? opts.labelTop : 0;
   const float availW = opts.width - opts.labelLeft - sliceGap * static_cast<float>(sliceCols - 1);
   const float availH = opts.height - opts.labelTop - (sliceLabelH + sliceGap) * static_cast<float>(sliceRows) + sliceGap;
   const float totalCols = static_cast<float>(cols * sliceCols), totalRows = static_cast<float>(rows * sliceRows);
-  float cw = (availW - opts.gap * (totalCols - static_cast<float>(sliceCols))) / totalCols;
-  float ch = (availH - opts.gap * (totalRows - static_cast<float>(sliceRows))) / totalRows;
+  float cw = (availW - gap * (totalCols - static_cast<float>(sliceCols))) / totalCols;
+  float ch = (availH - gap * (totalRows - static_cast<float>(sliceRows))) / totalRows;
   cw = std::clamp(cw, opts.minCellW, opts.maxCellW);
   ch = std::clamp(ch, opts.minCellH, opts.maxCellH);
   out.cellW = cw;
   out.cellH = ch;
-  const float sliceW = static_cast<float>(cols) * cw + static_cast<float>(cols - 1) * opts.gap;
-  const float sliceH = static_cast<float>(rows) * ch + static_cast<float>(rows - 1) * opts.gap;
+  const float sliceW = static_cast<float>(cols) * cw + static_cast<float>(cols - 1) * gap;
+  const float sliceH = static_cast<float>(rows) * ch + static_cast<float>(rows - 1) * gap;
 
   auto [dimA, dimB] = defaultDrawDims(meta, spec);
   if (opts.dimA >= 0 && opts.dimA < meta.rank()) dimA = opts.dimA;
@@ -100,8 +102,8 @@ MeshGridLayout layoutMeshGrid(const DeviceMesh& mesh, const TensorMeta& meta, co
     const int64_t sr = slice / sliceCols, sc = slice % sliceCols;
     const float ox = opts.labelLeft + static_cast<float>(sc) * (sliceW + sliceGap);
     const float oy = opts.labelTop + static_cast<float>(sr) * (sliceH + sliceGap + sliceLabelH) + sliceLabelH;
-    cell.rect.x0 = ox + static_cast<float>(col) * (cw + opts.gap);
-    cell.rect.y0 = oy + static_cast<float>(row) * (ch + opts.gap);
+    cell.rect.x0 = ox + static_cast<float>(col) * (cw + gap);
+    cell.rect.y0 = oy + static_cast<float>(row) * (ch + gap);
     cell.rect.x1 = cell.rect.x0 + cw;
     cell.rect.y1 = cell.rect.y0 + ch;
     out.width = std::max(out.width, cell.rect.x1);
@@ -155,14 +157,14 @@ MeshGridLayout layoutMeshGrid(const DeviceMesh& mesh, const TensorMeta& meta, co
     if (nd >= 2) {
       if (sr == 0) {
         for (int64_t c = 0; c < cols; ++c) {
-          out.labels.push_back({dimLabel(mesh, nd - 1, c), ox + static_cast<float>(c) * (cw + opts.gap),
+          out.labels.push_back({dimLabel(mesh, nd - 1, c), ox + static_cast<float>(c) * (cw + gap),
                                 oy + sliceLabelH - opts.labelTop});
         }
       }
       if (sc == 0) {
         for (int64_t r = 0; r < rows; ++r) {
           out.labels.push_back({dimLabel(mesh, nd - 2, r), 0,
-                                oy + sliceLabelH + static_cast<float>(r) * (ch + opts.gap) + ch * 0.5f - 7, true});
+                                oy + sliceLabelH + static_cast<float>(r) * (ch + gap) + ch * 0.5f - 7, true});
         }
       }
     }

@@ -84,7 +84,18 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
   int hovered = windowHovered ? grid.cellAt(mouse.x - origin.x, mouse.y - origin.y) : -1;
   const float lineH = ImGui::GetTextLineHeight();
 
+  // Labels: skip one that would overlap the previous label on its line (large meshes label every k-th index).
+  float lastEndX = -1e9f, lastY = -1e9f, lastBottom = -1e9f;
   for (const MeshLabel& l : grid.labels) {
+    const ImVec2 size = ImGui::CalcTextSize(l.text.c_str());
+    if (l.vertical) {
+      if (l.y < lastBottom && l.x == 0) continue;
+      lastBottom = l.y + size.y;
+    } else {
+      if (l.y == lastY && l.x < lastEndX) continue;
+      lastY = l.y;
+      lastEndX = l.x + size.x + 6;
+    }
     dl->AddText(ImVec2(origin.x + l.x, origin.y + l.y), pal.textDim, l.text.c_str());
   }
   const std::string pOps = partialOps(spec);
@@ -98,13 +109,17 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
     const ImU32 border = pinned ? pal.pinned : (static_cast<int>(i) == hovered ? pal.highlight : pal.cellBorder);
     dl->AddRect(a, b, border, 4.0f, 0, pinned || static_cast<int>(i) == hovered ? 2.5f : 1.0f);
 
+    // Tiny cells (large meshes) carry colour only: the tooltip has the numbers.
+    const std::string rankText = "r" + std::to_string(c.rank);
+    if (c.rect.w() < ImGui::CalcTextSize(rankText.c_str()).x + 8 || c.rect.h() < lineH + 4) continue;
     dl->PushClipRect(ImVec2(a.x + 2, a.y + 1), ImVec2(b.x - 2, b.y - 1), true);
     float y = a.y + 3;
     const float x = a.x + 5;
     // Miniature on the right when the cell is roomy; otherwise it is dropped before any text.
     float miniSide = std::min(c.rect.h() - 10, c.rect.w() * 0.32f);
     if (compact || miniSide < 18) miniSide = 0;
-    const std::string head = "r" + std::to_string(c.rank) + " " + coordString(c.shard.coord);
+    std::string head = rankText + " " + coordString(c.shard.coord);
+    if (ImGui::CalcTextSize(head.c_str()).x > c.rect.w() - 8) head = rankText;
     dl->AddText(ImVec2(x, y), c.shard.empty ? pal.textDim : pal.text, head.c_str());
     y += lineH;
     if (y + lineH <= b.y + 2) {
@@ -137,7 +152,7 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
       dl->AddRect(ma, mb, pal.cellBorder);
     }
     // Replica marker: a small dot in the top-right corner, same for every cell of the group.
-    if (c.groupSize > 1 && !c.shard.empty && c.rect.w() > 30) {
+    if (c.groupSize > 1 && !c.shard.empty && c.rect.w() > 70) {
       dl->AddCircleFilled(ImVec2(b.x - 8, a.y + 8), 4.0f, groupColor(c.group, 1.0f));
     }
   }
@@ -187,7 +202,9 @@ void drawMeshView(const Plan& plan, const Diagnostics& /*diags*/, MeshViewState&
   opts.height = std::max(avail.y, 80.0f);
   opts.labelLeft = plan.mesh.ndim() >= 2 ? ImGui::CalcTextSize((plan.mesh.dimName(plan.mesh.ndim() - 2) + "=00").c_str()).x + 8 : 0;
   opts.labelTop = ImGui::GetTextLineHeightWithSpacing();
-  opts.minCellH = ImGui::GetTextLineHeight() * 2 + 8;
+  // Cells shrink to fit large meshes (down to colour-only squares); small meshes get roomy cells.
+  opts.minCellW = 14;
+  opts.minCellH = 12;
   opts.dimA = state.dimA;
   opts.dimB = state.dimB;
   const MeshGridLayout grid = layoutMeshGrid(plan.mesh, f.meta, *f.spec, opts);

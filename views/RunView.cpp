@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "views/Theme.h"
+#include "views/UiProbe.h"
 
 namespace ss::views {
 
@@ -75,11 +76,12 @@ void drawPlot(const RunViewModel& m, float width, float height) {
   }
   const ImU32 refC = pal.info, gotC = pal.warning;
   for (size_t i = 0; i + 1 < pr.size(); ++i) {
-    dl->AddLine(ImVec2(pr[i].first, pr[i].second), ImVec2(pr[i + 1].first, pr[i + 1].second), refC, 2.0f);
-    dl->AddLine(ImVec2(pg[i].first, pg[i].second), ImVec2(pg[i + 1].first, pg[i + 1].second), gotC, 2.0f);
+    // Reference wide and soft underneath, sharded thin on top: both stay visible when they coincide.
+    dl->AddLine(ImVec2(pr[i].first, pr[i].second), ImVec2(pr[i + 1].first, pr[i + 1].second), withAlpha(refC, 0.6f), 6.0f);
+    dl->AddLine(ImVec2(pg[i].first, pg[i].second), ImVec2(pg[i + 1].first, pg[i + 1].second), gotC, 1.5f);
   }
   for (size_t i = 0; i < pr.size(); ++i) {
-    dl->AddCircleFilled(ImVec2(pr[i].first, pr[i].second), 4.5f, refC);
+    dl->AddCircleFilled(ImVec2(pr[i].first, pr[i].second), 6.0f, refC);
     dl->AddRect(ImVec2(pg[i].first - 3.5f, pg[i].second - 3.5f), ImVec2(pg[i].first + 3.5f, pg[i].second + 3.5f), gotC, 0, 0, 2.0f);
   }
   dl->AddCircleFilled(ImVec2(x1 - 150, y0 + 10), 4.5f, refC);
@@ -110,6 +112,12 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
   if (ImGui::Button("Cancel")) act.cancel = true;
   ImGui::EndDisabled();
   ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("0000").x + ImGui::GetFrameHeight() * 2);
+  ImGui::BeginDisabled(running);
+  if (ImGui::InputInt("scale", &state.scale)) state.scale = std::clamp(state.scale, 1, 1024);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Divide tensor sizes by this for the run (every ratio of the plan kept)");
+  ImGui::SameLine();
   ImGui::TextDisabled("%lld ranks on %s, %d batches, rtol %g", static_cast<long long>(plan.mesh.size()), m.device.c_str(),
                       plan.run.batches, m.rtol);
   ImU32 sc = pal.textDim;
@@ -118,7 +126,8 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(sc), "%s", runStatusName(m.status));
   if (running || m.elapsedS > 0) {
     ImGui::SameLine();
-    ImGui::TextDisabled("%s  %.1f s", m.stage.c_str(), m.elapsedS);
+    ImGui::TextDisabled("%s  %.1f s%s", m.stage.c_str(), m.elapsedS,
+                        m.scale > 1 ? (", sizes / " + std::to_string(m.scale)).c_str() : "");
   }
   if (running && !m.rankProgress.empty()) {
     const float w = ImGui::GetContentRegionAvail().x;
@@ -140,6 +149,7 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
       ImGui::BeginDisabled(node < 0);
       const std::string lab = "Go to " + m.errorNode;
       if (ImGui::Button(lab.c_str())) sel.selectNode(node, true);
+      probeItem("run.goto");
       ImGui::EndDisabled();
     }
   }

@@ -37,6 +37,7 @@ struct RunViewModel {
   std::string errorNode;             // node name where it failed (jump target)
   std::string device = "cpu";
   double elapsedS = 0;
+  int scale = 1;                     // sizes were divided by this for the run
 };
 
 struct RunViewActions {
@@ -45,7 +46,7 @@ struct RunViewActions {
 };
 
 struct RunViewState {
-  int batches = 3;
+  int scale = 1;           // sizes divided by this for the run (keeps every ratio; 1 = real sizes)
   bool plotDrawn = false;  // last frame (tests read it)
 };
 

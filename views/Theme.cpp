@@ -92,7 +92,7 @@ ImU32 specColor(const ShardingSpec& spec) {
     if (p.isShard()) {
       static const float hues[] = {0.58f, 0.33f, 0.78f, 0.12f, 0.95f, 0.47f};
       const bool dark = g_palette.kind == ThemeKind::Dark;
-      return hsv(hues[static_cast<size_t>(p.dim) % 6], dark ? 0.55f : 0.5f, dark ? 0.75f : 0.9f);
+      return hsv(hues[static_cast<size_t>(p.dim) % 6], dark ? 0.55f : 0.75f, dark ? 0.75f : 0.6f);
     }
   }
   return g_palette.replicate;

@@ -10,6 +10,8 @@
 // "inputs"), so the plan checks and shows but does not run. dst_placement becomes the input spec; no
 // Redistribute is invented (the export does not say which transitions were applied: that is the bug class the
 // checker finds). getitem's tuple index is recovered by matching src_placement against the tuple's outputs.
+#include <unordered_map>
+
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
@@ -31,15 +33,20 @@ std::string outputsString(const std::vector<std::optional<ShardingSpec>>& outs) 
   return s + ")";
 }
 
+// Plans repeat a handful of spec strings thousands of times: parse each once per file.
+using SpecCache = std::unordered_map<std::string, std::vector<std::optional<ShardingSpec>>>;
+
 Result<std::vector<std::optional<ShardingSpec>>> parseSpecs(const json& v, const DeviceMesh& mesh,
-                                                            const std::string& ptr) {
+                                                            const std::string& ptr, SpecCache& cache) {
   if (!v.is_string()) return Error::atPointer("expected a placement string such as \"RS(0)\", found " + typeName(v), ptr);
+  const std::string& s = v.get_ref<const std::string&>();
+  if (auto it = cache.find(s); it != cache.end()) return it->second;
   ParseContext ctx;
   ctx.mesh = &mesh;
-  std::string s = v.get<std::string>();
   if (s == "None") return std::vector<std::optional<ShardingSpec>>{std::nullopt};
   auto r = parseSpecTuple(s, ctx);
   if (!r) return Error::atPointer("\"" + s + "\": " + r.error().toString(), ptr);
+  cache.emplace(s, *r);
   return *r;
 }
 
@@ -76,7 +83,8 @@ Result<Plan> readAutoparallelJson(const json& j) {
   plan.name = "autoparallel";
   Graph& g = plan.graph;
   std::unordered_map<std::string, int> byName;
-  std::unordered_map<int, int> lastGetitem;  // tuple node -> index its latest getitem took
+  std::unordered_map<int, int> lastGetitem;
+  SpecCache specCache;  // tuple node -> index its latest getitem took
   g.nodes.reserve(nodesJ->size());
   plan.specs.reserve(nodesJ->size());
 
@@ -105,7 +113,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     // placement -> output specs (also fixes the output count)
     if (n.kind != NodeKind::Output) {
       if (const json* pl = member(nj, "placement")) {
-        auto s = parseSpecs(*pl, plan.mesh, ptr + "/placement");
+        auto s = parseSpecs(*pl, plan.mesh, ptr + "/placement", specCache);
         if (!s) return s.error();
         specs.outputs = std::move(*s);
       } else {
@@ -151,7 +159,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
         srcs.push_back(*sp);
         std::optional<ShardingSpec> dst;
         if (const json* d = member(e, "dst_placement")) {
-          auto s = parseSpecs(*d, plan.mesh, eptr + "/dst_placement");
+          auto s = parseSpecs(*d, plan.mesh, eptr + "/dst_placement", specCache);
           if (!s) return s.error();
           if (s->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", eptr + "/dst_placement");
           dst = (*s)[0];

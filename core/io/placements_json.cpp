@@ -6,6 +6,8 @@
 // Applying it to a graph sets sourceFormat = AutoparallelPlacements and replaces the named nodes' specs; nodes
 // the file does not name keep theirs unless the mesh's dimension count changes (then every spec and
 // redistribute is dropped: they cannot be reinterpreted).
+#include <unordered_map>
+
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
@@ -20,14 +22,20 @@ using namespace jsonutil;
 
 std::string specString(const std::optional<ShardingSpec>& s) { return s ? s->toMeshString() : "None"; }
 
-Result<std::vector<std::optional<ShardingSpec>>> parseOutputs(const json& v, const DeviceMesh& mesh, const std::string& ptr) {
+// Plans repeat a handful of spec strings thousands of times: parse each once per file.
+using SpecCache = std::unordered_map<std::string, std::vector<std::optional<ShardingSpec>>>;
+
+Result<std::vector<std::optional<ShardingSpec>>> parseOutputs(const json& v, const DeviceMesh& mesh, const std::string& ptr,
+                                                              SpecCache& cache) {
   if (!v.is_string()) return Error::atPointer("expected a placement string such as \"RS(0)\", found " + typeName(v), ptr);
-  std::string s = v.get<std::string>();
+  const std::string& s = v.get_ref<const std::string&>();
+  if (auto it = cache.find(s); it != cache.end()) return it->second;
   if (s == "None") return std::vector<std::optional<ShardingSpec>>{std::nullopt};
   ParseContext ctx;
   ctx.mesh = &mesh;
   auto r = parseSpecTuple(s, ctx);
   if (!r) return Error::atPointer("\"" + s + "\": " + r.error().toString(), ptr);
+  cache.emplace(s, *r);
   return *r;
 }
 
@@ -78,6 +86,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
   plan.graph.reindex();
   plan.normalizeSpecs();
   std::vector<TensorRef> refs;
+  SpecCache cache;
   for (auto it = pl->begin(); it != pl->end(); ++it) {
     std::string ptr = "/placements/" + escapePointerToken(it.key());
     int node = plan.graph.find(it.key());
@@ -93,7 +102,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
       outPtr = ptr + "/output";
     }
     if (out && n.kind != NodeKind::Output) {
-      auto s = parseOutputs(*out, plan.mesh, outPtr);
+      auto s = parseOutputs(*out, plan.mesh, outPtr, cache);
       if (!s) return s.error();
       if (s->size() != specs.outputs.size())
         return Error::atPointer(std::to_string(s->size()) + " output spec(s) for a node with " +
@@ -121,7 +130,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
           specs.inputs[k] = std::nullopt;
           continue;
         }
-        auto s = parseOutputs(v, plan.mesh, iptr);
+        auto s = parseOutputs(v, plan.mesh, iptr, cache);
         if (!s) return s.error();
         if (s->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", iptr);
         auto ok = checkRank((*s)[0], plan.mesh, plan.graph.meta(refs[k]), iptr);
@@ -131,6 +140,22 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
     }
   }
   return plan;
+}
+
+Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j, bool insertTransitions) {
+  auto r = applyPlacementsJson(graphPlan, j);
+  if (!r || !insertTransitions) return r;
+  Plan& plan = *r;
+  for (int i = 0; i < plan.graph.size(); ++i) {
+    int inputs = static_cast<int>(plan.graph.inputs(i).size());
+    for (int k = 0; k < inputs; ++k) {
+      auto from = plan.producerSpec(i, k);
+      const auto& to = plan.specs[i].inputs[k];
+      if (!from || !to || *from == *to || plan.findRedistribute(i, k)) continue;
+      plan.redistributes.push_back(Redistribute{i, k, *from, *to});
+    }
+  }
+  return r;
 }
 
 json writePlacementsJson(const Plan& plan, PlacementsStyle style) {

@@ -30,7 +30,7 @@ RuleResult softmaxRule(const RuleContext& ctx) {
   int n = backward ? 2 : 1;
   if (ctx.inputCount() < n || ctx.rank(0) < 0) return unknownResult(ctx);
   int r = ctx.rank(0);
-  auto d = normDim(ctx.intArg(backward ? 2 : 1, "dim").value_or(-1), r);
+  auto d = normDim(ctx.intArgOr(backward ? 2 : 1, "dim", -1), r);
   if (!d) return unknownResult(ctx);
   LabelProblem p;
   p.partial = PartialPolicy::Nonlinear;
@@ -89,7 +89,9 @@ RuleResult nllLossRule(const RuleContext& ctx) {
   int weight = tensorInput(ctx, 2, "weight");
   if (self < 0 || target < 0 || ctx.rank(self) < 1 || ctx.rank(target) < 0) return unknownResult(ctx);
   int r = ctx.rank(self);
-  int64_t reduction = ctx.intArg(3, "reduction").value_or(1);
+  auto red = ctx.intArgOr(3, "reduction", 1);
+  if (!red) return unknownResult(ctx);
+  int64_t reduction = *red;
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
   p.contraction = reduction == 2 ? ReduceOp::Sum : ReduceOp::Avg;

@@ -183,17 +183,21 @@ struct Solver {
   std::string collision(int a, int b) const {
     const DeviceMesh& mesh = *ctx.mesh;
     int64_t n = std::min<int64_t>(mesh.size(), 4096);
-    int64_t pick = 0;
+    int64_t pick = -1;
     for (int64_t r = 0; r < n; ++r) {
       auto la = localShapeOf(shape(a), mesh, spec(a), r), lb = localShapeOf(shape(b), mesh, spec(b), r);
       if (!la || !lb) break;
       bool differ = false;
       for (size_t d = 0; d < p.ins[a].labels.size() && !differ; ++d) {
+        if (p.ins[a].labels[d] < 0) continue;
         int pos = findLabel(b, p.ins[a].labels[d]);
         if (pos >= 0 && !broadcastDim(a, static_cast<int>(d)) && (*la)[d] != (*lb)[pos]) differ = true;
       }
       if (differ) { pick = r; break; }
     }
+    if (pick < 0)
+      return "every rank holds blocks of the same local shape of both, but not the same elements (on rank 0 " +
+             name(b) + " is " + localShapeString(shape(b), mesh, spec(b), 0) + ")";
     return "on rank " + std::to_string(pick) + " " + name(b) + " is " + localShapeString(shape(b), mesh, spec(b), pick) +
            " against " + localShapeString(shape(a), mesh, spec(a), pick) + " for " + name(a);
   }

@@ -67,6 +67,9 @@ std::optional<std::vector<int64_t>> localShapeOf(const std::vector<int64_t>& sha
 
 // Normalises a dim argument against a rank (negative dims count from the end); nullopt when out of range.
 std::optional<int> normDim(int64_t d, int rank);
+inline std::optional<int> normDim(std::optional<int64_t> d, int rank) {
+  return d ? normDim(*d, rank) : std::nullopt;
+}
 
 // A Shard of the same kind (plain or strided) as `like`, on tensor dim `dim`.
 Placement shardLike(const Placement& like, int dim);

@@ -161,7 +161,7 @@ RuleResult indexPutRule(const RuleContext& ctx) {
   indexedResult(self, L, slotLabels, slotShape);
   int rv = ctx.rank(values);
   if (rv > static_cast<int>(slotLabels.size()))
-    return failResult(Verdict::Incompatible, values, std::nullopt,
+    return failResult(Verdict::BadShapes, values, std::nullopt,
                       "index_put: values of shape " + shapeToString(ctx.shape(values)) +
                           " have more dims than the slots " + shapeToString(slotShape));
   LabelProblem p;
@@ -194,7 +194,7 @@ RuleResult indexPutRule(const RuleContext& ctx) {
 RuleResult indexSelectRule(const RuleContext& ctx) {
   if (ctx.inputCount() < 2 || ctx.rank(0) < 0 || ctx.rank(1) != 1) return unknownResult(ctx);
   int r = ctx.rank(0);
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), r);
   if (!d) return unknownResult(ctx);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
@@ -215,7 +215,7 @@ RuleResult indexSelectRule(const RuleContext& ctx) {
 RuleResult gatherRule(const RuleContext& ctx) {
   if (ctx.inputCount() < 2 || ctx.rank(0) < 0 || ctx.rank(1) != ctx.rank(0)) return unknownResult(ctx);
   int r = ctx.rank(0);
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), r);
   if (!d) return unknownResult(ctx);
   std::vector<int> ls(r), li(r);
   for (int k = 0; k < r; ++k) {
@@ -238,7 +238,7 @@ RuleResult gatherRule(const RuleContext& ctx) {
 RuleResult scatterRule(const RuleContext& ctx) {
   if (ctx.inputCount() < 2 || ctx.rank(0) < 0) return unknownResult(ctx);
   int r = ctx.rank(0);
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), r);
   if (!d) return unknownResult(ctx);
   std::string op = ruleKey(ctx.node->op);
   LabelProblem p;
@@ -266,7 +266,7 @@ RuleResult sliceScatterRule(const RuleContext& ctx) {
   if (ctx.inputCount() < 2 || ctx.rank(0) < 0 || ctx.rank(1) < 0) return unknownResult(ctx);
   int r = ctx.rank(0);
   bool select = ruleKey(ctx.node->op) == "select_scatter";
-  auto d = normDim(ctx.intArg(2, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(2, "dim", 0), r);
   if (!d || ctx.rank(1) != (select ? r - 1 : r)) return unknownResult(ctx);
   std::vector<int> ls = alignedLabels(r, r), lsrc;
   bool whole = !select && ctx.shape(1)[*d] == ctx.shape(0)[*d] && ctx.intArg(5, "step").value_or(1) == 1;

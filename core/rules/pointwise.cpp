@@ -51,7 +51,7 @@ RuleResult pointwiseWith(const RuleContext& ctx, PartialPolicy policy, const std
                                        [&](int i) { return ctx.inMetas[i] && ctx.inMetas[i]->known; })) {
       std::string shapes;
       for (int i : inputs) shapes += (shapes.empty() ? "" : " and ") + shapeToString(ctx.shape(i));
-      return failResult(Verdict::Incompatible, inputs.back(), std::nullopt,
+      return failResult(Verdict::BadShapes, inputs.back(), std::nullopt,
                         opTitle(ctx) + ": global shapes " + shapes + " do not broadcast");
     }
     return unknownResult(ctx);

@@ -49,7 +49,20 @@ RuleResult reduction(const RuleContext& ctx) {
       if (k == "keepdim" && v.kind == Arg::Kind::Bool) keepdim = v.b;
     if (ctx.node->args.size() > 3 && ctx.node->args[3].kind == Arg::Kind::Bool) keepdim = ctx.node->args[3].b;
   }
-  if (!dims || dims->empty()) {
+  if (!dims && !ctx.argsComplete) {
+    // No arguments in the file: read the reduced dims off the declared output shape.
+    const TensorMeta* om = ctx.outMeta(0);
+    if (!om) return unknownResult(ctx);
+    if (om->rank() == 0) {
+      reduced.assign(r, true);
+      keepdim = false;
+    } else if (om->rank() == r) {
+      for (int d = 0; d < r; ++d) reduced[d] = om->shape[d] == 1 && in[d] != 1;
+      keepdim = true;
+    } else {
+      return unknownResult(ctx);
+    }
+  } else if (!dims || dims->empty()) {
     reduced.assign(r, true);  // no dims (or []) reduces everything
   } else {
     for (int64_t d : *dims) {

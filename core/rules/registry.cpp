@@ -60,6 +60,12 @@ std::optional<int64_t> RuleContext::intArg(int pos, std::string_view kw) const {
   return std::nullopt;
 }
 
+std::optional<int64_t> RuleContext::intArgOr(int pos, std::string_view kw, int64_t dflt) const {
+  if (auto v = intArg(pos, kw)) return v;
+  if (!argsComplete) return std::nullopt;
+  return dflt;
+}
+
 std::optional<double> RuleContext::numberArg(int pos, std::string_view kw) const {
   const Arg* a = arg(pos, kw);
   if (a && a->kind == Arg::Kind::Int) return static_cast<double>(a->i);

@@ -33,12 +33,18 @@ struct RuleContext {
   std::vector<const TensorMeta*> inMetas;  // per tensor input (input-index order); nullptr when unknown
   SpecList inSpecs;                        // the spec each tensor input arrives in; nullopt = unknown
   SpecList declaredOut;                    // the plan's output specs (factories and collectives read them)
+  // False when the file carries no non-tensor arguments (an autoparallel export: args are the tensor inputs
+  // only). Rules then take what they can from the declared output shape, and are "unknown" otherwise: a missing
+  // argument is never read as its default.
+  bool argsComplete = true;
 
   // Positional argument `pos`, else keyword `kw`; nullptr when absent.
   const Arg* arg(int pos, std::string_view kw = {}) const;
   std::optional<int64_t> intArg(int pos, std::string_view kw = {}) const;
   std::optional<double> numberArg(int pos, std::string_view kw = {}) const;  // int or float
   std::optional<bool> boolArg(int pos, std::string_view kw = {}) const;
+  // The int argument, else `dflt` when the arguments are complete (an omitted optional argument), else nullopt.
+  std::optional<int64_t> intArgOr(int pos, std::string_view kw, int64_t dflt) const;
   std::optional<std::vector<int64_t>> intListArg(int pos, std::string_view kw = {}) const;  // also a single int
   // Input index of a tensor argument (the Arg must point into node->args/kwargs); -1 when not a tensor.
   int inputIndexOf(const Arg* a) const;
@@ -50,7 +56,8 @@ struct RuleContext {
   const TensorMeta* outMeta(int i = 0) const;
 };
 
-enum class Verdict : uint8_t { Ok, Incompatible, PartialIntoNonlinear };
+// BadShapes: the global shapes themselves do not fit the op (reported as "shape-mismatch").
+enum class Verdict : uint8_t { Ok, Incompatible, PartialIntoNonlinear, BadShapes };
 
 struct RuleResult {
   Verdict verdict = Verdict::Ok;

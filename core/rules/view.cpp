@@ -5,7 +5,7 @@
 // (outermost) input dim may be sharded, and it becomes a shard of the group's first output dim: a chunk of the
 // outermost dim is a contiguous block of the flattened group. When the group merges or splits dims, the shard
 // count must divide both first sizes evenly (otherwise torch.chunk's blocks and the view's rows disagree).
-// Inner dims of a merge cannot be sharded. Slicing a sharded dim (other than whole), selecting from it,
+// A sharded inner dim of a merge becomes DTensor's _StridedShard (and a split can turn one back into a Shard). Slicing a sharded dim (other than whole), selecting from it,
 // splitting it into pieces, concatenating along it and expanding a size-1 dim are refused.
 #include <numeric>
 
@@ -64,6 +64,8 @@ RuleResult reshapeTo(const RuleContext& ctx, const std::vector<int64_t>& out) {
   LabelProblem p = unary(r);
   p.noContractionWhy = "the view merges it into the dim before it, so its shards are not contiguous blocks";
   std::vector<int> li(r, -1), lo(ro, -1);
+  std::vector<std::pair<std::vector<int>, std::vector<int>>> groups;
+  std::vector<int> groupOf(r, -1);
   int fresh = kFresh;
   int i = 0, j = 0;
   while (i < r || j < ro) {
@@ -84,10 +86,50 @@ RuleResult reshapeTo(const RuleContext& ctx, const std::vector<int64_t>& out) {
     for (size_t k = 1; k < gi.size(); ++k) li[gi[k]] = fresh++;
     for (size_t k = 1; k < gj.size(); ++k) lo[gj[k]] = fresh++;
     if (gi.size() > 1 || gj.size() > 1) p.evenSizes[L] = {in[gi[0]], out[gj[0]]};
+    for (int d : gi) groupOf[d] = static_cast<int>(groups.size());
+    groups.push_back({gi, gj});
   }
   p.ins[0].labels = li;
   p.outs = {lo};
-  return withShape(solveLabels(ctx, p), out);
+  if (!ctx.inSpecs[0] || ctx.inSpecs[0]->meshDims() != ctx.mesh->ndim()) return withShape(solveLabels(ctx, p), out);
+
+  // DTensor's strided shards: merging dims whose inner one is sharded gives _StridedShard(o, sf) with sf the
+  // product of the merged dims before it (rank i holds piece i of each of the sf blocks); splitting such a dim
+  // back where the outer pieces multiply to sf gives a plain Shard again. Both need the shard to divide evenly.
+  RuleContext c2 = ctx;
+  ShardingSpec tmp = *ctx.inSpecs[0];
+  std::vector<std::pair<int, Placement>> rewrites;
+  for (int m = 0; m < tmp.meshDims(); ++m) {
+    const Placement pl = tmp[m];
+    if (!pl.isShard() || pl.dim >= r || groupOf[pl.dim] < 0) continue;
+    const auto& [gi, gj] = groups[groupOf[pl.dim]];
+    const int64_t k = ctx.mesh->dimSize(m);
+    if (pl.kind == PlacementKind::Shard && gj.size() == 1 && pl.dim != gi[0] && in[pl.dim] % k == 0) {
+      int64_t sf = 1;
+      for (int d : gi) {
+        if (d == pl.dim) break;
+        sf *= in[d];
+      }
+      rewrites.push_back({m, Placement::strided(gj[0], static_cast<int>(sf))});
+      tmp.placements[m] = Placement::replicate();
+    } else if (pl.kind == PlacementKind::StridedShard && gi.size() == 1 && gj.size() > 1) {
+      int64_t prod = 1;
+      for (int o : gj) {
+        if (prod == pl.splitFactor && out[o] % k == 0) {
+          rewrites.push_back({m, Placement::shard(o)});
+          tmp.placements[m] = Placement::replicate();
+          break;
+        }
+        prod *= out[o];
+      }
+    }
+  }
+  if (rewrites.empty()) return withShape(solveLabels(ctx, p), out);
+  c2.inSpecs[0] = tmp;
+  RuleResult res = solveLabels(c2, p);
+  if (!res.ok()) return withShape(solveLabels(ctx, p), out);  // report against the spec as it arrives
+  for (const auto& [m, pl] : rewrites) res.outputs[0]->placements[m] = pl;
+  return withShape(std::move(res), out);
 }
 
 bool known0(const RuleContext& ctx) { return ctx.inputCount() >= 1 && ctx.rank(0) >= 0; }
@@ -100,10 +142,11 @@ RuleResult viewRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   auto size = ctx.intListArg(1, "size");
   if (!size) size = ctx.intListArg(1, "shape");
+  if (!size && ctx.outMeta(0)) size = ctx.outMeta(0)->shape;  // no arguments in the file
   if (!size) return unknownResult(ctx);
   auto resolved = resolveSize(*size, numel(ctx.shape(0)));
   if (!resolved)
-    return failResult(Verdict::Incompatible, 0, std::nullopt,
+    return failResult(Verdict::BadShapes, 0, std::nullopt,
                       opTitle(ctx) + ": size " + shapeToString(*size) + " does not fit an input of shape " +
                           shapeToString(ctx.shape(0)));
   return reshapeTo(ctx, *resolved);
@@ -113,7 +156,8 @@ RuleResult flattenRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
-  auto s = normDim(ctx.intArg(1, "start_dim").value_or(0), r), e = normDim(ctx.intArg(2, "end_dim").value_or(-1), r);
+  auto s = normDim(ctx.intArgOr(1, "start_dim", 0), r), e = normDim(ctx.intArgOr(2, "end_dim", -1), r);
+  if ((!s || !e) && ctx.outMeta(0) && ctx.outMeta(0)->numel() == numel(in)) return reshapeTo(ctx, ctx.outMeta(0)->shape);
   if (!s || !e || *s > *e) return unknownResult(ctx);
   std::vector<int64_t> out(in.begin(), in.begin() + *s);
   int64_t prod = 1;
@@ -126,8 +170,9 @@ RuleResult flattenRule(const RuleContext& ctx) {
 RuleResult unflattenRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), static_cast<int>(in.size()));
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), static_cast<int>(in.size()));
   auto sizes = ctx.intListArg(2, "sizes");
+  if ((!d || !sizes) && ctx.outMeta(0) && ctx.outMeta(0)->numel() == numel(in)) return reshapeTo(ctx, ctx.outMeta(0)->shape);
   if (!d || !sizes) return unknownResult(ctx);
   auto piece = resolveSize(*sizes, in[*d]);
   if (!piece) return unknownResult(ctx);
@@ -160,7 +205,7 @@ RuleResult transposeRule(const RuleContext& ctx) {
   int r = ctx.rank(0);
   int a = 0, b = r >= 2 ? 1 : 0;
   if (ruleKey(ctx.node->op) != "t") {
-    auto da = normDim(ctx.intArg(1, "dim0").value_or(0), r), db = normDim(ctx.intArg(2, "dim1").value_or(0), r);
+    auto da = normDim(ctx.intArgOr(1, "dim0", 0), r), db = normDim(ctx.intArgOr(2, "dim1", 0), r);
     if (!da || !db) return unknownResult(ctx);
     a = *da;
     b = *db;
@@ -177,6 +222,7 @@ RuleResult transposeRule(const RuleContext& ctx) {
 RuleResult expandRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   auto size = ctx.intListArg(1, "size");
+  if (!size && ctx.outMeta(0)) size = ctx.outMeta(0)->shape;  // no arguments in the file
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
   if (!size || static_cast<int>(size->size()) < r) return unknownResult(ctx);
@@ -189,7 +235,7 @@ RuleResult expandRule(const RuleContext& ctx) {
     if (shape[d] == -1) shape[d] = id >= 0 ? in[id] : 1;
     if (id >= 0 && in[id] == 1 && shape[d] != 1) p.forbidden[d] = "expand broadcasts it from size 1";
     if (id >= 0 && in[id] != 1 && in[id] != shape[d])
-      return failResult(Verdict::Incompatible, 0, std::nullopt,
+      return failResult(Verdict::BadShapes, 0, std::nullopt,
                         "expand: input shape " + shapeToString(in) + " cannot expand to " + shapeToString(*size));
   }
   p.outs = {alignedLabels(R, R)};
@@ -220,7 +266,7 @@ RuleResult unsqueezeRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), r + 1);
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), r + 1);
   if (!d) return unknownResult(ctx);
   LabelProblem p = unary(r);
   std::vector<int> lo = alignedLabels(r, r);
@@ -236,7 +282,22 @@ RuleResult sliceRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), r);
+  if (!ctx.argsComplete && !ctx.intArg(1, "dim")) {
+    // No arguments in the file: the sliced dim is the one whose size changes.
+    const TensorMeta* om = ctx.outMeta(0);
+    if (!om || om->rank() != r) return unknownResult(ctx);
+    LabelProblem p = unary(r);
+    int changed = 0;
+    for (int k = 0; k < r; ++k)
+      if (om->shape[k] != in[k]) {
+        p.forbidden[k] = "it takes part of the global dim, which no rank's local shard lines up with";
+        ++changed;
+      }
+    if (changed > 1) return unknownResult(ctx);
+    p.outs = {alignedLabels(r, r)};
+    return solveLabels(ctx, p);
+  }
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), r);
   if (!d) return unknownResult(ctx);
   int64_t n = in[*d], start, end, step = 1;
   if (ruleKey(ctx.node->op) == "narrow") {
@@ -267,7 +328,7 @@ RuleResult selectRule(const RuleContext& ctx) {
   if (!known0(ctx)) return unknownResult(ctx);
   const auto& in = ctx.shape(0);
   int r = static_cast<int>(in.size());
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), r);
   if (!d) return unknownResult(ctx);
   LabelProblem p = unary(r);
   p.noContractionWhy = "select picks one global index of that dim";
@@ -286,7 +347,7 @@ RuleResult splitRule(const RuleContext& ctx) {
   int r = static_cast<int>(in.size());
   std::string op = ruleKey(ctx.node->op);
   bool unbind = op == "unbind";
-  auto d = normDim(ctx.intArg(unbind ? 1 : 2, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(unbind ? 1 : 2, "dim", 0), r);
   if (!d) return unknownResult(ctx);
   LabelProblem p = unary(r);
   p.forbidden[*d] = "it is cut into pieces along the global dim";
@@ -324,7 +385,7 @@ RuleResult catRule(const RuleContext& ctx) {
     p.ins.push_back(x);
   }
   if (r < 0) return unknownResult(ctx);
-  auto d = normDim(ctx.intArg(1, "dim").value_or(0), stack ? r + 1 : r);
+  auto d = normDim(ctx.intArgOr(1, "dim", 0), stack ? r + 1 : r);
   if (!d) return unknownResult(ctx);
   std::vector<int> lo = alignedLabels(r, r);
   if (stack) {
@@ -348,7 +409,7 @@ RuleResult sliceBackwardRule(const RuleContext& ctx) {
   auto sizes = ctx.intListArg(1, "input_sizes");
   if (!sizes) return unknownResult(ctx);
   int r = static_cast<int>(sizes->size());
-  auto d = normDim(ctx.intArg(2, "dim").value_or(0), r);
+  auto d = normDim(ctx.intArgOr(2, "dim", 0), r);
   if (!d || ctx.rank(0) != (select ? r - 1 : r)) return unknownResult(ctx);
   LabelProblem p;
   p.partial = PartialPolicy::Additive;

@@ -102,12 +102,16 @@ def model(b, seq_first, tag_dim):
     b.call("o_proj", "aten.linear.default", [t("attn_flat"), t("wo")], [act], [seq], module="attn.o_proj")
     b.call("resid", "aten.add.Tensor", [t("embed"), t("o_proj")], [act], [seq])
     b.call("logits", "aten.linear.default", [t("resid"), t("lm_head")], [tok + [V]], [seq], module="lm_head")
-    # Flattening [S, B] keeps the sequence shards contiguous (Shard(0)); flattening [B, S] interleaves them
-    # (_StridedShard(0, B)).
-    flat = "S(0)" if seq_first else f"_S(0, {B})"
-    b.call("logits_flat", "aten.reshape.default", [t("logits"), [S * B, V]], [[S * B, V]], [flat])
-    b.call("labels_flat", "aten.reshape.default", [t("labels"), [S * B]], [[S * B]], [flat], dtype="i64")
-    b.call("logp", "aten._log_softmax.default", [t("logits_flat"), 1, False], [[S * B, V]], [flat])
+    # Flattening [S, B] keeps the sequence shards contiguous (Shard(0)); a batch-first model goes sequence-first
+    # first, since flattening [B, S] would interleave them.
+    logits, labels = "logits", "labels"
+    if not seq_first:
+        b.call("logits_sb", "aten.permute.default", [t("logits"), [1, 0, 2]], [[S, B, V]], ["S(0)"])
+        b.call("labels_sb", "aten.permute.default", [t("labels"), [1, 0]], [[S, B]], ["S(0)"], dtype="i64")
+        logits, labels = "logits_sb", "labels_sb"
+    b.call("logits_flat", "aten.reshape.default", [t(logits), [S * B, V]], [[S * B, V]], ["S(0)"])
+    b.call("labels_flat", "aten.reshape.default", [t(labels), [S * B]], [[S * B]], ["S(0)"], dtype="i64")
+    b.call("logp", "aten._log_softmax.default", [t("logits_flat"), 1, False], [[S * B, V]], ["S(0)"])
     # Each rank's loss is the mean over its own tokens: the global loss is their average, P(avg).
     b.call("nll", "aten.nll_loss_forward.default", [t("logp"), t("labels_flat"), None, 1, -100], [[], []],
            ["P(avg)", "P(avg)"])

@@ -19,6 +19,8 @@ struct RuleCase {
   rules::SpecList specs;
   rules::SpecList declared;
   rules::RuleResult result;
+  bool complete = true;
+  void argsComplete(bool c) { complete = c; }
 
   RuleCase(std::vector<int64_t> meshShape, std::string op) : mesh(std::move(meshShape)) {
     node.op = std::move(op);
@@ -67,16 +69,19 @@ struct RuleCase {
     for (const auto& m : metas) ctx.inMetas.push_back(&m);
     ctx.inSpecs = specs;
     ctx.declaredOut = declared;
+    ctx.argsComplete = complete;
     rules::RuleFn f = rules::findRule(node.op);
     if (!f) throw std::runtime_error("no rule for " + node.op);
     result = f(ctx);
     return result;
   }
-  // The output spec as text, "error" / "partial-into-nonlinear" when the rule refuses, "none" when unknown.
+  // The output spec as text; "error", "partial-into-nonlinear" or "bad-shapes" when the rule refuses; "none" when
+  // the rule cannot tell.
   std::string outSpec(int o = 0) {
     run();
     if (result.verdict == rules::Verdict::Incompatible) return "error";
     if (result.verdict == rules::Verdict::PartialIntoNonlinear) return "partial-into-nonlinear";
+    if (result.verdict == rules::Verdict::BadShapes) return "bad-shapes";
     if (o >= static_cast<int>(result.outputs.size()) || !result.outputs[o]) return "none";
     return result.outputs[o]->toMeshString();
   }

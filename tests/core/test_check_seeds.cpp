@@ -147,3 +147,30 @@ TEST_CASE("teaching samples: each collective kind is present and the plan checks
     CHECK(missing == static_cast<int>(plan.redistributes.size()));
   }
 }
+
+TEST_CASE("seed 2: AutoSP samples, bare tags on sequence-first inputs", "[check][autosp]") {
+  Plan seqFirst = loadSample("autosp_seq_first.plan.json");
+  Diagnostics d = checkPlan(seqFirst);
+  REQUIRE(d.items.size() == 2);
+  for (const auto& x : d.items) {
+    CHECK(x.kind == "seq-dim-mismatch");
+    CHECK(x.severity == Severity::Error);
+    CHECK(x.message.find("a bare key: AutoSP slices dim 1") != std::string::npos);
+    CHECK(x.want->toMeshString() == "S(0)");
+  }
+  CHECK(seqFirst.graph.nodes[d.items[0].node].name == "input_ids");
+  CHECK(seqFirst.graph.nodes[d.items[1].node].name == "labels");
+  CHECK(checkPlan(loadSample("autosp_seq_first_fixed.plan.json")).items.empty());
+  CHECK(checkPlan(loadSample("autosp_batch_first.plan.json")).items.empty());
+
+  // The fix retags both inputs with dim 0, which is what the fixed sample carries.
+  FixPlan f = planFix(seqFirst);
+  CHECK(f.remaining.items.empty());
+  for (const Command& c : f.batch.commands) REQUIRE(applyCommand(seqFirst, c).ok());
+  Plan fixed = loadSample("autosp_seq_first_fixed.plan.json");
+  for (const auto& [node, tag] : fixed.tags) {
+    int n = seqFirst.graph.find(fixed.graph.nodes[node].name);
+    REQUIRE(seqFirst.tags.count(n));
+    CHECK(seqFirst.tags.at(n).effectiveDim() == tag.effectiveDim());
+  }
+}

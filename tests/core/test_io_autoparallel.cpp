@@ -226,3 +226,20 @@ TEST_CASE("loadPlanWithPlacements combines two files and locates errors in the r
   CHECK(e.error().toString() == dataPath("falcon_mqa_joint.placements.json") +
                                     ": /placements/_tensor_constant0: no node named '_tensor_constant0' in the graph");
 }
+
+TEST_CASE("placements applied as a correct apply pass insert every planned transition", "[io][placements]") {
+  auto fx = readFxText(readData("falcon_mqa_joint.print_readable.py"));
+  REQUIRE(fx.ok());
+  auto p = applyPlacementsJson(*fx, readJson("falcon_mqa_joint.placements.json"), true);
+  REQUIRE(p.ok());
+  REQUIRE(p->redistributes.size() == 3);
+  const Redistribute* r = p->findRedistribute(idx(*p, "index_put"), 2);
+  REQUIRE(r != nullptr);
+  CHECK(r->from == spec("RS(1)"));
+  CHECK(r->to == spec("RS(0)"));
+  CHECK(p->findRedistribute(idx(*p, "slice_scatter"), 1) != nullptr);
+  CHECK(p->findRedistribute(idx(*p, "mm_1"), 1) != nullptr);
+  auto bare = applyPlacementsJson(*fx, readJson("falcon_mqa_joint.placements.json"), false);
+  REQUIRE(bare.ok());
+  CHECK(bare->redistributes.empty());
+}

@@ -234,3 +234,29 @@ TEST_CASE("Python float repr matches CPython", "[io][fx]") {
   CHECK(fx::pythonFloat(std::nan("")) == "nan");
   CHECK(fx::pythonString("it's") == "'it\\'s'");
 }
+
+TEST_CASE("only the outermost forward is read; nested submodule classes and CRLF files are fine", "[io][fx]") {
+  std::string text =
+      "class GraphModule(torch.nn.Module):\r\n"
+      "    def forward(self, L_x_: \"f32[4][1]cpu\"):\r\n"
+      "        l_x_ = L_x_\r\n"
+      "        wrap_body_0 = self.wrap_body_0\r\n"
+      "        tag_activation_checkpoint = torch.ops.higher_order.tag_activation_checkpoint(wrap_body_0, l_x_);  "
+      "wrap_body_0 = l_x_ = None\r\n"
+      "        getitem: \"f32[4][1]cpu\" = tag_activation_checkpoint[0];  tag_activation_checkpoint = None\r\n"
+      "        return (getitem,)\r\n"
+      "        \r\n"
+      "    class wrap_body_0(torch.nn.Module):\r\n"
+      "        def forward(self, l_x_: \"f32[4][1]cpu\"):\r\n"
+      "            sin: \"f32[4][1]cpu\" = torch.sin(l_x_);  l_x_ = None\r\n"
+      "            return (sin,)\r\n";
+  auto r = readFxText(text);
+  REQUIRE(r.ok());
+  const Plan& p = *r;
+  CHECK(p.graph.size() == 5);  // L_x_, wrap_body_0 (get_attr), tag_activation_checkpoint, getitem, output
+  const Node& t = node(p, "tag_activation_checkpoint");
+  CHECK(t.op == "higher_order.tag_activation_checkpoint");
+  CHECK(t.args == std::vector<Arg>{Arg::tensor({p.graph.find("wrap_body_0"), 0}), Arg::tensor({p.graph.find("L_x_"), 0})});
+  CHECK(node(p, "getitem").outputs[0] == meta({4}, DType::F32));
+  CHECK(p.graph.find("sin") < 0);
+}

@@ -101,6 +101,15 @@ TEST_CASE("every format round-trips the generated plan", "[io][gen]") {
       CHECK(withPl->consumerSpec(i, k) == a.consumerSpec(i, k));
   }
   CHECK(withPl->executable());
+  // as a correct apply pass would: the generator's redistributes are exactly its planned transitions
+  auto applied = applyPlacementsJson(*f, writePlacementsJson(a), true);
+  REQUIRE(applied.ok());
+  REQUIRE(applied->redistributes.size() == a.redistributes.size());
+  for (const auto& r : a.redistributes) {
+    const Redistribute* x = applied->findRedistribute(r.node, r.input);
+    REQUIRE(x != nullptr);
+    CHECK(*x == r);
+  }
   // autoparallel export: names, ops, metas, specs, phases, module paths
   auto ap = loadPlanText(writeAutoparallelJson(a).dump(), "gen.json");
   REQUIRE(ap.ok());

@@ -55,6 +55,13 @@ TEST_CASE("pointwise: inputs split differently are incompatible, with local shap
   CHECK(a.want() == "S(0)R");
   CHECK(a.result.message.find("on rank 0 input 1 is [16, 64] against [8, 128] for input 0") != std::string::npos);
 
+  // Same local shapes, different elements: S(0) on mesh dim 0 against S(0) on mesh dim 1 of a 2x2 mesh.
+  RuleCase e({2, 2}, "aten.add.Tensor");
+  e.args({e.in({8, 8}, "S(0)R"), e.in({8, 8}, "RS(0)")}).out({8, 8});
+  CHECK(e.outSpec() == "error");
+  CHECK(e.result.message.find("every rank holds blocks of the same local shape of both, but not the same elements (on "
+                              "rank 0 input 1 is [4, 8])") != std::string::npos);
+
   // The bias is replicated while the activation splits the dim it broadcasts into.
   RuleCase b({2, 4}, "aten.add.Tensor");
   b.args({b.in({16, 128}, "RS(1)"), b.in({128}, "RR")}).out({16, 128});
@@ -71,7 +78,7 @@ TEST_CASE("pointwise: inputs split differently are incompatible, with local shap
   // Global shapes that do not broadcast.
   RuleCase d({4}, "aten.add.Tensor");
   d.args({d.in({16, 128}, "R"), d.in({16, 64}, "R")}).out({16, 128});
-  CHECK(d.outSpec() == "error");
+  CHECK(d.outSpec() == "bad-shapes");
 }
 
 TEST_CASE("pointwise: Partial follows linearity", "[rules][pointwise][partial]") {

@@ -29,17 +29,18 @@ TEST_CASE("view: splitting a sharded dim keeps the shard on the outer piece when
   CHECK(view({48, 64}, "S(0)", {3, 16, 64}, {2}) == "error");
 }
 
-TEST_CASE("view: merging keeps an outer shard and refuses an inner one", "[rules][view]") {
+TEST_CASE("view: merging keeps an outer shard; an inner one becomes strided", "[rules][view]") {
   CHECK(view({16, 128, 64}, "S(0)R", {2048, 64}, {2, 4}) == "S(0)R");
-  CHECK(view({16, 128, 64}, "RS(1)", {2048, 64}, {2, 4}) == "error");
-  CHECK(view({16, 128, 64}, "RS(2)", {16, 8192}, {2, 4}) == "error");
+  CHECK(view({16, 128, 64}, "RS(1)", {2048, 64}, {2, 4}) == "R_S(0, 16)");
+  CHECK(view({16, 128, 64}, "RS(2)", {16, 8192}, {2, 4}) == "R_S(1, 128)");
+  CHECK(view({16, 130, 64}, "RS(1)", {2080, 64}, {2, 4}) == "error");  // 130 rows over 4 ranks
   // -1 is resolved from the element count.
   RuleCase c({2, 4}, "aten.view.default");
   c.args({c.in({16, 128, 64}, "S(0)R"), ints({-1, 64})}).out({2048, 64});
   CHECK(c.outSpec() == "S(0)R");
   CHECK(*c.result.shapes[0] == std::vector<int64_t>{2048, 64});
   // A size that does not fit.
-  CHECK(view({16, 128}, "RR", {16, 100}, {2, 4}) == "error");
+  CHECK(view({16, 128}, "RR", {16, 100}, {2, 4}) == "bad-shapes");
   // Size-1 dims come and go.
   CHECK(view({16, 1, 64}, "S(2)", {16, 64}, {4}) == "S(1)");
 }
@@ -152,4 +153,36 @@ TEST_CASE("slice_backward and select_backward", "[rules][view]") {
   RuleCase sel({4}, "aten.select_backward.default");
   sel.args({sel.in({8}, "S(0)"), ints({4, 8}), I(0), I(2)}).out({4, 8});
   CHECK(sel.outSpec() == "S(1)");
+}
+
+TEST_CASE("without arguments (an autoparallel export) views read the declared output shape", "[rules][view]") {
+  RuleCase v({2, 4}, "aten.view.default");
+  v.args({v.in({16, 128, 4672}, "RS(2)")}).out({16, 128, 73, 64});
+  v.argsComplete(false);
+  CHECK(v.outSpec() == "error");  // 73 heads do not split 4 ways
+  RuleCase s({4}, "aten.slice.Tensor");
+  s.args({s.in({8, 73}, "S(1)")}).out({8, 71});
+  s.argsComplete(false);
+  CHECK(s.outSpec() == "error");
+  RuleCase s2({4}, "aten.slice.Tensor");
+  s2.args({s2.in({8, 73}, "S(0)")}).out({8, 71});
+  s2.argsComplete(false);
+  CHECK(s2.outSpec() == "S(0)");
+  RuleCase t({4}, "aten.transpose.int");
+  t.args({t.in({8, 4, 2}, "S(0)")}).out({2, 4, 8});
+  t.argsComplete(false);
+  CHECK(t.outSpec() == "none");  // which dims were swapped is not in the file
+  RuleCase r({4}, "aten.sum.dim_IntList");
+  r.args({r.in({8, 16}, "S(1)")}).out({8, 1});
+  r.argsComplete(false);
+  CHECK(r.outSpec() == "P(sum)");
+}
+
+TEST_CASE("view: merging a sharded inner dim gives DTensor's _StridedShard, and splitting undoes it", "[rules][view]") {
+  // AutoSP batch-first: logits [batch 2, seq 16, vocab 32] sequence-sharded, flattened for the loss.
+  CHECK(view({2, 16, 32}, "S(1)", {32, 32}, {2}) == "_S(0, 2)");
+  CHECK(view({2, 16}, "S(1)", {32}, {2}) == "_S(0, 2)");
+  CHECK(view({4, 6, 8}, "S(1)", {192}, {2}) == "_S(0, 4)");
+  CHECK(view({32, 32}, "_S(0, 2)", {2, 16, 32}, {2}) == "S(1)");
+  CHECK(view({2, 15}, "S(1)", {30}, {2}) == "error");  // 15 rows do not split evenly over 2 ranks
 }

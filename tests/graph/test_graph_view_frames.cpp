@@ -220,3 +220,93 @@ TEST_CASE("graph view: large graphs are laid out off the UI thread with progress
   CHECK(st.model->layout.nodeCount() == plan.graph.size());
   CHECK_FALSE(st.layoutRunning());
 }
+
+TEST_CASE("graph view: F fits, a click on the minimap moves the view there", "[graph_view]") {
+  Headless ui;
+  const Plan plan = smallLlama();
+  Diagnostics diags;
+  GraphViewState st;
+  Selection sel;
+  ImGuiIO& io = ImGui::GetIO();
+  auto frame = [&] { ui.frame([&] { drawGraphView(plan, diags, st, sel); }); };
+  frame();
+  REQUIRE(st.model);
+  const Canvas fitted = st.canvas;
+  // Zoom in on the top of the graph.
+  st.canvas.zoom = 1.0;
+  st.canvas.centerOn(st.model->layout.bounds.min);
+  frame();
+  // The minimap sits in the canvas's bottom-right corner; its bottom edge maps to the graph's bottom.
+  const float right = static_cast<float>(st.canvas.origin.x + st.canvas.size.x) - 10.f;
+  const float bottom = static_cast<float>(st.canvas.origin.y + st.canvas.size.y) - 10.f;
+  io.MousePos = ImVec2(right - 5.f, bottom - 1.f);
+  frame();
+  io.MouseDown[0] = true;
+  frame();
+  io.MouseDown[0] = false;
+  frame();
+  const Vec2d centre = st.canvas.toWorld(st.canvas.origin + st.canvas.size * 0.5);
+  CHECK(centre.y > st.model->layout.bounds.max.y - 0.05 * st.model->layout.bounds.height());
+  CHECK(st.canvas.zoom == Approx(1.0));
+  // F over the canvas fits the whole graph again.
+  io.MousePos = ImVec2(static_cast<float>(st.canvas.origin.x + 50), static_cast<float>(st.canvas.origin.y + 50));
+  frame();
+  io.KeysDown[70] = true;
+  frame();
+  io.KeysDown[70] = false;
+  frame();
+  CHECK(st.canvas.zoom == Approx(fitted.zoom));
+  CHECK(st.canvas.offset.y == Approx(fitted.offset.y));
+}
+
+TEST_CASE("graph view: an empty plan and a plan without specs draw without trouble", "[graph_view]") {
+  Headless ui;
+  Diagnostics diags;
+  Selection sel;
+  {
+    Plan empty;
+    GraphViewState st;
+    for (int i = 0; i < 3; ++i) ui.frame([&] { drawGraphView(empty, diags, st, sel); });
+    REQUIRE(st.model);
+    CHECK(st.model->layout.nodeCount() == 0);
+    CHECK(st.records.nodes.empty());
+  }
+  {
+    Plan bare = smallLlama();
+    bare.specs.clear();  // specs absent: every node uncoloured, no redistribute edges
+    bare.redistributes.clear();
+    GraphViewState st;
+    for (int i = 0; i < 3; ++i) ui.frame([&] { drawGraphView(bare, diags, st, sel); });
+    REQUIRE(st.model);
+    for (int16_t c : st.model->colour) REQUIRE(c == -1);
+    for (auto k : st.model->edgeKind) REQUIRE(k == EdgeKind::Normal);
+  }
+}
+
+TEST_CASE("graph view: a document replaced in place is laid out again on request", "[graph_view]") {
+  Headless ui;
+  Plan plan = smallLlama();
+  Diagnostics diags;
+  GraphViewState st;
+  Selection sel;
+  auto frame = [&] { ui.frame([&] { drawGraphView(plan, diags, st, sel); }); };
+  frame();
+  REQUIRE(st.model);
+  const size_t edgesBefore = st.model->layout.edges.size();
+  // Same address, same size and names, one edge fewer: only the owner's request reveals it.
+  const int last = plan.graph.size() - 1;
+  auto& outArgs = plan.graph.nodes[last].args;
+  REQUIRE_FALSE(outArgs.empty());
+  REQUIRE(outArgs[0].isList());
+  auto& items = outArgs[0].items;  // (loss, grads..., None...): drop the last tensor
+  for (size_t i = items.size(); i-- > 0;)
+    if (items[i].isTensor()) { items.erase(items.begin() + static_cast<long>(i)); break; }
+  plan.graph.reindex();
+  plan.normalizeSpecs();
+  frame();
+  CHECK(st.model->layout.edges.size() == edgesBefore);  // not noticed (cheap per-frame identity)
+  st.relayoutRequested = true;
+  frame();
+  REQUIRE(st.model);
+  CHECK(st.model->layout.edges.size() + 1 == edgesBefore);
+}

@@ -17,11 +17,8 @@ inline bool fileExists(const std::string& p) {
 
 inline std::string samplePath(const std::string& name) { return std::string(SHARDSCOPE_SAMPLES_DIR) + "/" + name; }
 
-// Seed 1: the shipped sample when present (rules helper), else the test fixture copy of it.
-inline std::string falconPath() {
-  std::string shipped = samplePath("falcon_index_put_2d.plan.json");
-  return fileExists(shipped) ? shipped : std::string(SHARDSCOPE_RUNNER_TESTDATA) + "/falcon_like.plan.json";
-}
+// Seed 1 as shipped (samples/gen/falcon_index_put.py).
+inline std::string falconPath() { return samplePath("falcon_index_put_2d.plan.json"); }
 
 inline Plan loadOrFail(const std::string& path) {
   auto p = loadPlanFile(path);

@@ -54,7 +54,7 @@ TEST_CASE("RunReport round-trips through JSON and maps verdicts to exit codes", 
   CHECK_FALSE(parseRunEventLine("{\"event\": \"bogus\"}").ok());
 }
 
-TEST_CASE("--scale 4 keeps seed 1's ratios: merged dims take the product of their scaled parts", "[runner][scale]") {
+TEST_CASE("scale 4 keeps seed 1's ratios: merged dims take the product of their scaled parts", "[runner][scale]") {
   Plan plan = test::loadOrFail(test::falconPath());
   auto scaled = runner::scalePlan(plan, 4);
   REQUIRE(scaled.ok());
@@ -129,14 +129,27 @@ TEST_CASE("one rank failing stops the others at their next collective", "[runner
   CHECK(secs < 10);        // far below the 30 s collective timeout
 }
 
-TEST_CASE("the teaching samples run and match their references", "[runner][samples]") {
-  for (const char* name : {"teach_data_parallel.plan.json", "teach_tp_mlp.plan.json", "teach_fsdp_tp.plan.json"}) {
+TEST_CASE("every teaching sample matches as shipped and diverges or fails without its redistributes",
+          "[runner][samples]") {
+  // Together these exercise every collective kind the runner performs: all_gather, all_reduce, reduce-scatter
+  // (all_reduce + chunk), all_to_all, local chunk, on 1-D and 2-D meshes.
+  for (const char* name : {"teach_data_parallel.plan.json", "teach_tp_mlp.plan.json", "teach_fsdp_tp.plan.json",
+                           "teach_all_gather.plan.json", "teach_all_reduce.plan.json", "teach_all_to_all.plan.json",
+                           "teach_reduce_scatter.plan.json"}) {
     Plan plan = test::loadOrFail(test::samplePath(name));
-    RunReport r = runner::runPlan(plan, RunOptions{});
+    REQUIRE_FALSE(plan.redistributes.empty());
+    RunOptions o;
+    o.batches = 2;
+    RunReport r = runner::runPlan(plan, o);
     INFO(name << "\n" << r.summary());
     REQUIRE_FALSE(r.error);
-    CHECK(r.batches.size() == 3);
+    CHECK(r.batches.size() == 2);
     CHECK(r.exitCode() == 0);
+
+    plan.redistributes.clear();
+    RunReport broken = runner::runPlan(plan, o);
+    INFO("without redistributes:\n" << broken.summary());
+    CHECK(broken.exitCode() != 0);
   }
   // Data parallel: 4 ranks each hold the whole (all-reduced) loss, so the summed gradient is 4x the reference.
   RunReport dp = runner::runPlan(test::loadOrFail(test::samplePath("teach_data_parallel.plan.json")), RunOptions{});

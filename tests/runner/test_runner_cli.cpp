@@ -2,7 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +42,19 @@ TEST_CASE("shardscope run: exit 3 for seed 1 as shipped, with rank and node", "[
   INFO(r.output);
   CHECK(r.exitCode == 3);
   CHECK(r.output.find("rank 0, node index_put: shape mismatch") != std::string::npos);
+}
+
+TEST_CASE("shardscope fix then run: seed 1 matches its reference (exit 0)", "[runner][cli]") {
+  std::string out = "/tmp/shardscope_runner_test_fixed_" + std::to_string(::getpid()) + ".plan.json";
+  auto fix = test::runCli("fix " + test::falconPath() + " -o " + out);
+  INFO(fix.output);
+  REQUIRE(fix.exitCode == 0);
+  auto r = test::runCli("run " + out + " --scale 4 --batches 1");
+  INFO(r.output);
+  CHECK(r.exitCode == 0);
+  CHECK(r.output.find("verdict: match") != std::string::npos);
+  std::remove(out.c_str());
+  std::remove((out + ".bak").c_str());
 }
 
 TEST_CASE("RunClient streams progress, cancels a run, and reports a crashed runner", "[runner][client]") {

@@ -1,6 +1,11 @@
 // Record passes of the views: plain C++ results with exact values.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cstdlib>
+
+#include "core/io/load.h"
+
 #include "core/check.h"
 #include "core/placement_parse.h"
 #include "tests/views/harness.h"
@@ -246,4 +251,60 @@ TEST_CASE("run plot points map losses into the plot rectangle", "[views][run]") 
   CHECK(pts[2].second == Approx(0));
   const auto one = plotPoints({5.0}, 4.0, 6.0, 0, 0, 100, 50);
   CHECK(one[0].first == Approx(50));
+}
+
+TEST_CASE("AutoSP layout: the tag's dim is sliced whatever the plan says", "[views][focus]") {
+  AutoSpTag bare{"input_id", std::nullopt};
+  CHECK(autoSpLayout(spec("S(0)"), bare, 2)->toMeshString() == "S(1)");
+  AutoSpTag seqFirst{"input_id", 0};
+  CHECK(autoSpLayout(spec("S(0)"), seqFirst, 2)->toMeshString() == "S(0)");
+  CHECK(autoSpLayout(spec("RS(0)"), bare, 2)->toMeshString() == "RS(1)");
+  CHECK_FALSE(autoSpLayout(spec("R"), bare, 2).has_value());
+  CHECK_FALSE(autoSpLayout(spec("S(0)"), bare, 1).has_value());  // dim 1 of a 1-D tensor
+  // The fixture's tagged input offers the AutoSP layout as a focus candidate.
+  const Plan plan = test::loadFixture("mini_falcon.plan.json");
+  Selection sel;
+  sel.selectNode(plan.graph.find("ids"));
+  const auto f = focusCandidates(plan, sel);
+  REQUIRE(f.size() == 2);
+  CHECK(f[1].label == "ids as AutoSP slices it (dim 0)");
+  CHECK(f[1].spec->toMeshString() == "S(0)R");
+}
+
+// Hidden benchmark: SHARDSCOPE_BENCH_PLAN=FILE shardscope_views_tests "[.bench]"
+TEST_CASE("bench: record passes on a big plan", "[.bench]") {
+  const char* path = std::getenv("SHARDSCOPE_BENCH_PLAN");
+  if (path == nullptr) return;
+  Result<Plan> p = loadPlanFile(path);
+  REQUIRE(p.ok());
+  const Plan& plan = p.value();
+  auto t0 = std::chrono::steady_clock::now();
+  const CostReport r = computeCosts(plan);
+  auto t1 = std::chrono::steady_clock::now();
+  Checker checker;
+  const Diagnostics& d = checker.run(plan);
+  auto t2 = std::chrono::steady_clock::now();
+  DiagnosticsViewState st;
+  st.showInfos = true;
+  const auto rows = filterDiagnostics(plan, d, st);
+  auto t3 = std::chrono::steady_clock::now();
+  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  WARN("nodes " << plan.graph.size() << ", edges with comm " << r.edges.size() << ": computeCosts " << ms(t0, t1)
+       << " ms, check " << ms(t1, t2) << " ms, filter " << rows.size() << " diags " << ms(t2, t3) << " ms");
+}
+
+TEST_CASE("mesh grid: a 16x16 mesh fits its area with small cells", "[views][mesh]") {
+  const DeviceMesh mesh({16, 16}, {"dp", "tp"});
+  MeshGridOptions o;
+  o.width = 450;
+  o.height = 330;
+  o.minCellW = 14;
+  o.minCellH = 12;
+  const MeshGridLayout g = layoutMeshGrid(mesh, meta({8, 2048, 4096}), spec("S(0)R"), o);
+  REQUIRE(g.cells.size() == 256);
+  CHECK(g.width <= 450.5f);
+  CHECK(g.height <= 330.5f);
+  // 8 rows over 16 ranks of dp: dp = 8..15 hold nothing.
+  CHECK(g.cells[16 * 7].shard.localShape == std::vector<int64_t>{1, 2048, 4096});
+  CHECK(g.cells[16 * 8].shard.empty);
 }

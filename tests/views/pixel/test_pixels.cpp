@@ -80,7 +80,10 @@ TEST_CASE("render: the graph view marks the problem node in red", "[pixels]") {
   const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-graph.png").string();
   const Image img = render(kFixture + " --view graph --select acc --size 1000x700", out);
   CHECK(distinctColours(img, 0, 0, img.w, img.h) > 20);
-  CHECK(countReddish(img, 0, 40, img.w, img.h) > 20);
+  // --select centres the graph on the node: its error marking (red border, dot, badge) is around the middle.
+  CHECK(countReddish(img, img.w * 3 / 10, img.h * 4 / 10, img.w * 7 / 10, img.h * 7 / 10) > 50);
+  // ...and not everywhere: the corners hold no problem colour.
+  CHECK(countReddish(img, 0, img.h * 8 / 10, img.w / 4, img.h) < 5);
 }
 
 TEST_CASE("render: bad input is refused with exit 2", "[pixels]") {

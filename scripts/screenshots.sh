@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Regenerates docs/images/*.png (the README's screenshots) with `shardscope render`: the app drawn off-screen
+# in a hidden window. Without a DISPLAY the script re-runs itself under a private Xvfb (xvfb-run -a).
+# Usage: scripts/screenshots.sh [BUILD_DIR]   (default: build; the shardscope binary must be built)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+BIN="$BUILD/app/shardscope"
+if [ ! -x "$BIN" ]; then
+  echo "screenshots.sh: $BIN not found: build it first (ninja -C $BUILD shardscope)" >&2
+  exit 2
+fi
+if [ -z "${DISPLAY:-}" ] && [ -z "${SHARDSCOPE_SCREENSHOTS_INNER:-}" ]; then
+  exec env SHARDSCOPE_SCREENSHOTS_INNER=1 xvfb-run -a -s "-screen 0 1920x1200x24" "$0" "$@"
+fi
+OUT=docs/images
+mkdir -p "$OUT"
+shot() {  # shot NAME FILE [render flags...]
+  local name=$1 file=$2
+  shift 2
+  if [ ! -f "$file" ]; then
+    echo "skip $name: $file missing"
+    return
+  fi
+  "$BIN" render "$file" --out "$OUT/$name.png" "$@" >/dev/null
+  echo "$OUT/$name.png"
+}
+FALCON=samples/falcon_index_put_2d.plan.json
+shot app_falcon      "$FALCON" --size 1600x1000
+shot app_falcon_light "$FALCON" --size 1600x1000 --theme light
+shot graph_falcon    "$FALCON" --view graph --select index_put --size 1200x800
+shot edge_falcon     "$FALCON" --view edge --select index_put:2 --size 1400x760
+shot mesh_falcon     "$FALCON" --view mesh --select index_put:2 --size 1200x700
+shot tensor_falcon   "$FALCON" --view tensor --select index_put:2 --size 1000x700
+shot inspector_falcon "$FALCON" --view inspector --select index_put --size 700x900
+shot diagnostics_falcon "$FALCON" --view diagnostics --size 1400x300
+shot costs_falcon    "$FALCON" --view costs --size 1000x500
+shot mesh_fsdp_tp    samples/teach_fsdp_tp.plan.json --view mesh --select mm_1 --size 1000x600
+shot inspector_autosp samples/autosp_seq_first.plan.json --view inspector --size 700x800
+# The Run panel needs the runner (a Torch build, or SHARDSCOPE_RUNNER): skipped when it is missing.
+if "$BIN" render "$FALCON" --run --scale 4 --view run --size 900x500 --out "$OUT/run_falcon_broken.png" >/dev/null 2>&1; then
+  echo "$OUT/run_falcon_broken.png"
+  "$BIN" render "$FALCON" --fix --run --scale 4 --view run --size 900x500 --out "$OUT/run_falcon_fixed.png" >/dev/null
+  echo "$OUT/run_falcon_fixed.png"
+else
+  echo "skip run_falcon_*: no runner (build with Torch or set SHARDSCOPE_RUNNER)"
+fi

@@ -1,0 +1,83 @@
+// The graph view over every shipped sample, checked by the real checker: several headless frames each; the
+// Falcon sample's problem (index_put's values arriving RS(1) against RS(0)) is marked where it is drawn.
+#include <catch2/catch.hpp>
+
+#include <imgui.h>
+
+#include <filesystem>
+
+#include "core/check.h"
+#include "core/io/load.h"
+#include "views/GraphView.h"
+
+using namespace ss;
+using namespace ss::views;
+
+namespace {
+
+struct Frames {
+  Frames() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1400, 900);
+    io.DeltaTime = 1.f / 60.f;
+    io.IniFilename = nullptr;
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  }
+  ~Frames() { ImGui::DestroyContext(); }
+  void run(const Plan& plan, const Diagnostics& diags, GraphViewState& st, Selection& sel, int count) {
+    for (int i = 0; i < count; ++i) {
+      ImGui::NewFrame();
+      ImGui::SetNextWindowPos(ImVec2(0, 0));
+      ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
+      ImGui::Begin("graph", nullptr, ImGuiWindowFlags_NoDecoration);
+      drawGraphView(plan, diags, st, sel);
+      ImGui::End();
+      ImGui::Render();
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("graph view: every sample draws, problems marked", "[graph_view][samples]") {
+  int samples = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(SHARDSCOPE_SAMPLES_DIR)) {
+    const std::string path = entry.path().string();
+    if (path.size() < 10 || path.substr(path.size() - 10) != ".plan.json") continue;
+    INFO(path);
+    auto plan = loadPlanFile(path);
+    REQUIRE(plan.ok());
+    const Diagnostics diags = checkPlan(*plan);
+    Frames ui;
+    GraphViewState st;
+    Selection sel;
+    ui.run(*plan, diags, st, sel, 3);
+    ++samples;
+    REQUIRE(st.model);
+    CHECK(st.model->layout.nodeCount() == plan->graph.size());
+    CHECK(st.records.nodes.size() + st.records.cells.size() > 0);
+    CHECK(ImGui::GetDrawData()->TotalVtxCount > 0);
+    // Every node with an error or a warning is drawn marked (a node record with its severity, or a marker).
+    for (int v : st.model->problemNodes) {
+      bool marked = false;
+      for (const auto& n : st.records.nodes) marked = marked || (n.node == v && n.severity >= 2);
+      for (const auto& m : st.records.markers) marked = marked || m.node == v;
+      CHECK(marked);
+    }
+    if (path.find("falcon_index_put_2d") != std::string::npos) {
+      const int ip = plan->graph.find("index_put");
+      REQUIRE(ip >= 0);
+      CHECK(st.model->severity[ip] == 3);
+      // The missing redistribute on index_put's values (input 2) is a red edge with the all_to_all badge.
+      const int e = st.model->findEdge(ip, 2);
+      REQUIRE(e >= 0);
+      CHECK(st.model->edgeKind[e] == EdgeKind::NeedsRedistribute);
+      CHECK(st.model->badge.at(e) == "all_to_all");
+    }
+  }
+  CHECK(samples >= 4);
+}
