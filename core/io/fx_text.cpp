@@ -78,6 +78,12 @@ class FxReader {
 
   Cursor cursor(const fx::LogicalLine& l) const { return Cursor(text_, lines_, l.begin, l.end); }
   std::string_view lineText(const fx::LogicalLine& l) const { return text_.substr(l.begin, l.end - l.begin); }
+  // The line without its leading blanks. `indent` counts a tab as 8 columns, so it is no byte offset.
+  std::string_view lineBody(const fx::LogicalLine& l) const {
+    std::string_view t = lineText(l);
+    size_t k = t.find_first_not_of(" \t");
+    return k == std::string_view::npos ? std::string_view() : t.substr(k);
+  }
 
   Result<int> addNode(Node n, Cursor& cur, size_t nameAt);
   Result<TensorRef> lookup(std::string_view name, Cursor& cur, size_t at);
@@ -606,14 +612,14 @@ Result<Plan> FxReader::read(FxReadReport* report) {
   int fwd = -1, loadArgsLine = -1, graphDump = -1;
   for (size_t i = 0; i < ll_.size(); ++i) {
     if (ll_[i].blank || ll_[i].comment) continue;
-    std::string_view t = lineText(ll_[i]).substr(ll_[i].indent);
+    std::string_view t = lineBody(ll_[i]);
     if (t.substr(0, 12) == "def forward(" && (fwd < 0 || ll_[i].indent < ll_[fwd].indent)) fwd = static_cast<int>(i);
     if (t.substr(0, 14) == "def load_args(" && loadArgsLine < 0) loadArgsLine = static_cast<int>(i);
     if (t.substr(0, 8) == "graph():" && graphDump < 0) graphDump = static_cast<int>(i);
   }
   if (fwd < 0) {
     if (graphDump >= 0) {
-      auto [l, c] = lines_.at(ll_[graphDump].begin + ll_[graphDump].indent);
+      auto [l, c] = lines_.at(ll_[graphDump].begin + (lineText(ll_[graphDump]).size() - lineBody(ll_[graphDump]).size()));
       return Error::atLine("this is a `graph():` dump (str(graph)); save the graph with gm.print_readable() or a "
                            "repro script instead", l, c);
     }

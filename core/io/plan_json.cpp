@@ -75,6 +75,12 @@ ojson nodeJ(const Plan& p, int i) {
     ojson k = ojson::object();
     for (const auto& [key, v] : n.kwargs) k[key] = argJ<ojson>(v, p.graph);
     j["kwargs"] = k;
+    // JSON objects are unordered; the call's own order matters (tensor inputs are numbered through kwargs).
+    if (!std::is_sorted(n.kwargs.begin(), n.kwargs.end(), [](const auto& a, const auto& b) { return a.first < b.first; })) {
+      ojson order = ojson::array();
+      for (const auto& kv : n.kwargs) order.push_back(kv.first);
+      j["kwarg_order"] = order;
+    }
   }
   if (n.kind != NodeKind::Output) {
     ojson m = ojson::array();
@@ -381,6 +387,22 @@ Result<bool> readNode(const json& jn, int i, Plan& p, std::unordered_map<std::st
       auto a = argFromJImpl(kv.value(), p.graph, names, ptr + "/kwargs/" + kv.key(), 0);
       if (!a) return a.error();
       node.kwargs.emplace_back(kv.key(), std::move(*a));
+    }
+    if (auto o = jn.find("kwarg_order"); o != jn.end() && !o->is_null()) {
+      if (!o->is_array() || o->size() != node.kwargs.size())
+        return Error::atPointer("expected the list of this node's kwarg names, in call order", ptr + "/kwarg_order");
+      std::vector<std::pair<std::string, Arg>> ordered;
+      for (size_t k = 0; k < o->size(); ++k) {
+        const json& name = (*o)[k];
+        auto it = name.is_string() ? std::find_if(node.kwargs.begin(), node.kwargs.end(),
+                                                  [&](const auto& kv) { return kv.first == name.get_ref<const std::string&>(); })
+                                   : node.kwargs.end();
+        if (it == node.kwargs.end())
+          return Error::atPointer("not one of this node's kwargs (or named twice)", ptr + "/kwarg_order/" + std::to_string(k));
+        ordered.push_back(std::move(*it));
+        node.kwargs.erase(it);
+      }
+      node.kwargs = std::move(ordered);
     }
   }
   auto mod = getString(jn, "module", ptr, false);

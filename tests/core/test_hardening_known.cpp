@@ -27,7 +27,7 @@ std::string data(const std::string& name) { return std::string(SHARDSCOPE_TESTDA
 }  // namespace
 
 TEST_CASE("FX reader: a logical line whose indent runs past its end is an error, not an exception",
-          "[hardening][!mayfail]") {
+          "[hardening]") {
   // core/io/fx_text.cpp FxReader::read: lineText(ll).substr(ll.indent) throws std::out_of_range (indent 224 >
   // size 36) on this input (an unterminated string annotation spanning lines).
   const std::string text = known("fuzz_fx_text", "indent-past-line-end");
@@ -53,7 +53,7 @@ TEST_CASE("placements: a node with inputs and no output spec writes back its inp
   CHECK(again->specs == p->specs);
 }
 
-TEST_CASE("native format keeps kwarg order, so input indices survive save and load", "[hardening][!mayfail]") {
+TEST_CASE("native format keeps kwarg order, so input indices survive save and load", "[hardening]") {
   // core/io/plan_json.cpp reads "kwargs" through nlohmann::json (keys sorted), so an FX-imported full(...,
   // dtype=, layout=, device=) comes back as device, dtype, layout. Tensor inputs are numbered over kwargs in
   // order, so a reorder can move input indices. Fix: read kwargs in file order (ordered_json or a pair list).
