@@ -15,6 +15,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
@@ -48,6 +49,47 @@ struct SpecKeyHash {
   size_t operator()(const SpecKey& k) const noexcept {
     return std::hash<std::string_view>{}(k.text) * 31 + static_cast<size_t>(k.rank + 1);
   }
+};
+
+// Node name -> index by open addressing over views into the parser's strings: resolving the tensor refs of every
+// argument is the hottest lookup of the read (std::unordered_map's node chasing cost ~10% of a 100k-node load).
+class NameIndex {
+ public:
+  void reserve(size_t n) { rehash(std::max<size_t>(16, std::bit_ceil(n * 2 + 1))); }
+  int find(std::string_view k) const {
+    for (size_t h = hashOf(k) & mask_;; h = (h + 1) & mask_) {
+      const Slot& s = slots_[h];
+      if (s.index < 0) return -1;
+      if (s.name == k) return s.index;
+    }
+  }
+  void insert(std::string_view k, int index) {  // k must be absent
+    if ((size_ + 1) * 2 > slots_.size()) rehash(std::max<size_t>(16, slots_.size() * 2));
+    place(k, index);
+    ++size_;
+  }
+
+ private:
+  struct Slot {
+    std::string_view name;
+    int index = -1;
+  };
+  static size_t hashOf(std::string_view k) { return std::hash<std::string_view>{}(k); }
+  void place(std::string_view k, int index) {
+    size_t h = hashOf(k) & mask_;
+    while (slots_[h].index >= 0) h = (h + 1) & mask_;
+    slots_[h] = Slot{k, index};
+  }
+  void rehash(size_t cap) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(cap, Slot{});
+    mask_ = cap - 1;
+    for (const Slot& s : old)
+      if (s.index >= 0) place(s.name, s.index);
+  }
+  std::vector<Slot> slots_ = std::vector<Slot>(16);
+  size_t mask_ = 15;
+  size_t size_ = 0;
 };
 
 bool isNull(element e) { return e.type() == element_type::NULL_VALUE; }
@@ -142,7 +184,7 @@ class FastReader {
   bool readRedistributes(element e, Plan& p);
   bool spec(element e, const DeviceMesh& mesh, int rank, std::optional<ShardingSpec>& out);
 
-  std::unordered_map<std::string_view, int> names_;  // views into the parser's strings (alive while reading)
+  NameIndex names_;
   std::vector<std::pair<element, bool>> specJ_, inSpecJ_;  // (value, present and not null)
   std::unordered_map<SpecKey, ShardingSpec, SpecKeyHash> specCache_;
   std::vector<std::pair<std::string_view, element>> kwargScratch_;
@@ -242,14 +284,14 @@ bool FastReader::readArg(element e, const Graph& g, int depth, Arg& out) {
       std::string_view s;
       if (f[0]) {
         if (!asString(*f[0], s)) return false;
-        auto nit = names_.find(s);
-        if (nit == names_.end()) return false;
+        const int srcIndex = names_.find(s);
+        if (srcIndex < 0) return false;
         int64_t idx = 0;
         if (!optInt(f[1], idx, 0, 0, 1 << 16)) return false;
-        const Node& src = g.nodes[nit->second];
+        const Node& src = g.nodes[srcIndex];
         if (src.kind == NodeKind::Output) return false;
         if (idx >= static_cast<int64_t>(std::max<size_t>(1, src.outputs.size()))) return false;
-        out = Arg::tensor(TensorRef{nit->second, static_cast<int>(idx)});
+        out = Arg::tensor(TensorRef{srcIndex, static_cast<int>(idx)});
         return true;
       }
       if (f[2]) {
@@ -321,7 +363,7 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   Node n;
   std::string_view name, op;
   if (!f[Name] || !asString(*f[Name], name) || name.empty()) return false;
-  if (names_.count(name)) return false;
+  if (names_.find(name) >= 0) return false;
   if (!f[Op] || !asString(*f[Op], op)) return false;
   n.name.assign(name);
   n.op.assign(op);
@@ -406,7 +448,7 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   }
   specJ_.emplace_back(f[Spec] ? *f[Spec] : element{}, f[Spec] != nullptr);
   inSpecJ_.emplace_back(f[InSpecs] ? *f[InSpecs] : element{}, f[InSpecs] != nullptr);
-  names_.emplace(name, i);
+  names_.insert(name, i);
   return true;
 }
 
@@ -504,9 +546,8 @@ bool FastReader::readRedistributes(element e, Plan& p) {
     if (!members(r, keys, f, store)) return false;
     std::string_view node;
     if (!f[0] || !asString(*f[0], node)) return false;
-    auto nit = names_.find(node);
-    if (nit == names_.end()) return false;
-    const int ni = nit->second;
+    const int ni = names_.find(node);
+    if (ni < 0) return false;
     int64_t in = 0;
     if (!optInt(f[1], in, 0, 0, 1 << 20)) return false;
     if (in >= static_cast<int64_t>(p.graph.inputs(ni).size())) return false;
@@ -542,7 +583,7 @@ bool FastReader::read(element root, Plan& p) {
   const size_t count = nodes.size();
   if (static_cast<int64_t>(count) > kMaxNodes) return false;
   p.graph.nodes.reserve(count);
-  names_.reserve(count * 2);
+  names_.reserve(count);
   specJ_.reserve(count);
   inSpecJ_.reserve(count);
   int i = 0;
@@ -558,7 +599,7 @@ bool FastReader::read(element root, Plan& p) {
   for (size_t k = 1; k < p.redistributes.size(); ++k)
     if (p.redistributes[k].node == p.redistributes[k - 1].node && p.redistributes[k].input == p.redistributes[k - 1].input)
       return false;
-  if (!p.run.lossNode.empty() && !names_.count(p.run.lossNode)) return false;
+  if (!p.run.lossNode.empty() && names_.find(p.run.lossNode) < 0) return false;
   return true;
 }
 
