@@ -367,7 +367,10 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   if (!f[Op] || !asString(*f[Op], op)) return false;
   n.name.assign(name);
   n.op.assign(op);
-  n.kind = n.op == "placeholder" ? NodeKind::Placeholder : n.op == "output" ? NodeKind::Output : NodeKind::Call;
+  // As planFromJson on main (since f181eb3): get_attr is a placeholder too.
+  n.kind = n.op == "placeholder" || n.op == "get_attr" ? NodeKind::Placeholder
+           : n.op == "output"                         ? NodeKind::Output
+                                                       : NodeKind::Call;
   std::string tmp;
   if (!optString(f[PKind], tmp)) return false;
   n.placeholderKind = placeholderKindFromName(tmp);
