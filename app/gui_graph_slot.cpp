@@ -34,6 +34,7 @@ void GraphSlot::focusSearch() {
 
 void GraphSlot::planReplaced() {
   impl_->state.fitRequested = true;
+  impl_->state.relayoutRequested = true;  // a document replaced in place keeps its address: ask for a fresh layout
   list_.seenGeneration = ~uint64_t{0};
 }
 

@@ -222,7 +222,10 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   const Plan& plan = env.plan;
   const Node& node = plan.graph.nodes[n];
   std::vector<Diagnostic> out;
-  const bool autoparallel = plan.sourceFormat == PlanFormat::AutoparallelJson;
+  // A solver's solution (its export, or its placements applied to a graph) marks every src != dst edge as a
+  // transition it planned: report those as redistribute-required, not as missing.
+  const bool autoparallel = plan.sourceFormat == PlanFormat::AutoparallelJson ||
+                            plan.sourceFormat == PlanFormat::AutoparallelPlacements;
 
   // Output specs: valid, and how they split.
   std::vector<std::optional<ShardingSpec>> declaredOut;

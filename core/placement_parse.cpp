@@ -116,8 +116,10 @@ Result<Placement> parseOne(Scanner& s) {
   size_t start = s.pos;
   auto w = s.word();
   if (w.empty()) return errAt(s, "expected a placement (S(0), R, P(sum), Shard(dim=0), ...), found " + s.describeHere());
-  // Mesh-centric concatenations glue short names together ("RS(0)", "RRP(sum)"): take one letter at a time.
-  if (w.size() > 1 && w.find_first_not_of("RSP") == std::string_view::npos) {
+  // Mesh-centric concatenations glue short names together ("RS(0)", "RRP(sum)", and "R_S(0, 2)" as
+  // toMeshString() prints R before a _StridedShard): take one letter at a time.
+  const size_t glued = w.find_first_not_of("RSP");
+  if (w.size() > 1 && (glued == std::string_view::npos || (glued > 0 && w[glued] == '_'))) {
     s.pos = start;
     s.skipWs();
     w = s.text.substr(s.pos, 1);

@@ -17,6 +17,7 @@
 
 #include "core/io/load.h"
 #include "core/run_report.h"
+#include "runner/infer_shapes.h"
 #include "runner/runner.h"
 
 namespace {
@@ -36,6 +37,7 @@ int usage(const std::string& why) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "infer-shapes") return ss::runner::inferShapesMain(argc - 1, argv + 1);
   std::string planPath, optionsJson;
   bool events = false;
   for (int i = 1; i < argc; ++i) {

@@ -4,7 +4,9 @@
 # First replays fuzz/regressions/<target>/* (every crash found so far), then fuzzes from a corpus seeded with
 # samples/ and tests/data/ (and fuzz/seeds/). Crashes land in build-fuzz/artifacts/<target>/; a summary line per
 # target (executions, seconds, exec/s, new corpus units, crashes) goes to build-fuzz/fuzz-summary.txt.
-# Exit status: 0 when no target crashed, 1 otherwise. Env: BUILD_DIR (build-fuzz), JOBS (2), RSS_MB (2048).
+# Exit status: 0 when no target crashed, 1 otherwise. Env: BUILD_DIR (build-fuzz), JOBS (2), RSS_MB (2048),
+# FUZZ_ARGS (extra libFuzzer flags, e.g. "-fork=1 -ignore_crashes=1" to keep going after a crash),
+# SUMMARY_FILE (default build-fuzz/fuzz-summary.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -49,7 +51,7 @@ dict_for() {
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-SUMMARY=$BUILD/fuzz-summary.txt
+SUMMARY=${SUMMARY_FILE:-$BUILD/fuzz-summary.txt}
 printf '%-24s %12s %8s %10s %6s %8s\n' target executions seconds exec/s new crashes | tee "$SUMMARY"
 failed=0
 for t in "${TARGETS[@]}"; do
@@ -72,15 +74,22 @@ for t in "${TARGETS[@]}"; do
   dict=$(dict_for "$t")
   log=$BUILD/$t.log
   set +e
+  started=$SECONDS
   "$bin" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb="$RSS_MB" -print_final_stats=1 \
-    -artifact_prefix="$artifacts/" ${dict:+-dict=$dict} "$corpus" "$seeds" > "$log" 2>&1
+    -artifact_prefix="$artifacts/" ${dict:+-dict=$dict} ${FUZZ_ARGS:-} "$corpus" "$seeds" > "$log" 2>&1
   rc=$?
+  elapsed=$((SECONDS - started))
   set -e
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   new=$(grep -o 'stat::new_units_added: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  if [[ -z $execs || $execs == 0 ]]; then  # -fork mode prints "#EXECS: cov: ... exec/s RATE ..." lines instead
+    last=$(grep -E '^#[0-9]+:' "$log" | tail -1 || true)
+    execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+    rate=$(echo "$last" | sed -n 's/.*exec\/s \([0-9]*\).*/\1/p')
+  fi
   crashes=$(find "$artifacts" -type f | wc -l)
-  printf '%-24s %12s %8s %10s %6s %8s\n' "$t" "${execs:-0}" "$SECONDS_PER_TARGET" "${rate:-0}" "${new:-0}" \
+  printf '%-24s %12s %8s %10s %6s %8s\n' "$t" "${execs:-0}" "$elapsed" "${rate:-0}" "${new:-0}" \
     "$crashes" | tee -a "$SUMMARY"
   if [[ $rc -ne 0 || $crashes -ne 0 ]]; then
     echo "$t: crashed (exit $rc); inputs in $artifacts, log $log" >&2

@@ -314,7 +314,7 @@ void FxReader::comment(const fx::LogicalLine& l) {
     if (colon != std::string_view::npos) {
       int line = 0;
       for (char c : loc.substr(colon + 1)) {
-        if (c < '0' || c > '9') break;
+        if (c < '0' || c > '9' || line > 100000000) break;  // a source line, not an overflow
         line = line * 10 + (c - '0');
       }
       s.line = line;

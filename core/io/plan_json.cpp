@@ -344,7 +344,11 @@ Result<bool> readNode(const json& jn, int i, Plan& p, std::unordered_map<std::st
   auto op = getString(jn, "op", ptr, true);
   if (!op) return op.error();
   n.op = std::move(*op);
-  n.kind = n.op == "placeholder" ? NodeKind::Placeholder : n.op == "output" ? NodeKind::Output : NodeKind::Call;
+  // get_attr (a module constant the FX reader keeps as a buffer placeholder) is a placeholder too, so a plan
+  // imported from FX text saves and loads back unchanged (found by fuzz_load_plan).
+  n.kind = n.op == "placeholder" || n.op == "get_attr" ? NodeKind::Placeholder
+           : n.op == "output"                         ? NodeKind::Output
+                                                       : NodeKind::Call;
   auto pk = getString(jn, "placeholder_kind", ptr, false);
   if (!pk) return pk.error();
   n.placeholderKind = placeholderKindFromName(*pk);

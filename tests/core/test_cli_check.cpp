@@ -1,30 +1,15 @@
 // `shardscope check` as a process: exit codes and one-line errors for unusable input.
 #include <catch2/catch.hpp>
 
+#include "cli_run.h"
+
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 
 namespace {
-struct Run {
-  int code;
-  std::string out;
-};
-Run run(const std::string& args) {
-  std::string cmd = std::string(SHARDSCOPE_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-  int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+ss::test::CliRun run(const std::string& args) { return ss::test::runCli(args); }
 std::string sample(const char* name) { return std::string(SHARDSCOPE_SAMPLES_DIR) + "/" + name; }
 std::string writeTemp(const std::string& name, const std::string& text) {
   auto p = std::filesystem::temp_directory_path() / name;

@@ -1,27 +1,12 @@
 // The CLI as a process: exact outputs and exit codes.
 #include <catch2/catch.hpp>
 
-#include <array>
-#include <cstdio>
+#include "cli_run.h"
+
 #include <string>
-#include <sys/wait.h>
 
 namespace {
-struct Run {
-  int code;
-  std::string out;
-};
-Run run(const std::string& args) {
-  std::string cmd = std::string(SHARDSCOPE_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-  int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+ss::test::CliRun run(const std::string& args) { return ss::test::runCli(args); }
 }  // namespace
 
 TEST_CASE("layout --json prints exactly the documented document", "[cli]") {

@@ -90,3 +90,20 @@ TEST_CASE("a shard order of the wrong size is ignored by the printers, refused b
   CHECK(spec == ShardingSpec({Placement::shard(0), Placement::shard(0)}));
   CHECK(validateSpec(spec, DeviceMesh({2, 4}), 1) == "the shard order must give one entry per mesh dim");
 }
+
+TEST_CASE("fuzz_placement: R printed before _S(d, sf) parses back", "[hardening]") {
+  // Found by fuzz_placement: toMeshString() prints (R, _S(2, 3), S(2)) as "R_S(2, 3)S(2)", which the parser
+  // read as one unknown word "R_S".
+  const std::string text = readRegression("fuzz_placement", "replicate-glued-to-strided-shard");
+  REQUIRE(text == "Replicate()_S(2, 3)S(2)");
+  DeviceMesh mesh({2, 2, 2});
+  auto spec = parseSpec(text, ParseContext{&mesh, 4});
+  REQUIRE(spec.ok());
+  CHECK(spec->toMeshString() == "R_S(2, 3)S(2)");
+  auto again = parseSpec(spec->toMeshString(), ParseContext{&mesh, 4});
+  REQUIRE(again.ok());
+  CHECK(*again == *spec);
+  auto glued = parseSpec("RR_S(0, 2)", ParseContext{&mesh, 1});
+  REQUIRE(glued.ok());
+  CHECK(glued->placements[2] == Placement::strided(0, 2));
+}
