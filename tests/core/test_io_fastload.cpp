@@ -116,6 +116,15 @@ TEST_CASE("fast reader: generated LLaMA plans round-trip identically", "[io][fas
 
 TEST_CASE("fast reader: every field, kwargs order, int vs float, unicode, costs, tags", "[io][fastload]") {
   requireSame(kEveryField, "every field");
+  {
+    // get_attr is a placeholder (it may carry a tag) in both readers.
+    std::string getAttr = kEveryField;
+    const std::string from = "\"op\": \"placeholder\", \"placeholder_kind\": \"param\"";
+    REQUIRE(getAttr.find(from) != std::string::npos);
+    getAttr.replace(getAttr.find(from), from.size(), "\"op\": \"get_attr\", \"placeholder_kind\": \"param\"");
+    requireSame(getAttr, "get_attr");
+    CHECK(planFromJsonTextFast(getAttr)->graph.nodes[1].kind == NodeKind::Placeholder);
+  }
   auto p = planFromJsonTextFast(kEveryField);
   REQUIRE(p.ok());
   CHECK(p->name == "f\xC3\xBCr \xE2\x9C\x93 caf\xC3\xA9");
