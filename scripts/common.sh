@@ -3,7 +3,7 @@
 
 SHARDSCOPE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SHARDSCOPE_BUILD="${SHARDSCOPE_BUILD:-$SHARDSCOPE_ROOT/build}"
-SHARDSCOPE_PACKAGES=(cmake ninja-build g++ pkg-config python3 nlohmann-json3-dev catch2 libimgui-dev libglfw3-dev
+SHARDSCOPE_PACKAGES=(cmake ninja-build g++ pkg-config python3 nlohmann-json3-dev libsimdjson-dev catch2 libimgui-dev libglfw3-dev
   libgl-dev libstb-dev libtorch-dev libgloo-dev xvfb xauth fonts-dejavu-core)
 
 ensure_deps() {

@@ -136,6 +136,14 @@ Result<std::string> readFileText(const std::string& path) {
 Result<Plan> loadPlanText(std::string_view text, const std::string&) {
   FileKind k = detectFileKind(text);
   if (k == FileKind::FxText) return readFxText(text);
+  if (k == FileKind::NativePlan) {
+    // simdjson straight into the Plan (~10x the DOM reader). On any error it declines and the DOM reader below
+    // reads the file again and reports the located message.
+    if (auto fast = planFromJsonTextFast(text)) {
+      fast->sourceFormat = PlanFormat::Native;
+      return fast;
+    }
+  }
   std::string_view t = skipBomAndSpace(text);
   if (t.empty()) return Error::atLine("the file is empty (expected a plan: JSON or FX graph text)", 1, 1);
   if (t.front() != '{' && t.front() != '[')

@@ -2,6 +2,7 @@
 // The native plan format (*.plan.json), version 1. docs/plan-format.md and docs/plan.schema.json describe it.
 // Reader and writer round-trip exactly: write(read(x)) == x for every plan the writer produced.
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -14,7 +15,12 @@ inline constexpr int kPlanFormatVersion = 1;
 nlohmann::json planToJson(const Plan& plan);
 // Errors carry a JSON pointer into `j`.
 Result<Plan> planFromJson(const nlohmann::json& j);
-std::string writePlanString(const Plan& plan);  // pretty, stable key order, trailing newline
+std::string writePlanString(const Plan& plan);
+// Fast path for loadPlanText (core/io/plan_json_fast.cpp, simdjson): the same Plan as planFromJson on the parsed
+// `text` (sourceFormat left Native), or an Error without location whenever it cannot be sure of that (any error,
+// unexpected type, duplicate key, integer beyond int64, ...). Callers fall back to planFromJson on error, which
+// reports the located message. Expects a {"format": "shardscope-plan"} document.
+Result<Plan> planFromJsonTextFast(std::string_view text);  // pretty, stable key order, trailing newline
 
 // Specs, args and metas in the native format, reused by other readers/writers.
 nlohmann::json specToJson(const std::optional<ShardingSpec>& s);  // "RS(0)" or null

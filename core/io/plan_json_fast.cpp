@@ -1,0 +1,623 @@
+// Fast native plan reader: builds the Plan straight from a simdjson DOM, no nlohmann DOM.
+//
+// Contract (see plan_json.h): for every input it either returns exactly the Plan planFromJson(json::parse(text))
+// returns, or an Error. It never produces a located message: the caller (loadPlanText) falls back to the
+// nlohmann reader on any error, which reports the same located message as before. Hence this reader is strict:
+// any error, unexpected type, duplicate known key, number simdjson and nlohmann could see differently (integers
+// beyond int64) or anything else it is not sure about makes it give up rather than guess.
+//
+// Semantics mirrored from plan_json.cpp (keep them in step):
+// - nlohmann's `json` keeps object keys sorted (std::map, byte order): kwargs come out sorted by key.
+// - A null value means "absent" for every optional key; required keys (name, op, mesh, nodes, shape, from/to)
+//   must be present with the right type.
+// - Argument objects: "t" wins over "dtype", over "device", over "sym", over "float"; other keys are ignored.
+// - parseSpec results are cached per (text, tensor rank): a plan has a few dozen distinct specs.
+#include <simdjson.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "core/io/plan_json.h"
+#include "core/placement_parse.h"
+
+namespace ss {
+
+namespace {
+
+namespace sj = simdjson;
+using sj::dom::element;
+using sj::dom::element_type;
+
+constexpr int64_t kMaxNodes = 20'000'000;  // as plan_json.cpp
+constexpr size_t kMaxTensorRank = 64;
+constexpr int64_t kMaxDimSize = int64_t{1} << 53;
+// Well under load.cpp's kMaxJsonDepth pre-scan (256): whatever simdjson accepts, the nlohmann path accepts too.
+constexpr size_t kFastMaxDepth = 128;
+
+// Every helper below returns false to mean "cannot read this exactly: fall back"; nothing throws on bad input.
+
+// parseSpec cache key: the spec text (a view into the parser's strings) and the tensor rank it is checked against.
+struct SpecKey {
+  std::string_view text;
+  int rank;
+  bool operator==(const SpecKey&) const = default;
+};
+struct SpecKeyHash {
+  size_t operator()(const SpecKey& k) const noexcept {
+    return std::hash<std::string_view>{}(k.text) * 31 + static_cast<size_t>(k.rank + 1);
+  }
+};
+
+// Node name -> index by open addressing over views into the parser's strings: resolving the tensor refs of every
+// argument is the hottest lookup of the read (std::unordered_map's node chasing cost ~10% of a 100k-node load).
+class NameIndex {
+ public:
+  void reserve(size_t n) { rehash(std::max<size_t>(16, std::bit_ceil(n * 2 + 1))); }
+  int find(std::string_view k) const {
+    for (size_t h = hashOf(k) & mask_;; h = (h + 1) & mask_) {
+      const Slot& s = slots_[h];
+      if (s.index < 0) return -1;
+      if (s.name == k) return s.index;
+    }
+  }
+  void insert(std::string_view k, int index) {  // k must be absent
+    if ((size_ + 1) * 2 > slots_.size()) rehash(std::max<size_t>(16, slots_.size() * 2));
+    place(k, index);
+    ++size_;
+  }
+
+ private:
+  struct Slot {
+    std::string_view name;
+    int index = -1;
+  };
+  static size_t hashOf(std::string_view k) { return std::hash<std::string_view>{}(k); }
+  void place(std::string_view k, int index) {
+    size_t h = hashOf(k) & mask_;
+    while (slots_[h].index >= 0) h = (h + 1) & mask_;
+    slots_[h] = Slot{k, index};
+  }
+  void rehash(size_t cap) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(cap, Slot{});
+    mask_ = cap - 1;
+    for (const Slot& s : old)
+      if (s.index >= 0) place(s.name, s.index);
+  }
+  std::vector<Slot> slots_ = std::vector<Slot>(16);
+  size_t mask_ = 15;
+  size_t size_ = 0;
+};
+
+bool isNull(element e) { return e.type() == element_type::NULL_VALUE; }
+
+bool asString(element e, std::string_view& out) {
+  if (e.type() != element_type::STRING) return false;
+  return !e.get_string().get(out);
+}
+
+// Optional string member: absent or null -> `def`.
+bool optString(const element* e, std::string& out, std::string_view def = {}) {
+  if (!e || isNull(*e)) {
+    out.assign(def);
+    return true;
+  }
+  std::string_view v;
+  if (!asString(*e, v)) return false;
+  out.assign(v);
+  return true;
+}
+
+// Optional integer member in [lo, hi]: absent or null -> `def`. Only INT64 values: simdjson reports UINT64 only
+// beyond int64's range, where nlohmann clamps or errors.
+bool optInt(const element* e, int64_t& out, int64_t def, int64_t lo, int64_t hi) {
+  if (!e || isNull(*e)) {
+    out = def;
+    return true;
+  }
+  if (e->type() != element_type::INT64) return false;
+  int64_t v = 0;
+  if (e->get_int64().get(v)) return false;
+  if (v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
+
+// Optional number member: absent or null -> `def`. Integers convert as nlohmann's get<double>() does.
+bool optNumber(const element* e, double& out, double def) {
+  if (!e || isNull(*e)) {
+    out = def;
+    return true;
+  }
+  switch (e->type()) {
+    case element_type::INT64: {
+      int64_t v = 0;
+      if (e->get_int64().get(v)) return false;
+      out = static_cast<double>(v);
+      return true;
+    }
+    case element_type::UINT64: {
+      uint64_t v = 0;
+      if (e->get_uint64().get(v)) return false;
+      out = static_cast<double>(v);
+      return true;
+    }
+    case element_type::DOUBLE: return !e->get_double().get(out);
+    default: return false;
+  }
+}
+
+// Collects the members of an object whose keys are in `keys` (index = position); false on a duplicate known key
+// (nlohmann keeps the last one; rare enough to leave to it). Unknown keys are ignored, as planFromJson does.
+template <size_t N>
+bool members(element obj, const std::string_view (&keys)[N], const element* (&out)[N], element (&store)[N]) {
+  if (obj.type() != element_type::OBJECT) return false;
+  for (size_t k = 0; k < N; ++k) out[k] = nullptr;
+  for (auto field : sj::dom::object(obj)) {
+    for (size_t k = 0; k < N; ++k) {
+      if (field.key != keys[k]) continue;
+      if (out[k]) return false;
+      store[k] = field.value;
+      out[k] = &store[k];
+      break;
+    }
+  }
+  return true;
+}
+
+class FastReader {
+ public:
+  bool read(element root, Plan& p);
+
+ private:
+  bool readMesh(element e, Plan& p);
+  bool readRun(element e, Plan& p);
+  bool readSummary(element e, Plan& p);
+  bool readNode(element e, int i, Plan& p);
+  bool readMeta(element e, TensorMeta& m);
+  bool readArg(element e, const Graph& g, int depth, Arg& out);
+  bool readTag(element e, const Node& node, AutoSpTag& tag);
+  bool readSpecs(Plan& p);
+  bool readRedistributes(element e, Plan& p);
+  bool spec(element e, const DeviceMesh& mesh, int rank, std::optional<ShardingSpec>& out);
+
+  NameIndex names_;
+  std::vector<std::pair<element, bool>> specJ_, inSpecJ_;  // (value, present and not null)
+  std::unordered_map<SpecKey, ShardingSpec, SpecKeyHash> specCache_;
+  std::vector<std::pair<std::string_view, element>> kwargScratch_;
+};
+
+bool FastReader::spec(element e, const DeviceMesh& mesh, int rank, std::optional<ShardingSpec>& out) {
+  if (isNull(e)) {
+    out.reset();
+    return true;
+  }
+  std::string_view text;
+  if (!asString(e, text)) return false;
+  SpecKey key{text, rank};
+  if (auto it = specCache_.find(key); it != specCache_.end()) {
+    out = it->second;
+    return true;
+  }
+  auto s = parseSpec(text, ParseContext{&mesh, rank});
+  if (!s) return false;
+  out = *s;
+  specCache_.emplace(key, std::move(*s));
+  return true;
+}
+
+bool FastReader::readMeta(element e, TensorMeta& m) {
+  if (isNull(e)) {
+    m = TensorMeta{{}, DType::F32, false};
+    return true;
+  }
+  static constexpr std::string_view keys[] = {"shape", "dtype"};
+  const element* f[2];
+  element store[2];
+  if (!members(e, keys, f, store)) return false;
+  if (!f[0] || f[0]->type() != element_type::ARRAY) return false;  // required; null is not an array
+  sj::dom::array shape = *f[0];
+  if (shape.size() > kMaxTensorRank) return false;
+  m.shape.clear();
+  m.shape.reserve(shape.size());
+  __int128 numel = 1;
+  for (element v : shape) {
+    if (v.type() != element_type::INT64) return false;
+    int64_t d = 0;
+    if (v.get_int64().get(d) || d < 0 || d > kMaxDimSize) return false;
+    m.shape.push_back(d);
+    numel *= d;
+    if (numel > (__int128{1} << 62)) return false;
+  }
+  std::string_view dt = "f32";
+  if (f[1] && !isNull(*f[1]) && !asString(*f[1], dt)) return false;
+  m.dtype = dtypeFromName(dt);
+  m.known = true;
+  return m.dtype != DType::Unknown;
+}
+
+bool FastReader::readArg(element e, const Graph& g, int depth, Arg& out) {
+  if (depth > 32) return false;
+  switch (e.type()) {
+    case element_type::NULL_VALUE: out = Arg::none(); return true;
+    case element_type::BOOL: {
+      bool b = false;
+      if (e.get_bool().get(b)) return false;
+      out = Arg::boolean(b);
+      return true;
+    }
+    case element_type::INT64: {
+      int64_t v = 0;
+      if (e.get_int64().get(v)) return false;
+      out = Arg::integer(v);
+      return true;
+    }
+    case element_type::DOUBLE: {
+      double v = 0;
+      if (e.get_double().get(v)) return false;
+      out = Arg::real(v);
+      return true;
+    }
+    case element_type::STRING: {
+      std::string_view v;
+      if (!asString(e, v)) return false;
+      out = Arg::string(std::string(v));
+      return true;
+    }
+    case element_type::ARRAY: {
+      sj::dom::array a = e;
+      std::vector<Arg> items(a.size());
+      size_t k = 0;
+      for (element x : a)
+        if (!readArg(x, g, depth + 1, items[k++])) return false;
+      out = Arg::list(std::move(items));
+      return true;
+    }
+    case element_type::OBJECT: {
+      static constexpr std::string_view keys[] = {"t", "i", "dtype", "device", "sym", "float"};
+      const element* f[6];
+      element store[6];
+      if (!members(e, keys, f, store)) return false;
+      std::string_view s;
+      if (f[0]) {
+        if (!asString(*f[0], s)) return false;
+        const int srcIndex = names_.find(s);
+        if (srcIndex < 0) return false;
+        int64_t idx = 0;
+        if (!optInt(f[1], idx, 0, 0, 1 << 16)) return false;
+        const Node& src = g.nodes[srcIndex];
+        if (src.kind == NodeKind::Output) return false;
+        if (idx >= static_cast<int64_t>(std::max<size_t>(1, src.outputs.size()))) return false;
+        out = Arg::tensor(TensorRef{srcIndex, static_cast<int>(idx)});
+        return true;
+      }
+      if (f[2]) {
+        if (!asString(*f[2], s)) return false;
+        DType d = dtypeFromName(s);
+        if (d == DType::Unknown) return false;
+        out = Arg::dtype(d);
+        return true;
+      }
+      if (f[3]) {
+        if (!asString(*f[3], s)) return false;
+        out = Arg::device(std::string(s));
+        return true;
+      }
+      if (f[4]) {
+        if (!asString(*f[4], s)) return false;
+        out = Arg::symbol(std::string(s));
+        return true;
+      }
+      if (f[5]) {
+        if (!asString(*f[5], s)) return false;
+        if (s == "inf") out = Arg::real(std::numeric_limits<double>::infinity());
+        else if (s == "-inf") out = Arg::real(-std::numeric_limits<double>::infinity());
+        else if (s == "nan") out = Arg::real(std::numeric_limits<double>::quiet_NaN());
+        else return false;
+        return true;
+      }
+      return false;
+    }
+    default: return false;  // UINT64: beyond int64, an error in planFromJson
+  }
+}
+
+bool FastReader::readTag(element e, const Node& node, AutoSpTag& tag) {
+  std::string_view key;
+  if (e.type() == element_type::STRING) {
+    if (!asString(e, key)) return false;
+  } else {
+    static constexpr std::string_view keys[] = {"key", "seq_dim"};
+    const element* f[2];
+    element store[2];
+    if (!members(e, keys, f, store)) return false;  // also: neither string nor object
+    if (!f[0] || !asString(*f[0], key)) return false;
+    if (f[1] && !isNull(*f[1])) {
+      int r = node.outputs.empty() || !node.outputs[0].known ? 64 : node.outputs[0].rank();
+      int64_t v = 0;
+      if (!optInt(f[1], v, 0, 0, r - 1)) return false;
+      tag.seqDim = static_cast<int>(v);
+    }
+  }
+  if (key.empty()) return false;
+  tag.key.assign(key);
+  return true;
+}
+
+bool FastReader::readNode(element e, int i, Plan& p) {
+  enum K { Name, Op, PKind, PhaseK, Meta, Args, Kwargs, Module, Source, CCost, TCost, Cluster, AcRegion, Tag, EdgeCosts,
+           Spec, InSpecs, KCount };
+  static constexpr std::string_view keys[KCount] = {
+      "name",   "op",           "placeholder_kind", "phase",      "meta",      "args", "kwargs",     "module",     "source",
+      "compute_cost", "transition_cost", "cluster_id", "ac_region", "tag", "edge_costs", "spec", "input_specs"};
+  const element* f[KCount];
+  element store[KCount];
+  if (!members(e, keys, f, store)) return false;
+  // Null means absent for every optional key.
+  for (int k = 0; k < KCount; ++k)
+    if (f[k] && isNull(*f[k])) f[k] = nullptr;
+
+  Node n;
+  std::string_view name, op;
+  if (!f[Name] || !asString(*f[Name], name) || name.empty()) return false;
+  if (names_.find(name) >= 0) return false;
+  if (!f[Op] || !asString(*f[Op], op)) return false;
+  n.name.assign(name);
+  n.op.assign(op);
+  // As planFromJson on main (since f181eb3): get_attr is a placeholder too.
+  n.kind = n.op == "placeholder" || n.op == "get_attr" ? NodeKind::Placeholder
+           : n.op == "output"                         ? NodeKind::Output
+                                                       : NodeKind::Call;
+  std::string tmp;
+  if (!optString(f[PKind], tmp)) return false;
+  n.placeholderKind = placeholderKindFromName(tmp);
+  if (!optString(f[PhaseK], tmp)) return false;
+  n.phase = phaseFromName(tmp);
+  if (f[Meta]) {
+    if (f[Meta]->type() != element_type::ARRAY) return false;
+    sj::dom::array metas = *f[Meta];
+    n.outputs.resize(metas.size());
+    size_t k = 0;
+    for (element m : metas)
+      if (!readMeta(m, n.outputs[k++])) return false;
+  } else if (n.kind != NodeKind::Output) {
+    n.outputs.push_back(TensorMeta{{}, DType::F32, false});
+  }
+  p.graph.nodes.push_back(std::move(n));  // as planFromJson: pushed before its args are read
+  Node& node = p.graph.nodes.back();
+  if (f[Args]) {
+    if (f[Args]->type() != element_type::ARRAY) return false;
+    sj::dom::array args = *f[Args];
+    node.args.resize(args.size());
+    size_t k = 0;
+    for (element a : args)
+      if (!readArg(a, p.graph, 0, node.args[k++])) return false;
+  }
+  if (f[Kwargs]) {
+    if (f[Kwargs]->type() != element_type::OBJECT) return false;
+    kwargScratch_.clear();
+    for (auto field : sj::dom::object(*f[Kwargs])) kwargScratch_.emplace_back(field.key, field.value);
+    // nlohmann's json sorts keys (std::map): same order here. std::string_view's < is std::string's.
+    std::sort(kwargScratch_.begin(), kwargScratch_.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t k = 1; k < kwargScratch_.size(); ++k)
+      if (kwargScratch_[k].first == kwargScratch_[k - 1].first) return false;  // duplicate key: nlohmann keeps the last
+    node.kwargs.reserve(kwargScratch_.size());
+    for (const auto& [key, value] : kwargScratch_) {
+      Arg a;
+      if (!readArg(value, p.graph, 0, a)) return false;
+      node.kwargs.emplace_back(std::string(key), std::move(a));
+    }
+  }
+  if (!optString(f[Module], node.modulePath)) return false;
+  if (f[Source]) {
+    static constexpr std::string_view skeys[] = {"file", "func", "code", "line"};
+    const element* s[4];
+    element sstore[4];
+    if (!members(*f[Source], skeys, s, sstore)) return false;
+    int64_t line = 0;
+    if (!optString(s[0], node.source.file) || !optString(s[1], node.source.func) || !optString(s[2], node.source.code) ||
+        !optInt(s[3], line, 0, 0, std::numeric_limits<int>::max()))
+      return false;
+    node.source.line = static_cast<int>(line);
+  }
+  int64_t cluster = -1;
+  if (!optNumber(f[CCost], node.computeCost, -1) || !optNumber(f[TCost], node.transitionCost, -1) ||
+      !optInt(f[Cluster], cluster, -1, -1, std::numeric_limits<int>::max()) || !optString(f[AcRegion], node.acRegion))
+    return false;
+  node.clusterId = static_cast<int>(cluster);
+  if (f[Tag]) {
+    if (node.kind != NodeKind::Placeholder) return false;
+    AutoSpTag tag;
+    if (!readTag(*f[Tag], node, tag)) return false;
+    p.tags[i] = std::move(tag);
+  }
+  if (f[EdgeCosts]) {
+    if (f[EdgeCosts]->type() != element_type::ARRAY) return false;
+    static constexpr std::string_view ekeys[] = {"input", "comm", "transition"};
+    for (element ec : sj::dom::array(*f[EdgeCosts])) {
+      const element* c[3];
+      element cstore[3];
+      int64_t in = 0;
+      double comm = 0, trans = 0;
+      if (!members(ec, ekeys, c, cstore) || !optInt(c[0], in, 0, 0, 1 << 20) || !optNumber(c[1], comm, 0) ||
+          !optNumber(c[2], trans, 0))
+        return false;
+      p.edgeCosts[{i, static_cast<int>(in)}] = {comm, trans};  // a repeated input overwrites, as planFromJson
+    }
+  }
+  specJ_.emplace_back(f[Spec] ? *f[Spec] : element{}, f[Spec] != nullptr);
+  inSpecJ_.emplace_back(f[InSpecs] ? *f[InSpecs] : element{}, f[InSpecs] != nullptr);
+  names_.insert(name, i);
+  return true;
+}
+
+bool FastReader::readMesh(element e, Plan& p) {
+  static constexpr std::string_view keys[] = {"shape", "dim_names"};
+  const element* f[2];
+  element store[2];
+  if (!members(e, keys, f, store)) return false;
+  if (!f[0] || f[0]->type() != element_type::ARRAY) return false;
+  std::vector<int64_t> shape;
+  for (element v : sj::dom::array(*f[0])) {
+    int64_t d = 0;
+    if (v.type() != element_type::INT64 || v.get_int64().get(d)) return false;
+    shape.push_back(std::min(d, int64_t{1} << 40));  // as planFromJson: DeviceMesh::make reports the limit
+  }
+  std::vector<std::string> dimNames;
+  if (f[1] && !isNull(*f[1])) {
+    if (f[1]->type() != element_type::ARRAY) return false;
+    for (element v : sj::dom::array(*f[1])) {
+      std::string_view s;
+      if (!asString(v, s)) return false;
+      dimNames.emplace_back(s);
+    }
+  }
+  auto mesh = DeviceMesh::make(std::move(shape), std::move(dimNames));
+  if (!mesh) return false;
+  p.mesh = std::move(*mesh);
+  return true;
+}
+
+bool FastReader::readRun(element e, Plan& p) {
+  static constexpr std::string_view keys[] = {"seed", "loss", "batches", "rtol", "sp_size"};
+  const element* f[5];
+  element store[5];
+  if (!members(e, keys, f, store)) return false;
+  int64_t seed = 0, batches = 3, sp = 0;
+  double rtol = 1e-4;
+  std::string loss;
+  if (!optInt(f[0], seed, 0, 0, std::numeric_limits<int64_t>::max()) || !optString(f[1], loss) ||
+      !optInt(f[2], batches, 3, 1, 1000) || !optNumber(f[3], rtol, 1e-4) || !optInt(f[4], sp, 0, 0, 1 << 20))
+    return false;
+  if (!(rtol > 0)) return false;
+  p.run = RunSettings{static_cast<uint64_t>(seed), std::move(loss), static_cast<int>(batches), rtol, static_cast<int>(sp)};
+  return true;
+}
+
+bool FastReader::readSummary(element e, Plan& p) {
+  static constexpr std::string_view keys[] = {"total", "comm", "compute", "transition"};
+  const element* f[4];
+  element store[4];
+  if (!members(e, keys, f, store)) return false;
+  CostSummary s;
+  if (!optNumber(f[0], s.total, -1) || !optNumber(f[1], s.comm, -1) || !optNumber(f[2], s.compute, -1) ||
+      !optNumber(f[3], s.transition, -1))
+    return false;
+  p.summary = s;
+  return true;
+}
+
+bool FastReader::readSpecs(Plan& p) {
+  for (int i = 0; i < p.graph.size(); ++i) {
+    const Node& n = p.graph.nodes[i];
+    if (auto [e, present] = specJ_[i]; present) {
+      if (e.type() != element_type::ARRAY) return false;
+      sj::dom::array a = e;
+      if (a.size() != n.outputs.size()) return false;
+      size_t k = 0;
+      for (element s : a) {
+        if (!spec(s, p.mesh, n.outputs[k].known ? n.outputs[k].rank() : -1, p.specs[i].outputs[k])) return false;
+        ++k;
+      }
+    }
+    if (auto [e, present] = inSpecJ_[i]; present) {
+      const auto& ins = p.graph.inputs(i);
+      if (e.type() != element_type::ARRAY) return false;
+      sj::dom::array a = e;
+      if (a.size() != ins.size()) return false;
+      size_t k = 0;
+      for (element s : a) {
+        const TensorMeta* m = p.graph.meta(ins[k]);
+        if (!spec(s, p.mesh, m && m->known ? m->rank() : -1, p.specs[i].inputs[k])) return false;
+        ++k;
+      }
+    }
+  }
+  return true;
+}
+
+bool FastReader::readRedistributes(element e, Plan& p) {
+  if (e.type() != element_type::ARRAY) return false;
+  static constexpr std::string_view keys[] = {"node", "input", "from", "to"};
+  for (element r : sj::dom::array(e)) {
+    const element* f[4];
+    element store[4];
+    if (!members(r, keys, f, store)) return false;
+    std::string_view node;
+    if (!f[0] || !asString(*f[0], node)) return false;
+    const int ni = names_.find(node);
+    if (ni < 0) return false;
+    int64_t in = 0;
+    if (!optInt(f[1], in, 0, 0, 1 << 20)) return false;
+    if (in >= static_cast<int64_t>(p.graph.inputs(ni).size())) return false;
+    const TensorMeta* m = p.graph.meta(p.graph.inputs(ni)[in]);
+    int rank = m && m->known ? m->rank() : -1;
+    if (!f[2] || !f[3]) return false;
+    std::optional<ShardingSpec> from, to;
+    if (!spec(*f[2], p.mesh, rank, from) || !spec(*f[3], p.mesh, rank, to) || !from || !to) return false;
+    p.redistributes.push_back(Redistribute{ni, static_cast<int>(in), std::move(*from), std::move(*to)});
+  }
+  return true;
+}
+
+bool FastReader::read(element root, Plan& p) {
+  enum K { Format, Version, Name, Description, Mesh, Run, Summary, Nodes, Redistributes, KCount };
+  static constexpr std::string_view keys[KCount] = {"format", "version", "name",  "description",  "mesh",
+                                                    "run",    "summary", "nodes", "redistributes"};
+  const element* f[KCount];
+  element store[KCount];
+  if (!members(root, keys, f, store)) return false;
+  // loadPlanText only comes here for {"format": "shardscope-plan"}; anything else is the DOM reader's business.
+  std::string_view fmt;
+  if (!f[Format] || !asString(*f[Format], fmt) || fmt != "shardscope-plan") return false;
+  int64_t version = 0;
+  if (!optInt(f[Version], version, kPlanFormatVersion, 0, 1 << 20) || version != kPlanFormatVersion) return false;
+  if (!optString(f[Name], p.name) || !optString(f[Description], p.description)) return false;
+  if (!f[Mesh] || !readMesh(*f[Mesh], p)) return false;
+  if (f[Run] && !isNull(*f[Run]) && !readRun(*f[Run], p)) return false;
+  if (f[Summary] && !isNull(*f[Summary]) && !readSummary(*f[Summary], p)) return false;
+
+  if (!f[Nodes] || f[Nodes]->type() != element_type::ARRAY) return false;
+  sj::dom::array nodes = *f[Nodes];
+  const size_t count = nodes.size();
+  if (static_cast<int64_t>(count) > kMaxNodes) return false;
+  p.graph.nodes.reserve(count);
+  names_.reserve(count);
+  specJ_.reserve(count);
+  inSpecJ_.reserve(count);
+  int i = 0;
+  for (element n : nodes)
+    if (!readNode(n, i++, p)) return false;
+  p.graph.reindex();
+  p.normalizeSpecs();
+  if (!readSpecs(p)) return false;
+  if (f[Redistributes] && !isNull(*f[Redistributes]) && !readRedistributes(*f[Redistributes], p)) return false;
+  std::stable_sort(p.redistributes.begin(), p.redistributes.end(), [](const Redistribute& a, const Redistribute& b) {
+    return std::pair(a.node, a.input) < std::pair(b.node, b.input);
+  });
+  for (size_t k = 1; k < p.redistributes.size(); ++k)
+    if (p.redistributes[k].node == p.redistributes[k - 1].node && p.redistributes[k].input == p.redistributes[k - 1].input)
+      return false;
+  if (!p.run.lossNode.empty() && names_.find(p.run.lossNode) < 0) return false;
+  return true;
+}
+
+}  // namespace
+
+Result<Plan> planFromJsonTextFast(std::string_view text) {
+  const Error fallback{"the fast plan reader cannot read this input exactly (use planFromJson)"};
+  sj::dom::parser parser;
+  if (parser.allocate(text.size(), kFastMaxDepth)) return fallback;
+  element root;
+  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(root)) return fallback;
+  Plan p;
+  FastReader reader;
+  if (!reader.read(root, p)) return fallback;
+  return p;
+}
+
+}  // namespace ss
