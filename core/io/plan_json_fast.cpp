@@ -349,10 +349,11 @@ bool FastReader::readTag(element e, const Node& node, AutoSpTag& tag) {
 
 bool FastReader::readNode(element e, int i, Plan& p) {
   enum K { Name, Op, PKind, PhaseK, Meta, Args, Kwargs, Module, Source, CCost, TCost, Cluster, AcRegion, Tag, EdgeCosts,
-           Spec, InSpecs, KCount };
+           Spec, InSpecs, KwargOrder, KCount };
   static constexpr std::string_view keys[KCount] = {
       "name",   "op",           "placeholder_kind", "phase",      "meta",      "args", "kwargs",     "module",     "source",
-      "compute_cost", "transition_cost", "cluster_id", "ac_region", "tag", "edge_costs", "spec", "input_specs"};
+      "compute_cost", "transition_cost", "cluster_id", "ac_region", "tag", "edge_costs", "spec", "input_specs",
+      "kwarg_order"};
   const element* f[KCount];
   element store[KCount];
   if (!members(e, keys, f, store)) return false;
@@ -360,6 +361,8 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   for (int k = 0; k < KCount; ++k)
     if (f[k] && isNull(*f[k])) f[k] = nullptr;
 
+  // Kwargs in call order other than key order are rare (FX imports): the nlohmann reader restores them.
+  if (f[KwargOrder]) return false;
   Node n;
   std::string_view name, op;
   if (!f[Name] || !asString(*f[Name], name) || name.empty()) return false;
