@@ -1,6 +1,8 @@
 // `shardscope gen` and `shardscope export` as processes: files they write read back, exit codes, errors.
 #include <catch2/catch.hpp>
 
+#include "cli_run.h"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -17,21 +19,8 @@
 using namespace ss;
 
 namespace {
-struct Run {
-  int code;
-  std::string out;
-};
-Run run(const std::string& args) {
-  std::string cmd = std::string(SHARDSCOPE_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-  int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Run = ss::test::CliRun;
+Run run(const std::string& args) { return ss::test::runCli(args); }
 std::string tmpDir() {
   auto d = std::filesystem::temp_directory_path() / ("shardscope_cli_io_" + std::to_string(::getpid()));
   std::filesystem::create_directories(d);

@@ -2,6 +2,8 @@
 // line on stderr; huge but valid input works and allocates nothing tensor-sized.
 #include <catch2/catch.hpp>
 
+#include "cli_run.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -9,21 +11,8 @@
 #include <sys/wait.h>
 
 namespace {
-struct Run {
-  int code;
-  std::string out;
-};
-Run run(const std::string& args) {
-  const std::string cmd = std::string(SHARDSCOPE_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-  const int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Run = ss::test::CliRun;
+Run run(const std::string& args) { return ss::test::runCli(args); }
 // Exit 2 and exactly one line.
 std::string refused(const std::string& args) {
   Run r = run(args);

@@ -2,6 +2,8 @@
 // exits 2 with exactly one line naming the file and the place; a described 10^12-element tensor is checked.
 #include <catch2/catch.hpp>
 
+#include "cli_run.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -17,21 +19,8 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-struct Run {
-  int code;
-  std::string out;
-};
-Run run(const std::string& args) {
-  const std::string cmd = std::string(SHARDSCOPE_BINARY) + " " + args + " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  REQUIRE(f);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-  const int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using Run = ss::test::CliRun;
+Run run(const std::string& args) { return ss::test::runCli(args); }
 
 fs::path scratch() {
   fs::path d = fs::temp_directory_path() / ("shardscope_hardening_" + std::to_string(::getpid()));
