@@ -253,7 +253,8 @@ Result<TensorMeta> metaFromJ(const json& j, const std::string& ptr) {
   auto dt = getString(j, "dtype", ptr, false, "f32");
   if (!dt) return dt.error();
   m.dtype = dtypeFromName(*dt);
-  if (m.dtype == DType::Unknown) return Error::atPointer("unknown dtype '" + *dt + "'", ptr + "/dtype");
+  // "unknown" is how the writer spells DType::Unknown (an FX `Sym(s0)` placeholder has no dtype).
+  if (m.dtype == DType::Unknown && *dt != "unknown") return Error::atPointer("unknown dtype '" + *dt + "'", ptr + "/dtype");
   return m;
 }
 
@@ -306,7 +307,8 @@ Result<Arg> argFromJImpl(const json& j, const Graph& g, const std::unordered_map
       if (auto it = j.find("dtype"); it != j.end()) {
         if (!it->is_string()) return typeError(ptr + "/dtype", "a dtype name", *it);
         DType d = dtypeFromName(it->get<std::string>());
-        if (d == DType::Unknown) return Error::atPointer("unknown dtype '" + it->get<std::string>() + "'", ptr + "/dtype");
+        if (d == DType::Unknown && it->get_ref<const std::string&>() != "unknown")
+          return Error::atPointer("unknown dtype '" + it->get<std::string>() + "'", ptr + "/dtype");
         return Arg::dtype(d);
       }
       if (auto it = j.find("device"); it != j.end()) {

@@ -7,6 +7,8 @@
 #include <limits>
 
 #include "core/graph.h"
+#include "core/io/load.h"
+#include "core/io/plan_json.h"
 #include "core/layout.h"
 #include "core/placement_parse.h"
 #include "core/result.h"
@@ -106,4 +108,21 @@ TEST_CASE("fuzz_placement: R printed before _S(d, sf) parses back", "[hardening]
   auto glued = parseSpec("RR_S(0, 2)", ParseContext{&mesh, 1});
   REQUIRE(glued.ok());
   CHECK(glued->placements[2] == Placement::strided(0, 2));
+}
+
+TEST_CASE("an FX Sym(s0) placeholder (no dtype) survives native save and load", "[hardening]") {
+  // Found by fuzz_load_plan with a fixed seed: the writer spelled DType::Unknown "unknown" and the reader refused it.
+  std::ifstream f(std::string(SHARDSCOPE_SOURCE_DIR) + "/fuzz/regressions/fuzz_load_plan/sym-placeholder-dtype-unknown.py",
+                  std::ios::binary);
+  REQUIRE(f.good());
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto p = ss::loadPlanText(text, "x.py");
+  REQUIRE(p.ok());
+  const int sym = p->graph.find("primals_4");
+  REQUIRE(sym >= 0);
+  CHECK(p->graph.nodes[sym].outputs[0].dtype == ss::DType::Unknown);
+  const std::string written = ss::writePlanString(*p);
+  auto again = ss::loadPlanText(written, "y.plan.json");
+  REQUIRE(again.ok());
+  CHECK(ss::writePlanString(*again) == written);
 }
