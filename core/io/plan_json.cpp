@@ -493,18 +493,22 @@ Result<Arg> argFromJson(const nlohmann::json& j, const Graph& g, const std::stri
 
 nlohmann::json planToJson(const Plan& plan) { return json::parse(writePlanString(plan)); }
 
+// Text that is not valid UTF-8 (a name or source line from a broken file) is written with U+FFFD instead of
+// throwing: saving must never fail on what a reader accepted.
+static std::string dumpJ(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace); }
+
 std::string writePlanString(const Plan& p) {
   ojson head = headerJ(p);
   std::string out = "{\n";
-  for (auto it = head.begin(); it != head.end(); ++it) out += "  " + ojson(it.key()).dump() + ": " + it.value().dump() + ",\n";
+  for (auto it = head.begin(); it != head.end(); ++it) out += "  " + dumpJ(ojson(it.key())) + ": " + dumpJ(it.value()) + ",\n";
   out += "  \"nodes\": [\n";
   for (int i = 0; i < p.graph.size(); ++i) {
-    out += "    " + nodeJ(p, i).dump();
+    out += "    " + dumpJ(nodeJ(p, i));
     out += i + 1 < p.graph.size() ? ",\n" : "\n";
   }
   out += "  ],\n  \"redistributes\": [";
   ojson r = redistributesJ(p);
-  for (size_t i = 0; i < r.size(); ++i) out += std::string(i ? "," : "") + "\n    " + r[i].dump();
+  for (size_t i = 0; i < r.size(); ++i) out += std::string(i ? "," : "") + "\n    " + dumpJ(r[i]);
   out += r.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
 }
