@@ -6,9 +6,9 @@ SHARDSCOPE_BUILD="${SHARDSCOPE_BUILD:-$SHARDSCOPE_ROOT/build}"
 SHARDSCOPE_PACKAGES=(cmake ninja-build g++ pkg-config python3 nlohmann-json3-dev libsimdjson-dev catch2 libimgui-dev libglfw3-dev
   libgl-dev libstb-dev libtorch-dev libgloo-dev xvfb xauth fonts-dejavu-core)
 
-ensure_deps() {
+ensure_deps() {  # ensure_deps [EXTRA_PACKAGE...]
   local missing=()
-  for p in "${SHARDSCOPE_PACKAGES[@]}"; do
+  for p in "${SHARDSCOPE_PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then return 0; fi

@@ -199,6 +199,7 @@ std::vector<LogicalLine> splitLogicalLines(std::string_view text) {
       else if (c == ')' || c == ']' || c == '}') --depth;
       else if (c == '\\' && j + 1 < n && text[j + 1] == '\n') ++j;  // explicit continuation
     }
+    j = std::min(j, n);  // a backslash as the very last byte steps past the end
     ll.end = j;
     if (ll.end > ll.begin && text[ll.end - 1] == '\r') --ll.end;
     out.push_back(ll);
