@@ -22,10 +22,12 @@
 #include "core/check.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "core/layout.h"
 #include "core/rules/engine.h"
@@ -64,7 +66,7 @@ struct NodeEnv {
   const CheckOptions& opts;
   const std::vector<std::vector<TensorRef>>& refs;
   const std::vector<std::vector<std::pair<int, int>>>& users;
-  const std::map<std::pair<int, int>, int>& redist;
+  const RedistIndex& redist;
 };
 
 const TensorMeta* metaOf(const Plan& plan, TensorRef r) {
@@ -74,24 +76,27 @@ const TensorMeta* metaOf(const Plan& plan, TensorRef r) {
   return &outs[r.output];
 }
 
-std::optional<ShardingSpec> outSpec(const Plan& plan, TensorRef r) {
-  if (r.node < 0 || r.node >= static_cast<int>(plan.specs.size())) return std::nullopt;
+// The producer's declared output spec for `r`; nullptr when it has none. (Pointers, not copies: the checker
+// visits every edge, and a ShardingSpec copy allocates.)
+const ShardingSpec* outSpec(const Plan& plan, TensorRef r) {
+  if (r.node < 0 || r.node >= static_cast<int>(plan.specs.size())) return nullptr;
   const auto& outs = plan.specs[r.node].outputs;
-  if (r.output < 0 || r.output >= static_cast<int>(outs.size())) return std::nullopt;
-  return outs[r.output];
+  if (r.output < 0 || r.output >= static_cast<int>(outs.size()) || !outs[r.output]) return nullptr;
+  return &*outs[r.output];
 }
 
-std::optional<ShardingSpec> declaredIn(const Plan& plan, int n, int i) {
-  if (n >= static_cast<int>(plan.specs.size())) return std::nullopt;
+// Node n's declared spec for input i; nullptr when it declares none.
+const ShardingSpec* declaredIn(const Plan& plan, int n, int i) {
+  if (n >= static_cast<int>(plan.specs.size())) return nullptr;
   const auto& ins = plan.specs[n].inputs;
-  return i < static_cast<int>(ins.size()) ? ins[i] : std::nullopt;
+  return i < static_cast<int>(ins.size()) && ins[i] ? &*ins[i] : nullptr;
 }
 
 // A spec is usable for a tensor when it validates against the mesh and the tensor's rank.
-bool usable(const std::optional<ShardingSpec>& s, const Plan& plan, const TensorMeta* meta) {
-  if (!s) return false;
-  return validateSpec(*s, plan.mesh, meta ? meta->rank() : -1).empty();
+bool usable(const ShardingSpec* s, const Plan& plan, const TensorMeta* meta) {
+  return s && validateSpec(*s, plan.mesh, meta ? meta->rank() : -1).empty();
 }
+bool usable(const ShardingSpec& s, const Plan& plan, const TensorMeta* meta) { return usable(&s, plan, meta); }
 
 Diagnostic make(Severity sev, std::string kind, int node, int input, std::string message) {
   Diagnostic d;
@@ -109,6 +114,18 @@ void checkShards(const Plan& plan, int n, int o, const ShardingSpec& spec, const
   for (int d = 0; d < meta.rank(); ++d) {
     std::vector<int> dims = spec.meshDimsSharding(d);
     if (dims.empty()) continue;
+    // Fast path, nearly every dim of a real plan: each split divides evenly, so there is nothing to report.
+    int64_t rest = meta.shape[d];
+    bool even = true;
+    for (int m : dims) {
+      const int64_t k = plan.mesh.dimSize(m);
+      if (k <= 0 || rest % k != 0) {
+        even = false;
+        break;
+      }
+      rest /= k;
+    }
+    if (even) continue;
     std::set<int64_t> sizes{meta.shape[d]};
     bool uneven = false, empty = false;
     int64_t ranks = 1;
@@ -187,14 +204,14 @@ void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
   };
   std::optional<ShardingSpec> basis;
   std::string from;
-  if (auto s = outSpec(plan, {n, 0}); s && shardedDims(*s).size() == 1) {
-    basis = s;
+  if (const ShardingSpec* s = outSpec(plan, {n, 0}); s && shardedDims(*s).size() == 1) {
+    basis = *s;
     from = "its own spec";
   } else {
     for (const auto& [c, i] : env.users[n]) {
-      auto d = declaredIn(plan, c, i);
+      const ShardingSpec* d = declaredIn(plan, c, i);
       if (d && shardedDims(*d).size() == 1) {
-        basis = d;
+        basis = *d;
         from = plan.graph.nodes[c].name + "'s input spec";
         break;
       }
@@ -228,7 +245,9 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
                             plan.sourceFormat == PlanFormat::AutoparallelPlacements;
 
   // Output specs: valid, and how they split.
-  std::vector<std::optional<ShardingSpec>> declaredOut;
+  // The rule context owns the one copy of the declared output specs (invalid ones are dropped from it).
+  rules::RuleContext ctx;
+  std::vector<std::optional<ShardingSpec>>& declaredOut = ctx.declaredOut;
   if (n < static_cast<int>(plan.specs.size())) declaredOut = plan.specs[n].outputs;
   for (size_t o = 0; o < declaredOut.size(); ++o) {
     if (!declaredOut[o]) continue;
@@ -246,30 +265,30 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   // Edges: what arrives, against what the consumer declares.
   const auto& refs = env.refs[n];
   bool edgeMissing = false;  // then the output the rule computes follows from the missing edge: not reported
-  rules::RuleContext ctx;
   ctx.node = &node;
   ctx.mesh = &plan.mesh;
-  ctx.declaredOut = declaredOut;
+  ctx.inMetas.reserve(refs.size());
+  ctx.inSpecs.reserve(refs.size());
   ctx.argsComplete = plan.sourceFormat != PlanFormat::AutoparallelJson;
   for (size_t i = 0; i < refs.size(); ++i) {
     const int in = static_cast<int>(i);
     const TensorMeta* meta = metaOf(plan, refs[i]);
     ctx.inMetas.push_back(meta);
-    std::optional<ShardingSpec> producer = outSpec(plan, refs[i]);
-    if (producer && !usable(producer, plan, meta)) producer.reset();  // reported at the producer
-    std::optional<ShardingSpec> declared = declaredIn(plan, n, in);
+    const ShardingSpec* producer = outSpec(plan, refs[i]);
+    if (producer && !usable(producer, plan, meta)) producer = nullptr;  // reported at the producer
+    const ShardingSpec* declared = declaredIn(plan, n, in);
     if (declared && !usable(declared, plan, meta)) {
       out.push_back(make(Severity::Error, "invalid-spec", n, in,
                          "input spec " + declared->toMeshString() + ": " +
                              validateSpec(*declared, plan.mesh, meta ? meta->rank() : -1)));
-      declared.reset();
+      declared = nullptr;
     }
-    std::optional<ShardingSpec> arriving = producer;
-    const std::string producerName = refs[i].node >= 0 && refs[i].node < plan.graph.size()
-                                         ? plan.graph.nodes[refs[i].node].name : std::string("?");
-    auto rit = env.redist.find({n, in});
-    if (rit != env.redist.end()) {
-      const Redistribute& r = plan.redistributes[rit->second];
+    const ShardingSpec* arriving = producer;
+    static const std::string unknownName = "?";
+    const std::string& producerName =
+        refs[i].node >= 0 && refs[i].node < plan.graph.size() ? plan.graph.nodes[refs[i].node].name : unknownName;
+    if (const int rk = env.redist.find(n, in); rk >= 0) {
+      const Redistribute& r = plan.redistributes[rk];
       if (!usable(r.from, plan, meta) || !usable(r.to, plan, meta)) {
         out.push_back(make(Severity::Error, "bad-redistribute", n, in,
                            "the redistribute " + r.from.toMeshString() + " -> " + r.to.toMeshString() +
@@ -281,7 +300,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
           Diagnostic d = make(Severity::Error, "bad-redistribute", n, in,
                               "the redistribute on this edge starts from " + r.from.toMeshString() + ", but " +
                                   producerName + " delivers " + producer->toMeshString());
-          d.have = producer;
+          d.have = *producer;
           d.want = r.from;
           d.fix = "make the redistribute start from " + producer->toMeshString();
           out.push_back(std::move(d));
@@ -302,17 +321,17 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
                               "the redistribute on this edge ends in " + r.to.toMeshString() + ", but " + node.name +
                                   " consumes input " + std::to_string(in) + " as " + declared->toMeshString());
           d.have = r.to;
-          d.want = declared;
+          d.want = *declared;
           out.push_back(std::move(d));
         }
-        arriving = r.to;
+        arriving = &r.to;
       }
     } else if (declared && producer && *declared != *producer) {
       Diagnostic d;
       d.node = n;
       d.input = in;
-      d.have = producer;
-      d.want = declared;
+      d.have = *producer;
+      d.want = *declared;
       std::string how = meta ? describePlan(planRedistribute(*meta, plan.mesh, *producer, *declared, env.opts.cost),
                                             plan.mesh)
                              : std::string("shape unknown");
@@ -337,7 +356,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     } else if (!producer) {
       arriving = declared;
     }
-    ctx.inSpecs.push_back(arriving);
+    ctx.inSpecs.push_back(arriving ? std::optional<ShardingSpec>(*arriving) : std::nullopt);
   }
 
   if (node.kind == NodeKind::Placeholder) checkSeqDim(env, n, out);
@@ -399,10 +418,38 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
 
 // ---- Checker ----
 
+void RedistIndex::build(const Plan& plan) {
+  const int N = plan.graph.size();
+  first_.assign(N + 2, 0);
+  for (const Redistribute& r : plan.redistributes)
+    if (r.node >= 0 && r.node < N) ++first_[r.node + 2];
+  for (int n = 2; n <= N + 1; ++n) first_[n] += first_[n - 1];
+  entries_.resize(first_[N + 1]);
+  // first_[n + 1] is node n's fill cursor while filling; afterwards it is node n's end = node n+1's start.
+  for (size_t k = 0; k < plan.redistributes.size(); ++k) {
+    const Redistribute& r = plan.redistributes[k];
+    if (r.node >= 0 && r.node < N) entries_[first_[r.node + 1]++] = {r.input, static_cast<int>(k)};
+  }
+  first_.pop_back();
+  // By input within each node (an output node may carry hundreds), plan order kept among equal inputs.
+  for (int n = 0; n < N; ++n)
+    if (first_[n + 1] - first_[n] > 1)
+      std::stable_sort(entries_.begin() + first_[n], entries_.begin() + first_[n + 1],
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+int RedistIndex::find(int node, int input) const {
+  if (node < 0 || node + 1 >= static_cast<int>(first_.size())) return -1;
+  const auto begin = entries_.begin() + first_[node], end = entries_.begin() + first_[node + 1];
+  // The last of equal inputs: two redistributes on one edge, the later one wins.
+  auto it = std::upper_bound(begin, end, input, [](int in, const auto& e) { return in < e.first; });
+  return it != begin && std::prev(it)->first == input ? std::prev(it)->second : -1;
+}
+
 namespace {
 
 void buildIndex(const Plan& plan, std::vector<std::vector<TensorRef>>& refs,
-                std::vector<std::vector<std::pair<int, int>>>& users, std::map<std::pair<int, int>, int>& redist) {
+                std::vector<std::vector<std::pair<int, int>>>& users, RedistIndex& redist) {
   const int N = plan.graph.size();
   refs.assign(N, {});
   users.assign(N, {});
@@ -411,9 +458,7 @@ void buildIndex(const Plan& plan, std::vector<std::vector<TensorRef>>& refs,
     for (size_t i = 0; i < refs[n].size(); ++i)
       if (refs[n][i].node >= 0 && refs[n][i].node < N) users[refs[n][i].node].push_back({n, static_cast<int>(i)});
   }
-  redist.clear();
-  for (size_t k = 0; k < plan.redistributes.size(); ++k)
-    redist[{plan.redistributes[k].node, plan.redistributes[k].input}] = static_cast<int>(k);
+  redist.build(plan);
 }
 
 std::vector<Diagnostic> planWideChecks(const Plan& plan, const std::vector<std::vector<TensorRef>>& refs) {
@@ -431,13 +476,40 @@ std::vector<Diagnostic> planWideChecks(const Plan& plan, const std::vector<std::
 
 }  // namespace
 
+namespace {
+// Threads for a full check: `requested` when > 0; else one per core (at most 8) for graphs large enough to gain.
+int checkThreads(int requested, int nodes) {
+  if (requested > 0) return std::min(requested, std::max(1, nodes));
+  if (nodes < 4096) return 1;
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  return std::clamp(cores, 1, 8);
+}
+}  // namespace
+
 const Diagnostics& Checker::run(const Plan& plan) {
   const int N = plan.graph.size();
   refs_.clear();
   buildIndex(plan, refs_, users_, redist_);
   perNode_.assign(N, {});
   NodeEnv env{plan, opts_, refs_, users_, redist_};
-  for (int n = 0; n < N; ++n) perNode_[n] = checkNode(env, n);
+  // Nodes are checked independently (checkNode only reads the plan and the indexes; the rule table is an
+  // immutable function-local static), each into its own slot, so threads change nothing but the wall time: the
+  // result is the same, in the same order. Blocks are handed out dynamically because node costs vary.
+  const int threads = checkThreads(opts_.threads, N);
+  if (threads <= 1) {
+    for (int n = 0; n < N; ++n) perNode_[n] = checkNode(env, n);
+  } else {
+    constexpr int kBlock = 512;
+    std::atomic<int> next{0};
+    auto work = [&] {
+      for (int b = next.fetch_add(kBlock); b < N; b = next.fetch_add(kBlock))
+        for (int n = b; n < std::min(N, b + kBlock); ++n) perNode_[n] = checkNode(env, n);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
   planWide_ = planWideChecks(plan, refs_);
   merge();
   return merged_;
@@ -447,9 +519,7 @@ const Diagnostics& Checker::update(const Plan& plan, const std::vector<int>& nod
   const int N = plan.graph.size();
   if (static_cast<int>(perNode_.size()) != N || static_cast<int>(refs_.size()) != N) return run(plan);
   // Edits change specs, redistributes and tags, never the graph: only the redistribute index is rebuilt.
-  redist_.clear();
-  for (size_t k = 0; k < plan.redistributes.size(); ++k)
-    redist_[{plan.redistributes[k].node, plan.redistributes[k].input}] = static_cast<int>(k);
+  redist_.build(plan);
   std::set<int> todo;
   for (int n : nodes) {
     if (n < 0 || n >= N) continue;

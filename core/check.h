@@ -17,9 +17,24 @@ namespace ss {
 struct CheckOptions {
   CostModel cost;
   bool reportUnevenShards = true;
+  // Threads for a full run(): 0 = one per core for large graphs (>= 4096 nodes), 1 = serial. Results are
+  // identical either way; update() is always serial (it touches a handful of nodes).
+  int threads = 0;
 };
 
 Diagnostics checkPlan(const Plan& plan, const CheckOptions& opts = {});
+
+// The redistribute on each (consumer, input) edge, as offsets per consumer into one array: looked up once per edge
+// by the checker (a std::map here was its top cost at 100k nodes). When a plan has two on one edge the last wins.
+class RedistIndex {
+ public:
+  void build(const Plan& plan);
+  int find(int node, int input) const;  // index into plan.redistributes; -1 when the edge has none
+
+ private:
+  std::vector<int> first_;                   // node n's entries: [first_[n], first_[n + 1])
+  std::vector<std::pair<int, int>> entries_;  // (input, redistribute index), in plan order per node
+};
 
 class Checker {
  public:
@@ -38,7 +53,7 @@ class Checker {
   // redistribute on each (consumer, input) edge.
   std::vector<std::vector<TensorRef>> refs_;
   std::vector<std::vector<std::pair<int, int>>> users_;
-  std::map<std::pair<int, int>, int> redist_;
+  RedistIndex redist_;
   void merge();
 };
 

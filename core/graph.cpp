@@ -1,5 +1,7 @@
 #include "core/graph.h"
 
+#include <bit>
+#include <functional>
 #include <limits>
 #include <unordered_set>
 
@@ -137,18 +139,32 @@ void collectTensorRefs(const Node& n, std::vector<TensorRef>& out) {
 }
 
 int Graph::find(std::string_view name) const {
-  auto it = byName_.find(std::string(name));
-  return it == byName_.end() ? -1 : it->second;
+  if (nameSlots_.empty()) return -1;
+  const size_t mask = nameSlots_.size() - 1;
+  for (size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
+    const int i = nameSlots_[h];
+    if (i < 0) return -1;
+    if (i < size() && nodes[i].name == name) return i;
+  }
 }
 
 void Graph::reindex() {
-  byName_.clear();
-  byName_.reserve(nodes.size() * 2);
+  // Load factor <= 1/2. A duplicate name keeps its first node, as the readers' uniqueness checks expect.
+  nameSlots_.assign(std::bit_ceil(nodes.size() * 2 + 2), -1);
+  const size_t mask = nameSlots_.size() - 1;
   inputs_.assign(nodes.size(), {});
   users_.assign(nodes.size(), {});
   outputNode_ = -1;
   for (int i = 0; i < size(); ++i) {
-    byName_.emplace(nodes[i].name, i);
+    const std::string& name = nodes[i].name;
+    for (size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
+      const int j = nameSlots_[h];
+      if (j < 0) {
+        nameSlots_[h] = i;
+        break;
+      }
+      if (nodes[j].name == name) break;
+    }
     collectTensorRefs(nodes[i], inputs_[i]);
     for (int k = 0; k < static_cast<int>(inputs_[i].size()); ++k) {
       int p = inputs_[i][k].node;

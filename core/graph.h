@@ -124,7 +124,10 @@ class Graph {
   bool operator==(const Graph& o) const { return nodes == o.nodes; }
 
  private:
-  std::unordered_map<std::string, int> byName_;
+  // Name index: open addressing over node indices (-1 = empty slot), compared against nodes[i].name. It holds no
+  // copies of names nor views into them, so a stale index (nodes added or renamed without reindex()) can only
+  // miss, never read freed memory; find() re-checks the name it lands on.
+  std::vector<int> nameSlots_;
   std::vector<std::vector<TensorRef>> inputs_;
   std::vector<std::vector<std::pair<int, int>>> users_;
   int outputNode_ = -1;

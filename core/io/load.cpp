@@ -117,7 +117,7 @@ Result<nlohmann::json> parseJsonText(std::string_view text) {
   }
 }
 
-Result<std::string> readFileText(const std::string& path) {
+Result<std::string> readFileText(const std::string& path, size_t tailPadding) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error{"is a directory, not a plan file"};
   std::ifstream in(path, std::ios::binary);
@@ -127,19 +127,20 @@ Result<std::string> readFileText(const std::string& path) {
   if (size < 0) return Error{"cannot read the file size"};
   if (size > kMaxFileBytes) return Error{"the file is larger than 2 GiB"};
   in.seekg(0);
-  std::string s(static_cast<size_t>(size), '\0');
+  std::string s(static_cast<size_t>(size) + tailPadding, ' ');
   in.read(s.data(), size);
   if (!in) return Error{"read failed"};
   return s;
 }
 
-Result<Plan> loadPlanText(std::string_view text, const std::string&) {
+namespace {
+Result<Plan> loadPlanTextImpl(std::string_view text, bool paddedTail) {
   FileKind k = detectFileKind(text);
   if (k == FileKind::FxText) return readFxText(text);
   if (k == FileKind::NativePlan) {
     // simdjson straight into the Plan (~10x the DOM reader). On any error it declines and the DOM reader below
     // reads the file again and reports the located message.
-    if (auto fast = planFromJsonTextFast(text)) {
+    if (auto fast = planFromJsonTextFast(text, paddedTail)) {
       fast->sourceFormat = PlanFormat::Native;
       return fast;
     }
@@ -168,10 +169,14 @@ Result<Plan> loadPlanText(std::string_view text, const std::string&) {
   }
 }
 
+}  // namespace
+
+Result<Plan> loadPlanText(std::string_view text, const std::string&) { return loadPlanTextImpl(text, false); }
+
 Result<Plan> loadPlanFile(const std::string& path) {
-  auto text = readFileText(path);
+  auto text = readFileText(path, kJsonTailPadding);
   if (!text) return text.error();
-  return loadPlanText(*text, path);
+  return loadPlanTextImpl(std::string_view(*text).substr(0, text->size() - kJsonTailPadding), true);
 }
 
 Result<bool> writeFileAtomic(const std::string& path, std::string_view contents) {

@@ -19,7 +19,9 @@ const char* fileKindName(FileKind k);
 // Decides by content (first non-space bytes and top-level keys), never by extension.
 FileKind detectFileKind(std::string_view text);
 
-Result<std::string> readFileText(const std::string& path);
+// The whole file. `tailPadding` extra spaces are appended after it (the caller views only the first
+// size - tailPadding bytes; see planFromJsonTextFast's paddedTail).
+Result<std::string> readFileText(const std::string& path, size_t tailPadding = 0);
 // Loads any supported graph/plan file. A placements file alone is an error (it needs a graph).
 Result<Plan> loadPlanText(std::string_view text, const std::string& fileForMessages);
 Result<Plan> loadPlanFile(const std::string& path);

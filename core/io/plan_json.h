@@ -20,7 +20,10 @@ std::string writePlanString(const Plan& plan);
 // `text` (sourceFormat left Native), or an Error without location whenever it cannot be sure of that (any error,
 // unexpected type, duplicate key, integer beyond int64, ...). Callers fall back to planFromJson on error, which
 // reports the located message. Expects a {"format": "shardscope-plan"} document.
-Result<Plan> planFromJsonTextFast(std::string_view text);  // pretty, stable key order, trailing newline
+// `paddedTail`: at least kJsonTailPadding readable bytes follow the text (loadPlanFile reads files so), which
+// spares simdjson a copy of the whole text into its own padded buffer.
+inline constexpr size_t kJsonTailPadding = 64;  // simdjson's SIMDJSON_PADDING
+Result<Plan> planFromJsonTextFast(std::string_view text, bool paddedTail = false);  // pretty, stable key order, trailing newline
 
 // Specs, args and metas in the native format, reused by other readers/writers.
 nlohmann::json specToJson(const std::optional<ShardingSpec>& s);  // "RS(0)" or null

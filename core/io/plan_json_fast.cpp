@@ -363,7 +363,9 @@ bool FastReader::readNode(element e, int i, Plan& p) {
 
   // Kwargs in call order other than key order are rare (FX imports): the nlohmann reader restores them.
   if (f[KwargOrder]) return false;
-  Node n;
+  // Built in place (a Node is large to move); pushed before its args are read, as planFromJson does. On any
+  // failure the whole Plan is dropped, so a half-read node never escapes.
+  Node& n = p.graph.nodes.emplace_back();
   std::string_view name, op;
   if (!f[Name] || !asString(*f[Name], name) || name.empty()) return false;
   if (names_.find(name) >= 0) return false;
@@ -389,8 +391,7 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   } else if (n.kind != NodeKind::Output) {
     n.outputs.push_back(TensorMeta{{}, DType::F32, false});
   }
-  p.graph.nodes.push_back(std::move(n));  // as planFromJson: pushed before its args are read
-  Node& node = p.graph.nodes.back();
+  Node& node = n;
   if (f[Args]) {
     if (f[Args]->type() != element_type::ARRAY) return false;
     sj::dom::array args = *f[Args];
@@ -611,12 +612,14 @@ bool FastReader::read(element root, Plan& p) {
 
 }  // namespace
 
-Result<Plan> planFromJsonTextFast(std::string_view text) {
+static_assert(kJsonTailPadding >= simdjson::SIMDJSON_PADDING, "kJsonTailPadding must cover simdjson's padding");
+
+Result<Plan> planFromJsonTextFast(std::string_view text, bool paddedTail) {
   const Error fallback{"the fast plan reader cannot read this input exactly (use planFromJson)"};
   sj::dom::parser parser;
   if (parser.allocate(text.size(), kFastMaxDepth)) return fallback;
   element root;
-  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(root)) return fallback;
+  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!paddedTail).get(root)) return fallback;
   Plan p;
   FastReader reader;
   if (!reader.read(root, p)) return fallback;

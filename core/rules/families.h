@@ -1,13 +1,20 @@
 #pragma once
 // Internal: each rule family registers its ops into the table (core/rules/registry.cpp calls these).
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "core/rules/rules.h"
 
 namespace ss::rules {
 
-using RuleTable = std::unordered_map<std::string, RuleFn>;
+// Transparent hashing: findRule looks ops up by string_view without building a string (it runs once per node).
+struct RuleKeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using RuleTable = std::unordered_map<std::string, RuleFn, RuleKeyHash, std::equal_to<>>;
 
 void registerPointwiseRules(RuleTable& t);   // pointwise.cpp: elementwise ops, conversions, getitem
 void registerMatmulRules(RuleTable& t);      // matmul.cpp: mm, bmm, addmm, matmul, linear, embedding(+backward)

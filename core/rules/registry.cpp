@@ -110,28 +110,27 @@ const TensorMeta* RuleContext::outMeta(int i) const {
   return m.known ? &m : nullptr;
 }
 
-std::string ruleKey(std::string_view op) {
+namespace {
+// ruleKey without allocating: a view into `op`.
+std::string_view ruleKeyView(std::string_view op) {
   if (op.starts_with("torch.ops.")) op.remove_prefix(10);
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (start <= op.size()) {
-    size_t dot = op.find('.', start);
-    if (dot == std::string_view::npos) dot = op.size();
-    parts.push_back(op.substr(start, dot - start));
-    start = dot + 1;
-  }
-  if (parts.size() >= 2) {
-    std::string_view ns = parts[0];
-    if (ns == "aten" || ns == "prims" || ns == "_c10d_functional" || ns == "c10d_functional" || ns == "operator" ||
-        ns == "c10d" || ns == "_operator" || ns == "_c10d_functional_autograd" || ns == "_dtensor")
-      return std::string(parts[1]);
-  }
-  return std::string(op);
+  const size_t dot = op.find('.');
+  if (dot == std::string_view::npos) return op;
+  const std::string_view ns = op.substr(0, dot);
+  std::string_view name = op.substr(dot + 1);
+  name = name.substr(0, name.find('.'));
+  if (ns == "aten" || ns == "prims" || ns == "_c10d_functional" || ns == "c10d_functional" || ns == "operator" ||
+      ns == "c10d" || ns == "_operator" || ns == "_c10d_functional_autograd" || ns == "_dtensor")
+    return name;
+  return op;
 }
+}  // namespace
+
+std::string ruleKey(std::string_view op) { return std::string(ruleKeyView(op)); }
 
 RuleFn findRule(std::string_view op) {
   const auto& t = table();
-  auto it = t.find(ruleKey(op));
+  auto it = t.find(ruleKeyView(op));
   return it == t.end() ? nullptr : it->second;
 }
 

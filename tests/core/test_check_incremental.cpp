@@ -3,6 +3,7 @@
 
 #include "core/check.h"
 #include "core/fix.h"
+#include "core/gen/llama.h"
 #include "core/io/load.h"
 #include "core/placement_parse.h"
 
@@ -100,4 +101,49 @@ TEST_CASE("incremental check through the seed 1 fix", "[check][incremental][seed
     sameAsFull(c, p);
   }
   CHECK(c.diagnostics().items.empty());
+}
+
+// Checker::run on several threads (CheckOptions::threads) gives exactly the serial result, in the same order,
+// on a plan big enough for the automatic choice to go parallel and with diagnostics of many kinds in it.
+TEST_CASE("a threaded full check equals the serial one", "[check][threads]") {
+  gen::LlamaOptions o;
+  o.layers = 16;
+  o.batch = 4;
+  o.seq = 64;
+  o.hidden = 256;
+  o.heads = 8;
+  o.ffnHidden = 512;
+  o.vocab = 1000;
+  Plan p = gen::makeLlamaPlan(o);
+  REQUIRE(p.graph.size() >= 4096);  // the size from which threads=0 uses every core
+  // Spoil every 13th output spec (replicated, or a shard of dim 0 with uneven sizes) to make diagnostics.
+  const ShardingSpec rep = ShardingSpec::replicated(p.mesh.ndim());
+  int spoiled = 0;
+  for (int n = 0; n < p.graph.size(); n += 13) {
+    if (p.graph.nodes[n].kind != NodeKind::Call || p.specs[n].outputs.empty() || !p.specs[n].outputs[0]) continue;
+    p.specs[n].outputs[0] = rep;
+    ++spoiled;
+  }
+  REQUIRE(spoiled > 100);
+  auto run = [&](int threads) {
+    CheckOptions opts;
+    opts.threads = threads;
+    Checker c(opts);
+    return c.run(p);
+  };
+  const Diagnostics serial = run(1);
+  REQUIRE(serial.summary().errors > 100);
+  for (int threads : {0, 2, 5}) {
+    const Diagnostics par = run(threads);
+    REQUIRE(par.items.size() == serial.items.size());
+    for (size_t k = 0; k < serial.items.size(); ++k) {
+      INFO("threads " << threads << ", diagnostic " << k);
+      CHECK(par.items[k].kind == serial.items[k].kind);
+      CHECK(par.items[k].node == serial.items[k].node);
+      CHECK(par.items[k].input == serial.items[k].input);
+      CHECK(par.items[k].message == serial.items[k].message);
+      CHECK(par.items[k].fix == serial.items[k].fix);
+      CHECK(par.items[k].notes == serial.items[k].notes);
+    }
+  }
 }
