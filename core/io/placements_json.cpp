@@ -97,6 +97,10 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
     const json* ins = nullptr;
     std::string outPtr = ptr;
     if (it.value().is_object()) {
+      // A misspelt key would silently drop what it holds (K2 in docs/reliability.md): only these two exist.
+      for (auto k = it.value().begin(); k != it.value().end(); ++k)
+        if (k.key() != "output" && k.key() != "inputs")
+          return Error::atPointer("unknown key (expected output, inputs)", ptr + "/" + escapePointerToken(k.key()));
       out = member(it.value(), "output");
       ins = member(it.value(), "inputs");
       outPtr = ptr + "/output";
@@ -181,7 +185,20 @@ json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
     }
     bool any = false;
     for (auto& s : sp.outputs) any |= s.has_value();
-    if (!any) continue;
+    if (!any) {
+      // No output spec but input specs: {"output": null, "inputs": [...]}, so the inputs are not dropped.
+      if (style == PlacementsStyle::OutputOnly) continue;
+      bool anyIn = false;
+      for (auto& s : sp.inputs) anyIn |= s.has_value();
+      if (!anyIn) continue;
+      json ins = json::array();
+      for (size_t k = 0; k < refs.size(); ++k) {
+        auto s = plan.consumerSpec(i, static_cast<int>(k));
+        ins.push_back(s ? json(s->toMeshString()) : json(nullptr));
+      }
+      placements[n.name] = {{"output", nullptr}, {"inputs", std::move(ins)}};
+      continue;
+    }
     std::string out;
     if (sp.outputs.size() == 1) {
       out = specString(sp.outputs[0]);

@@ -1,0 +1,70 @@
+// Hardening (issue 7) of the importers: the autoparallel get_json export and placements readers refuse what
+// they cannot represent (unknown keys, shard dims past the tensor's rank) and their writers keep what they read,
+// so export and re-read is the identity. Inputs found by fuzzing are replayed from fuzz/regressions/<target>/;
+// docs/reliability.md lists each finding (K2, K4, K6 and later numbers).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iterator>
+
+#include "core/io/formats.h"
+#include "core/io/load.h"
+
+using namespace ss;
+using nlohmann::json;
+
+namespace {
+std::string readFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  REQUIRE(f.good());
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+std::string regression(const std::string& target, const std::string& name) {
+  return readFile(std::string(SHARDSCOPE_SOURCE_DIR) + "/fuzz/regressions/" + target + "/" + name);
+}
+std::string data(const std::string& name) { return std::string(SHARDSCOPE_TESTDATA_DIR) + "/io/" + name; }
+json dataJson(const std::string& name) { return json::parse(readFile(data(name))); }
+const Plan& falconGraph() {
+  static const Plan plan = [] {
+    auto p = loadPlanFile(data("falcon_mqa_joint.print_readable.py"));
+    REQUIRE(p.ok());
+    return std::move(*p);
+  }();
+  return plan;
+}
+}  // namespace
+
+TEST_CASE("placements: an unknown key in a node entry is refused, not ignored (K2)", "[hardening][placements]") {
+  // Found by fuzz_placements_json: {"outpet": "RS(0)", "inputs": [...]} loaded with the misspelt key ignored.
+  auto j = parseJsonText(regression("fuzz_placements_json", "unknown-key-outpet"));
+  REQUIRE(j.ok());
+  auto p = applyPlacementsJson(falconGraph(), *j);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("pl.json") == "pl.json: /placements/index_put/outpet: unknown key (expected output, inputs)");
+  // The key is escaped as a JSON pointer token.
+  json k = dataJson("falcon_mqa_joint.placements.json");
+  k["placements"]["mm"]["a/b~"] = 1;
+  p = applyPlacementsJson(falconGraph(), k);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString() == "/placements/mm/a~1b~0: unknown key (expected output, inputs)");
+}
+
+TEST_CASE("placements: a node with input specs and no output spec writes {output: null, inputs} (K2)",
+          "[hardening][placements]") {
+  json j = dataJson("falcon_mqa_joint.placements.json");
+  j["placements"]["index_put"] = {{"inputs", {"RS(0)", "RR", "RS(0)"}}};
+  auto p = applyPlacementsJson(falconGraph(), j);
+  REQUIRE(p.ok());
+  const int ip = p->graph.find("index_put");
+  REQUIRE(ip >= 0);
+  REQUIRE_FALSE(p->specs[ip].outputs[0].has_value());
+  json w = writePlacementsJson(*p);
+  CHECK(w["placements"]["index_put"] == json({{"output", nullptr}, {"inputs", {"RS(0)", "RR", "RS(0)"}}}));
+  auto again = applyPlacementsJson(falconGraph(), w);
+  REQUIRE(again.ok());
+  CHECK(again->specs == p->specs);
+  // The output-only style has nowhere to put inputs: such a node is left out, as before.
+  CHECK_FALSE(writePlacementsJson(*p, PlacementsStyle::OutputOnly)["placements"].contains("index_put"));
+}
