@@ -68,3 +68,45 @@ TEST_CASE("placements: a node with input specs and no output spec writes {output
   // The output-only style has nowhere to put inputs: such a node is left out, as before.
   CHECK_FALSE(writePlacementsJson(*p, PlacementsStyle::OutputOnly)["placements"].contains("index_put"));
 }
+
+TEST_CASE("autoparallel export: an unknown key in a node or an edge is refused, not ignored (K6)",
+          "[hardening][autoparallel]") {
+  // Found by fuzz_autoparallel_json: misspelt keys in edges (src_plicement, "   src_placement", dst_pl`cement)
+  // loaded as absent placements; the first one is refused now.
+  auto j = parseJsonText(regression("fuzz_autoparallel_json", "misspelt-dst-placement-key"));
+  REQUIRE(j.ok());
+  auto p = readAutoparallelJson(*j);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("ap.json") ==
+        "ap.json: /nodes/5/inputs/0/src_plicement: unknown key (expected name, src_placement, dst_placement, "
+        "comm_cost, transition_cost)");
+  json k = dataJson("falcon_mqa_joint.autoparallel.json");
+  k["nodes"][7]["sh`pe"] = k["nodes"][7]["shape"];
+  p = readAutoparallelJson(k);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString() ==
+        "/nodes/7/sh`pe: unknown key (expected name, op, phase, placement, inputs, compute_cost, transition_cost, "
+        "dtype, shape, placeholder_kind, source, module_path, ac_region, cluster_id, cluster_root)");
+  // Every key the real export writes is accepted, the output node's {name, op, inputs: [{name}]} too.
+  CHECK(readAutoparallelJson(dataJson("falcon_mqa_joint.autoparallel.json")).ok());
+}
+
+TEST_CASE("autoparallel export: an absent dst_placement stays absent through export and re-read (K6)",
+          "[hardening][autoparallel]") {
+  json j = dataJson("falcon_mqa_joint.autoparallel.json");
+  const int t1 = 22;
+  REQUIRE(j["nodes"][t1]["name"] == "t_1");
+  j["nodes"][t1]["inputs"][0].erase("dst_placement");
+  auto p = readAutoparallelJson(j);
+  REQUIRE(p.ok());
+  REQUIRE_FALSE(p->specs[t1].inputs[0].has_value());
+  json w = writeAutoparallelJson(*p);
+  CHECK(w["nodes"][t1]["inputs"][0]["src_placement"] == "RS(0)");
+  CHECK(w["nodes"][t1]["inputs"][0]["dst_placement"] == nullptr);
+  auto again = readAutoparallelJson(w);
+  REQUIRE(again.ok());
+  CHECK(again->specs == p->specs);
+  CHECK(writeAutoparallelJson(*again) == w);
+  // What the op consumes is still the producer's spec.
+  CHECK(again->consumerSpec(t1, 0)->toMeshString() == "RS(0)");
+}
