@@ -307,6 +307,30 @@ Result<Plan> readAutoparallelJson(const json& j) {
   std::string bad = g.validate();
   if (!bad.empty()) return Error::atPointer("the graph is not valid: " + bad, "/nodes");
   plan.normalizeSpecs();
+  // Shard dims against the tensors' ranks, as the native reader refuses them (K4 in docs/reliability.md). After
+  // the whole graph: a tuple's element ranks come from its getitems.
+  for (int i = 0; i < g.size(); ++i) {
+    const json& nj = (*nodesJ)[i];
+    const std::string ptr = "/nodes/" + std::to_string(i);
+    const Node& n = g.nodes[i];
+    if (const json* pl = member(nj, "placement"); pl && n.kind != NodeKind::Output) {
+      for (size_t k = 0; k < plan.specs[i].outputs.size(); ++k) {
+        const int rank = k < n.outputs.size() && n.outputs[k].known ? n.outputs[k].rank() : -1;
+        auto ok = checkSpecRank(pl->get_ref<const std::string&>(), plan.specs[i].outputs, k, rank, ptr + "/placement");
+        if (!ok) return ok.error();
+      }
+    }
+    const auto& ins = g.inputs(i);
+    const json* edges = member(nj, "inputs");  // one edge per tensor input, in order
+    for (size_t k = 0; edges && k < ins.size() && k < edges->size() && k < plan.specs[i].inputs.size(); ++k) {
+      const json* d = member((*edges)[k], "dst_placement");
+      if (!d) continue;
+      const TensorMeta* m = g.meta(ins[k]);
+      auto ok = checkSpecRank(d->get_ref<const std::string&>(), {plan.specs[i].inputs[k]}, 0, m && m->known ? m->rank() : -1,
+                              ptr + "/inputs/" + std::to_string(k) + "/dst_placement");
+      if (!ok) return ok.error();
+    }
+  }
   return plan;
 }
 

@@ -39,13 +39,7 @@ Result<std::vector<std::optional<ShardingSpec>>> parseOutputs(const json& v, con
   return *r;
 }
 
-Result<bool> checkRank(const std::optional<ShardingSpec>& s, const DeviceMesh& mesh, const TensorMeta* m,
-                       const std::string& ptr) {
-  if (!s || !m || !m->known) return true;
-  std::string why = validateSpec(*s, mesh, m->rank());
-  if (!why.empty()) return Error::atPointer(s->toMeshString() + ": " + why, ptr);
-  return true;
-}
+int rankOf(const TensorMeta* m) { return m && m->known ? m->rank() : -1; }
 
 }  // namespace
 
@@ -114,7 +108,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
                                 outPtr);
       for (size_t k = 0; k < s->size(); ++k) {
         const TensorMeta* m = k < n.outputs.size() ? &n.outputs[k] : nullptr;
-        auto ok = checkRank((*s)[k], plan.mesh, m, outPtr);
+        auto ok = checkSpecRank(out->get_ref<const std::string&>(), *s, k, rankOf(m), outPtr);
         if (!ok) return ok.error();
       }
       specs.outputs = std::move(*s);
@@ -137,7 +131,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
         auto s = parseOutputs(v, plan.mesh, iptr, cache);
         if (!s) return s.error();
         if (s->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", iptr);
-        auto ok = checkRank((*s)[0], plan.mesh, plan.graph.meta(refs[k]), iptr);
+        auto ok = checkSpecRank(v.get_ref<const std::string&>(), *s, 0, rankOf(plan.graph.meta(refs[k])), iptr);
         if (!ok) return ok.error();
         specs.inputs[k] = (*s)[0];
       }

@@ -11,6 +11,8 @@
 
 #include "core/io/formats.h"
 #include "core/io/load.h"
+#include "core/placement_parse.h"
+#include "cli_run.h"
 
 using namespace ss;
 using nlohmann::json;
@@ -109,4 +111,83 @@ TEST_CASE("autoparallel export: an absent dst_placement stays absent through exp
   CHECK(writeAutoparallelJson(*again) == w);
   // What the op consumes is still the producer's spec.
   CHECK(again->consumerSpec(t1, 0)->toMeshString() == "RS(0)");
+}
+
+TEST_CASE("autoparallel export: a shard dim past the tensor's rank is refused like the native reader does (K4)",
+          "[hardening][autoparallel]") {
+  // Found by fuzz_autoparallel_json: S(5)R on a rank-3 tensor loaded, Plan::validate() then failed and `check`
+  // reported it as invalid-spec (exit 1) where the native reader refuses it (exit 2). Reduced to that one change.
+  const std::string text = regression("fuzz_autoparallel_json", "shard-dim-out-of-range");
+  auto p = loadPlanText(text, "ap.json");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("ap.json") ==
+        "ap.json: /nodes/1/placement: \"S(5)R\": shard dim 5 is out of range for a tensor with 3 dims (column 1)");
+  auto cli = test::runCli("check " + std::string(SHARDSCOPE_SOURCE_DIR) +
+                          "/fuzz/regressions/fuzz_autoparallel_json/shard-dim-out-of-range");
+  CHECK(cli.code == 2);
+  CHECK(cli.out == std::string(SHARDSCOPE_SOURCE_DIR) +
+                       "/fuzz/regressions/fuzz_autoparallel_json/shard-dim-out-of-range: /nodes/1/placement: "
+                       "\"S(5)R\": shard dim 5 is out of range for a tensor with 3 dims (column 1)\n");
+  // An input's dst_placement is checked against its producer's rank (view reads primals_2, rank 3).
+  json j = dataJson("falcon_mqa_joint.autoparallel.json");
+  REQUIRE(j["nodes"][3]["name"] == "view");
+  j["nodes"][3]["inputs"][0]["dst_placement"] = " RS(3)";
+  p = readAutoparallelJson(j);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString() ==
+        "/nodes/3/inputs/0/dst_placement: \" RS(3)\": shard dim 3 is out of range for a tensor with 3 dims (column 2)");
+  // A tuple element is checked against the rank its getitem gives it, and named.
+  json t = json::parse(R"J({"mesh": {"shape": [2, 4], "dim_names": null}, "nodes": [
+    {"name": "x", "op": "placeholder", "placement": "RR", "inputs": [], "dtype": "float32", "shape": [4, 8]},
+    {"name": "split", "op": "aten.split.Tensor", "placement": "(RS(0), S(2)R)", "dtype": "float32", "shape": [2, 8],
+     "inputs": [{"name": "x", "src_placement": "RR", "dst_placement": "RR", "comm_cost": 0.0}]},
+    {"name": "getitem", "op": "<built-in function getitem>", "placement": "RR", "dtype": "float32", "shape": [2, 8],
+     "inputs": [{"name": "split", "src_placement": "S(2)R", "dst_placement": "S(2)R", "comm_cost": 0.0}]}]})J");
+  p = readAutoparallelJson(t);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString() ==
+        "/nodes/1/placement: \"(RS(0), S(2)R)\": output 1: shard dim 2 is out of range for a tensor with 2 dims");
+  // With the getitem of rank 3 it loads and validates.
+  t["nodes"][2]["shape"] = {2, 8, 3};
+  t["nodes"][2]["inputs"][0]["dst_placement"] = "RR";
+  p = readAutoparallelJson(t);
+  REQUIRE(p.ok());
+  CHECK(p->validate().empty());
+}
+
+TEST_CASE("placements: a shard dim past the tensor's rank is refused with the parser's words (K4)",
+          "[hardening][placements]") {
+  json j = dataJson("falcon_mqa_joint.placements.json");
+  j["placements"]["mm"]["output"] = "S(2)R";
+  auto p = applyPlacementsJson(falconGraph(), j);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString() ==
+        "/placements/mm/output: \"S(2)R\": shard dim 2 is out of range for a tensor with 2 dims (column 1)");
+  j = dataJson("falcon_mqa_joint.placements.json");
+  j["placements"]["mm"]["inputs"][1] = "RS(2)";
+  p = applyPlacementsJson(falconGraph(), j);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString() ==
+        "/placements/mm/inputs/1: \"RS(2)\": shard dim 2 is out of range for a tensor with 2 dims (column 1)");
+  j = dataJson("falcon_mqa_joint.placements.json");
+  j["placements"]["view_4"] = "RS(2)";  // the bare-string form
+  p = applyPlacementsJson(falconGraph(), j);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString() ==
+        "/placements/view_4: \"RS(2)\": shard dim 2 is out of range for a tensor with 2 dims (column 1)");
+}
+
+TEST_CASE("checkShardDims is the parser's own shard-dim check", "[hardening][placement]") {
+  DeviceMesh mesh({2, 4});
+  auto spec = parseSpec("S(0)S(4)", ParseContext{&mesh, -1});
+  REQUIRE(spec.ok());
+  auto parsed = parseSpec("S(0)S(4)", ParseContext{&mesh, 4});
+  REQUIRE_FALSE(parsed.ok());
+  auto checked = checkShardDims(*spec, 4);
+  REQUIRE_FALSE(checked.ok());
+  CHECK(checked.error().toString() == parsed.error().toString());
+  CHECK(checked.error().toString() == "shard dim 4 is out of range for a tensor with 4 dims (column 1)");
+  CHECK(checkShardDims(*spec, 5).ok());
+  CHECK(checkShardDims(*spec, -1).ok());
+  CHECK(checkShardDims(*spec, 4, 0).error().toString() == "shard dim 4 is out of range for a tensor with 4 dims");
 }
