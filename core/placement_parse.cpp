@@ -178,6 +178,15 @@ Result<Placement> parseOne(Scanner& s) {
   return errAt(s, "unknown placement '" + std::string(w) + "' (expected S(d), R, P(op), _S(d, sf) or their long forms)");
 }
 
+// The range check of a shard dim against a known rank (normalised dims only); shared by the parser and
+// checkShardDims, so readers that check after parsing refuse with the parser's words.
+Result<bool> checkShardDim(const Placement& p, int tensorRank, int col) {
+  if (p.isShard() && tensorRank >= 0 && p.dim >= tensorRank)
+    return Error::at("shard dim " + std::to_string(p.dim) + " is out of range for a tensor with " +
+                         std::to_string(tensorRank) + " dims", col);
+  return true;
+}
+
 Result<bool> normaliseDims(std::vector<Placement>& ps, const ParseContext& ctx, int col) {
   for (auto& p : ps) {
     if (!p.isShard()) continue;
@@ -186,9 +195,7 @@ Result<bool> normaliseDims(std::vector<Placement>& ps, const ParseContext& ctx, 
       p.dim += ctx.tensorRank;
       if (p.dim < 0) return Error::at("shard dim is out of range for a tensor with " + std::to_string(ctx.tensorRank) + " dims", col);
     }
-    if (ctx.tensorRank >= 0 && p.dim >= ctx.tensorRank)
-      return Error::at("shard dim " + std::to_string(p.dim) + " is out of range for a tensor with " +
-                           std::to_string(ctx.tensorRank) + " dims", col);
+    if (auto r = checkShardDim(p, ctx.tensorRank, col); !r) return r.error();
   }
   return true;
 }
@@ -520,6 +527,12 @@ Result<Placement> parsePlacement(std::string_view text) {
 Result<ShardingSpec> parseSpec(std::string_view text, const ParseContext& ctx) {
   if (text.size() > 4096) return Error::at("placement text is too long (over 4096 characters)", 1);
   return parseSpecAt(text, 0, ctx);
+}
+
+Result<bool> checkShardDims(const ShardingSpec& spec, int tensorRank, int column) {
+  for (const auto& p : spec.placements)
+    if (auto r = checkShardDim(p, tensorRank, column); !r) return r.error();
+  return true;
 }
 
 Result<std::vector<std::optional<ShardingSpec>>> parseSpecTuple(std::string_view text, const ParseContext& ctx) {

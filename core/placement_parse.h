@@ -37,4 +37,10 @@ Result<StrategyLine> parseStrategy(std::string_view text, const ParseContext& ct
 // A bare spec or a tuple of specs with None entries: "RS(0)", "(RS(0), RS(0), None)".
 Result<std::vector<std::optional<ShardingSpec>>> parseSpecTuple(std::string_view text, const ParseContext& ctx = {});
 
+// The shard-dim range check parseSpec makes when ctx.tensorRank >= 0, for a spec parsed without the rank (the
+// importers parse each distinct string once, then check it against each tensor it is used on). Refuses a shard
+// dim >= tensorRank with the parser's message, e.g. "shard dim 5 is out of range for a tensor with 3 dims", at
+// `column` (the spec's column in its text; 0 = none). tensorRank < 0 (unknown) accepts.
+Result<bool> checkShardDims(const ShardingSpec& spec, int tensorRank, int column = 1);
+
 }  // namespace ss

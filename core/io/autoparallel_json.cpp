@@ -7,7 +7,8 @@
 //              {"name": "output", "op": "output", "inputs": [{"name"}]}],
 //    "summary": {"total", "comm", "compute", "transition"}}
 // The export has no op arguments: call nodes get their inputs as plain tensor args (input index = position in
-// "inputs"), so the plan checks and shows but does not run. dst_placement becomes the input spec; no
+// "inputs"), so the plan checks and shows but does not run. Keys other than these are refused. dst_placement
+// becomes the input spec (null or absent = as produced, and written back as null); no
 // Redistribute is invented (the export does not say which transitions were applied: that is the bug class the
 // checker finds). getitem's tuple index is recovered by matching src_placement against the tuple's outputs.
 #include <unordered_map>
@@ -48,6 +49,26 @@ Result<std::vector<std::optional<ShardingSpec>>> parseSpecs(const json& v, const
   if (!r) return Error::atPointer("\"" + s + "\": " + r.error().toString(), ptr);
   cache.emplace(s, *r);
   return *r;
+}
+
+// The keys of autoparallel/export_json.py (plus this writer's transition_cost and placeholder_kind). Any other key
+// is refused: a misspelt one would silently drop what it holds (K6 in docs/reliability.md).
+constexpr const char* kNodeKeys[] = {"name", "op", "phase", "placement", "inputs", "compute_cost", "transition_cost",
+                                     "dtype", "shape", "placeholder_kind", "source", "module_path", "ac_region",
+                                     "cluster_id", "cluster_root"};
+constexpr const char* kEdgeKeys[] = {"name", "src_placement", "dst_placement", "comm_cost", "transition_cost"};
+
+template <size_t N>
+Result<bool> checkKeys(const json& obj, const char* const (&keys)[N], const std::string& ptr) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool known = false;
+    for (const char* k : keys) known |= it.key() == k;
+    if (known) continue;
+    std::string expected;
+    for (const char* k : keys) expected += (expected.empty() ? "" : ", ") + std::string(k);
+    return Error::atPointer("unknown key (expected " + expected + ")", ptr + "/" + escapePointerToken(it.key()));
+  }
+  return true;
 }
 
 }  // namespace
@@ -92,6 +113,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     const json& nj = (*nodesJ)[i];
     std::string ptr = "/nodes/" + std::to_string(i);
     if (!nj.is_object()) return Error::atPointer("expected a node object", ptr);
+    if (auto ok = checkKeys(nj, kNodeKeys, ptr); !ok) return ok.error();
     auto name = getString(nj, "name", ptr, true);
     if (!name) return name.error();
     auto op = getString(nj, "op", ptr, true);
@@ -148,6 +170,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
         const json& e = (*ins)[k];
         std::string eptr = ptr + "/inputs/" + std::to_string(k);
         if (!e.is_object()) return Error::atPointer("expected an input edge object", eptr);
+        if (auto ok = checkKeys(e, kEdgeKeys, eptr); !ok) return ok.error();
         auto src = getString(e, "name", eptr, true);
         if (!src) return src.error();
         auto it = byName.find(*src);
@@ -284,6 +307,30 @@ Result<Plan> readAutoparallelJson(const json& j) {
   std::string bad = g.validate();
   if (!bad.empty()) return Error::atPointer("the graph is not valid: " + bad, "/nodes");
   plan.normalizeSpecs();
+  // Shard dims against the tensors' ranks, as the native reader refuses them (K4 in docs/reliability.md). After
+  // the whole graph: a tuple's element ranks come from its getitems.
+  for (int i = 0; i < g.size(); ++i) {
+    const json& nj = (*nodesJ)[i];
+    const std::string ptr = "/nodes/" + std::to_string(i);
+    const Node& n = g.nodes[i];
+    if (const json* pl = member(nj, "placement"); pl && n.kind != NodeKind::Output) {
+      for (size_t k = 0; k < plan.specs[i].outputs.size(); ++k) {
+        const int rank = k < n.outputs.size() && n.outputs[k].known ? n.outputs[k].rank() : -1;
+        auto ok = checkSpecRank(pl->get_ref<const std::string&>(), plan.specs[i].outputs, k, rank, ptr + "/placement");
+        if (!ok) return ok.error();
+      }
+    }
+    const auto& ins = g.inputs(i);
+    const json* edges = member(nj, "inputs");  // one edge per tensor input, in order
+    for (size_t k = 0; edges && k < ins.size() && k < edges->size() && k < plan.specs[i].inputs.size(); ++k) {
+      const json* d = member((*edges)[k], "dst_placement");
+      if (!d) continue;
+      const TensorMeta* m = g.meta(ins[k]);
+      auto ok = checkSpecRank(d->get_ref<const std::string&>(), {plan.specs[i].inputs[k]}, 0, m && m->known ? m->rank() : -1,
+                              ptr + "/inputs/" + std::to_string(k) + "/dst_placement");
+      if (!ok) return ok.error();
+    }
+  }
   return plan;
 }
 
@@ -321,7 +368,9 @@ json writeAutoparallelJson(const Plan& plan) {
       json edge;
       edge["name"] = g.nodes[refs[k].node].name;
       auto src = plan.producerSpec(i, static_cast<int>(k));
-      auto dst = plan.consumerSpec(i, static_cast<int>(k));
+      // The input spec as read: an absent one stays null (not the producer's spec), so export and re-read give
+      // the same specs.
+      const auto& dst = k < sp.inputs.size() ? sp.inputs[k] : std::nullopt;
       edge["src_placement"] = src ? json(src->toMeshString()) : json(nullptr);
       edge["dst_placement"] = dst ? json(dst->toMeshString()) : json(nullptr);
       auto c = plan.edgeCosts.find({i, static_cast<int>(k)});

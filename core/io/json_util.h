@@ -1,11 +1,14 @@
 #pragma once
 // Small typed accessors for the JSON readers of this folder: every wrong type or missing key becomes an Error
 // with the JSON pointer of the offending value. Internal to core/io.
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/placement_parse.h"
 #include "core/result.h"
 
 namespace ss::jsonutil {
@@ -51,6 +54,22 @@ inline Result<std::optional<int64_t>> getInt(const nlohmann::json& obj, const ch
   if (!v) return std::optional<int64_t>();
   if (!v->is_number_integer()) return Error::atPointer("expected an integer, found " + typeName(*v), ptr + "/" + key);
   return std::optional<int64_t>(v->get<int64_t>());
+}
+
+// Checks element `k` of `specs`, parsed from the spec string `text` (one spec or a tuple "(RS(0), None)"), against
+// the rank of the tensor it describes (< 0: unknown, accepted), with the parser's own shard-dim check. The error
+// reads like the importers' parse errors, at `ptr`: `"S(5)R": shard dim 5 is out of range for a tensor with 3 dims
+// (column 1)`; a tuple's element is named: `"(RR, S(5)R)": output 1: shard dim 5 ...`.
+inline Result<bool> checkSpecRank(const std::string& text, const std::vector<std::optional<ShardingSpec>>& specs,
+                                  size_t k, int rank, const std::string& ptr) {
+  if (k >= specs.size() || !specs[k] || rank < 0) return true;
+  const bool tuple = specs.size() > 1;
+  const int column = tuple ? 0 : 1 + static_cast<int>(std::min(text.size(), text.find_first_not_of(" \t\r\n\v\f")));
+  auto r = checkShardDims(*specs[k], rank, column);
+  if (r) return true;
+  return Error::atPointer("\"" + text + "\": " + (tuple ? "output " + std::to_string(k) + ": " : "") +
+                              r.error().toString(),
+                          ptr);
 }
 
 }  // namespace ss::jsonutil

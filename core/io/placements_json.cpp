@@ -39,13 +39,7 @@ Result<std::vector<std::optional<ShardingSpec>>> parseOutputs(const json& v, con
   return *r;
 }
 
-Result<bool> checkRank(const std::optional<ShardingSpec>& s, const DeviceMesh& mesh, const TensorMeta* m,
-                       const std::string& ptr) {
-  if (!s || !m || !m->known) return true;
-  std::string why = validateSpec(*s, mesh, m->rank());
-  if (!why.empty()) return Error::atPointer(s->toMeshString() + ": " + why, ptr);
-  return true;
-}
+int rankOf(const TensorMeta* m) { return m && m->known ? m->rank() : -1; }
 
 }  // namespace
 
@@ -97,6 +91,10 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
     const json* ins = nullptr;
     std::string outPtr = ptr;
     if (it.value().is_object()) {
+      // A misspelt key would silently drop what it holds (K2 in docs/reliability.md): only these two exist.
+      for (auto k = it.value().begin(); k != it.value().end(); ++k)
+        if (k.key() != "output" && k.key() != "inputs")
+          return Error::atPointer("unknown key (expected output, inputs)", ptr + "/" + escapePointerToken(k.key()));
       out = member(it.value(), "output");
       ins = member(it.value(), "inputs");
       outPtr = ptr + "/output";
@@ -110,7 +108,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
                                 outPtr);
       for (size_t k = 0; k < s->size(); ++k) {
         const TensorMeta* m = k < n.outputs.size() ? &n.outputs[k] : nullptr;
-        auto ok = checkRank((*s)[k], plan.mesh, m, outPtr);
+        auto ok = checkSpecRank(out->get_ref<const std::string&>(), *s, k, rankOf(m), outPtr);
         if (!ok) return ok.error();
       }
       specs.outputs = std::move(*s);
@@ -133,7 +131,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
         auto s = parseOutputs(v, plan.mesh, iptr, cache);
         if (!s) return s.error();
         if (s->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", iptr);
-        auto ok = checkRank((*s)[0], plan.mesh, plan.graph.meta(refs[k]), iptr);
+        auto ok = checkSpecRank(v.get_ref<const std::string&>(), *s, 0, rankOf(plan.graph.meta(refs[k])), iptr);
         if (!ok) return ok.error();
         specs.inputs[k] = (*s)[0];
       }
@@ -181,7 +179,20 @@ json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
     }
     bool any = false;
     for (auto& s : sp.outputs) any |= s.has_value();
-    if (!any) continue;
+    if (!any) {
+      // No output spec but input specs: {"output": null, "inputs": [...]}, so the inputs are not dropped.
+      if (style == PlacementsStyle::OutputOnly) continue;
+      bool anyIn = false;
+      for (auto& s : sp.inputs) anyIn |= s.has_value();
+      if (!anyIn) continue;
+      json ins = json::array();
+      for (size_t k = 0; k < refs.size(); ++k) {
+        auto s = plan.consumerSpec(i, static_cast<int>(k));
+        ins.push_back(s ? json(s->toMeshString()) : json(nullptr));
+      }
+      placements[n.name] = {{"output", nullptr}, {"inputs", std::move(ins)}};
+      continue;
+    }
     std::string out;
     if (sp.outputs.size() == 1) {
       out = specString(sp.outputs[0]);
