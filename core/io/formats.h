@@ -15,6 +15,10 @@ namespace ss {
 
 // autoparallel `get_json()` export: mesh, nodes with placements, per-edge src/dst placements and costs.
 Result<Plan> readAutoparallelJson(const nlohmann::json& j);
+// Fast path for loadPlanText (autoparallel_json_fast.cpp, simdjson): exactly readAutoparallelJson's Plan for the
+// parsed `text`, or an Error without location whenever it cannot be sure of that; callers then fall back to the
+// DOM reader, which reports the located message. `paddedTail` as planFromJsonTextFast's.
+Result<Plan> readAutoparallelJsonTextFast(std::string_view text, bool paddedTail = false);
 nlohmann::json writeAutoparallelJson(const Plan& plan);
 
 // autoparallel `save_placements` file applied to a graph (node names must match).

@@ -1,0 +1,374 @@
+// Fast autoparallel export reader: builds the Plan straight from a simdjson DOM, no nlohmann DOM.
+//
+// Contract (formats.h): for every input it either returns exactly the Plan readAutoparallelJson(json::parse(text))
+// returns, or an Error without location. loadPlanText then falls back to the nlohmann reader, which words the
+// located message. So this reader is strict: an unknown key anywhere (the DOM reader refuses them in nodes and
+// edges, and ignores them elsewhere: declining covers both), a duplicate key, a type or number it is not sure
+// nlohmann reads the same, an invalid graph or a shard dim past a tensor's rank make it give up, never guess.
+//
+// Semantics mirrored from autoparallel_json.cpp (keep them in step): null means absent for every key; an output
+// node's placement, shape and dtype are not read; a getitem's tuple index is matched on src_placement; edge costs
+// are kept when either is present; the output node's phase follows the graph; rank checks come after the graph
+// is complete (a tuple's element ranks come from its getitems).
+#include <limits>
+#include <optional>
+#include <unordered_map>
+
+#include "core/io/formats.h"
+#include "core/io/plan_json.h"
+#include "core/io/simdjson_util.h"
+#include "core/placement_parse.h"
+
+namespace ss {
+
+namespace {
+
+using namespace sjutil;
+
+constexpr int64_t kMaxNodes = 20'000'000;  // as plan_json.cpp
+constexpr size_t kFastMaxDepth = 128;      // as plan_json_fast.cpp
+constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
+
+using SpecTuple = std::vector<std::optional<ShardingSpec>>;
+
+std::string specString(const std::optional<ShardingSpec>& s) { return s ? s->toMeshString() : "None"; }
+
+class ApFastReader {
+ public:
+  bool read(element root, Plan& p);
+
+ private:
+  bool readMesh(element e, Plan& p);
+  bool readNode(element e, int i, Plan& p);
+  bool readEdges(element e, int i, Node& n, NodeSpecs& specs, std::string& firstSrc, Plan& p);
+  bool readSource(element e, Node& n);
+  bool readAcRegion(element e, Node& n);
+  bool readSummary(element e, Plan& p);
+  bool specs(element e, const DeviceMesh& mesh, const SpecTuple*& out);
+  bool checkRanks(const Plan& p);
+
+  NameIndex names_;
+  std::unordered_map<std::string_view, SpecTuple> specCache_;  // keys view the parser's strings
+  std::unordered_map<int, int> lastGetitem_;                   // tuple node -> index its latest getitem took
+  std::vector<bool> hasPlacement_;  // per node: a placement was read (its shard dims are checked at the end)
+  std::vector<std::optional<element>> edgesJ_;  // per node: its inputs array (a default element must not be read)
+};
+
+// A placement string: one spec, a tuple "(RS(0), None)" or "None". Parsed once per distinct string.
+bool ApFastReader::specs(element e, const DeviceMesh& mesh, const SpecTuple*& out) {
+  std::string_view text;
+  if (!asString(e, text)) return false;
+  if (auto it = specCache_.find(text); it != specCache_.end()) {
+    out = &it->second;
+    return true;
+  }
+  SpecTuple parsed;
+  if (text == "None") {
+    parsed = {std::nullopt};
+  } else {
+    ParseContext ctx;
+    ctx.mesh = &mesh;
+    auto r = parseSpecTuple(text, ctx);
+    if (!r) return false;
+    parsed = std::move(*r);
+  }
+  out = &specCache_.emplace(text, std::move(parsed)).first->second;
+  return true;
+}
+
+bool ApFastReader::readMesh(element e, Plan& p) {
+  static constexpr std::string_view keys[] = {"shape", "dim_names"};
+  const element* f[2];
+  element store[2];
+  if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
+  if (!f[0] || f[0]->type() != element_type::ARRAY) return false;
+  std::vector<int64_t> shape;
+  for (element v : sj::dom::array(*f[0])) {
+    int64_t d = 0;
+    if (!optInt(&v, d, 0, kI64Min, kI64Max) || isNull(v)) return false;
+    shape.push_back(d);
+  }
+  std::vector<std::string> names;
+  if (f[1] && !isNull(*f[1])) {
+    if (f[1]->type() != element_type::ARRAY) return false;
+    for (element v : sj::dom::array(*f[1])) {
+      std::string_view s;
+      if (!asString(v, s)) return false;
+      names.emplace_back(s);
+    }
+  }
+  auto mesh = DeviceMesh::make(shape, names);
+  if (!mesh) return false;
+  p.mesh = *mesh;
+  return true;
+}
+
+bool ApFastReader::readSource(element e, Node& n) {
+  static constexpr std::string_view keys[] = {"file", "func", "code", "line"};
+  const element* f[4];
+  element store[4];
+  if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
+  int64_t line = 0;
+  if (!optString(f[0], n.source.file) || !optString(f[1], n.source.func) || !optString(f[2], n.source.code) ||
+      !optInt(f[3], line, 0, kI64Min, kI64Max))
+    return false;
+  n.source.line = static_cast<int>(line);
+  return true;
+}
+
+// {"id": 3, "type": "PREFER_RECOMPUTE"} -> "3:PREFER_RECOMPUTE"; an integer or a string as it is.
+bool ApFastReader::readAcRegion(element e, Node& n) {
+  switch (e.type()) {
+    case element_type::OBJECT: {
+      static constexpr std::string_view keys[] = {"id", "type"};
+      const element* f[2];
+      element store[2];
+      if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
+      int64_t id = 0;
+      std::string type;
+      if (!optInt(f[0], id, 0, kI64Min, kI64Max) || !optString(f[1], type)) return false;
+      const bool hasId = f[0] && !isNull(*f[0]);
+      n.acRegion = (hasId ? std::to_string(id) : std::string()) + (type.empty() ? "" : ":" + type);
+      return true;
+    }
+    case element_type::INT64: {
+      int64_t v = 0;
+      if (e.get_int64().get(v)) return false;
+      n.acRegion = std::to_string(v);
+      return true;
+    }
+    case element_type::STRING: return optString(&e, n.acRegion);
+    default: return false;
+  }
+}
+
+bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::string& firstSrc, Plan& p) {
+  if (e.type() != element_type::ARRAY) return false;
+  static constexpr std::string_view keys[] = {"name", "src_placement", "dst_placement", "comm_cost", "transition_cost"};
+  std::vector<Arg> refs;
+  int k = 0;
+  for (element edge : sj::dom::array(e)) {
+    const element* f[5];
+    element store[5];
+    if (!members(edge, keys, f, store, /*refuseUnknown=*/true)) return false;
+    for (auto& x : f)
+      if (x && isNull(*x)) x = nullptr;
+    std::string_view src;
+    if (!f[0] || !asString(*f[0], src)) return false;
+    const int srcIndex = names_.find(src);
+    if (srcIndex < 0) return false;
+    refs.push_back(Arg::tensor({srcIndex, 0}));
+    std::string srcPlacement;
+    if (!optString(f[1], srcPlacement)) return false;
+    if (k == 0) firstSrc = std::move(srcPlacement);
+    std::optional<ShardingSpec> dst;
+    if (f[2]) {
+      const SpecTuple* s = nullptr;
+      if (!specs(*f[2], p.mesh, s) || s->size() != 1) return false;
+      dst = (*s)[0];
+    }
+    sp.inputs.push_back(std::move(dst));
+    double comm = 0, trans = 0;
+    if (!optNumber(f[3], comm, 0) || !optNumber(f[4], trans, 0)) return false;
+    if (f[3] || f[4]) p.edgeCosts[{i, k}] = {comm, trans};
+    ++k;
+  }
+  if (n.kind == NodeKind::Output) n.args = {Arg::list(std::move(refs))};
+  else if (n.kind == NodeKind::Call) n.args = std::move(refs);
+  else if (!refs.empty()) return false;  // a placeholder has no inputs
+  return true;
+}
+
+bool ApFastReader::readNode(element e, int i, Plan& p) {
+  enum K { Name, Op, PhaseK, Placement, Inputs, CCost, TCost, DTypeK, Shape, PKind, Source, Module, AcRegion,
+           Cluster, ClusterRoot, KCount };
+  static constexpr std::string_view keys[KCount] = {
+      "name",  "op",    "phase",            "placement", "inputs",      "compute_cost", "transition_cost", "dtype",
+      "shape", "placeholder_kind", "source", "module_path", "ac_region", "cluster_id",   "cluster_root"};
+  const element* f[KCount];
+  element store[KCount];
+  if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
+  for (auto& x : f)
+    if (x && isNull(*x)) x = nullptr;  // null means absent
+
+  std::string_view name, op;
+  if (!f[Name] || !asString(*f[Name], name) || !f[Op] || !asString(*f[Op], op)) return false;
+  if (names_.find(name) >= 0) return false;
+  Node& n = p.graph.nodes.emplace_back();  // dropped with the Plan on any failure
+  NodeSpecs& sp = p.specs.emplace_back();
+  n.name.assign(name);
+  if (op == "output") {
+    n.op = "output";
+    n.kind = NodeKind::Output;
+  } else if (op == "placeholder" || op == "get_attr") {
+    n.op.assign(op);
+    n.kind = NodeKind::Placeholder;
+  } else {
+    n.op = op == "<built-in function getitem>" ? std::string("operator.getitem") : std::string(op);
+    n.kind = NodeKind::Call;
+  }
+  hasPlacement_.push_back(false);
+  if (n.kind != NodeKind::Output) {
+    if (f[Placement]) {
+      const SpecTuple* s = nullptr;
+      if (!specs(*f[Placement], p.mesh, s)) return false;
+      if (s->empty()) return false;
+      sp.outputs = *s;
+      hasPlacement_.back() = true;
+    } else {
+      sp.outputs = {std::nullopt};
+    }
+    TensorMeta meta{{}, DType::Unknown, false};
+    if (f[Shape]) {
+      if (f[Shape]->type() != element_type::ARRAY) return false;
+      meta.known = true;
+      for (element v : sj::dom::array(*f[Shape])) {
+        int64_t d = 0;
+        if (isNull(v) || !optInt(&v, d, 0, kI64Min, kI64Max)) return false;
+        meta.shape.push_back(d);
+      }
+    }
+    std::string_view dt;
+    if (f[DTypeK]) {
+      if (!asString(*f[DTypeK], dt)) return false;
+      if (!dt.empty()) {
+        meta.dtype = dtypeFromName(dt);
+        if (meta.dtype == DType::Unknown) return false;
+      }
+    }
+    n.outputs.assign(sp.outputs.size(), TensorMeta{{}, DType::Unknown, false});
+    n.outputs[0] = std::move(meta);  // the export gives the first tensor's shape for tuple outputs
+  }
+  std::string firstSrc;
+  edgesJ_.push_back(f[Inputs] ? std::optional<element>(*f[Inputs]) : std::nullopt);
+  if (f[Inputs]) {
+    if (!readEdges(*f[Inputs], i, n, sp, firstSrc, p)) return false;
+  } else if (n.kind == NodeKind::Output) {
+    n.args = {Arg::list({})};
+  }
+  if (n.op == "operator.getitem") {
+    if (n.args.size() != 1) return false;
+    const int src = n.args[0].t.node;
+    const auto& outs = p.specs[src].outputs;
+    int idx = -1;
+    auto last = lastGetitem_.find(src);
+    const int start = last == lastGetitem_.end() ? 0 : last->second + 1;
+    for (int pass = 0; pass < 2 && idx < 0; ++pass)
+      for (int k = pass == 0 ? start : 0; k < static_cast<int>(outs.size()); ++k)
+        if (!firstSrc.empty() && specString(outs[k]) == firstSrc) {
+          idx = k;
+          break;
+        }
+    if (idx < 0) idx = std::min<int>(start, std::max<int>(0, static_cast<int>(outs.size()) - 1));
+    n.args[0].t.output = idx;
+    n.args.push_back(Arg::integer(idx));
+    lastGetitem_[src] = idx;
+    Node& tuple = p.graph.nodes[src];
+    if (static_cast<int>(tuple.outputs.size()) <= idx) tuple.outputs.resize(idx + 1, TensorMeta{{}, DType::Unknown, false});
+    if (!tuple.outputs[idx].known && !n.outputs.empty()) tuple.outputs[idx] = n.outputs[0];
+  }
+  std::string phase, pk;
+  if (!optString(f[PhaseK], phase) || !optString(f[PKind], pk) || !optString(f[Module], n.modulePath)) return false;
+  n.phase = phase.empty() ? Phase::Unknown : phaseFromName(phase);
+  if (n.kind == NodeKind::Placeholder) {
+    if (!pk.empty()) {
+      n.placeholderKind = placeholderKindFromName(pk);
+    } else {
+      const DType d = n.outputs[0].dtype;
+      const bool intLike = d == DType::I64 || d == DType::I32 || d == DType::Bool;
+      n.placeholderKind = n.name.rfind("tangents", 0) == 0 ? PlaceholderKind::Tangent
+                          : intLike                        ? PlaceholderKind::Input
+                                                           : PlaceholderKind::Param;
+    }
+  }
+  if (f[Source] && !readSource(*f[Source], n)) return false;
+  int64_t cluster = -1;
+  if (!optNumber(f[CCost], n.computeCost, -1) || !optNumber(f[TCost], n.transitionCost, -1) ||
+      !optInt(f[Cluster], cluster, -1, kI64Min, kI64Max))
+    return false;
+  n.clusterId = static_cast<int>(cluster);
+  if (f[AcRegion] && !readAcRegion(*f[AcRegion], n)) return false;
+  // cluster_root: allowed, not read (the writer derives it from cluster_id).
+  names_.insert(name, i);
+  return true;
+}
+
+bool ApFastReader::readSummary(element e, Plan& p) {
+  static constexpr std::string_view keys[] = {"total", "comm", "compute", "transition"};
+  const element* f[4];
+  element store[4];
+  if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
+  return optNumber(f[0], p.summary.total, -1) && optNumber(f[1], p.summary.comm, -1) &&
+         optNumber(f[2], p.summary.compute, -1) && optNumber(f[3], p.summary.transition, -1);
+}
+
+// Shard dims against the tensors' ranks, as the DOM reader checks them after the graph (K4).
+bool ApFastReader::checkRanks(const Plan& p) {
+  const Graph& g = p.graph;
+  for (int i = 0; i < g.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (hasPlacement_[i] && n.kind != NodeKind::Output)
+      for (size_t k = 0; k < p.specs[i].outputs.size(); ++k) {
+        const int rank = k < n.outputs.size() && n.outputs[k].known ? n.outputs[k].rank() : -1;
+        if (p.specs[i].outputs[k] && rank >= 0 && !checkShardDims(*p.specs[i].outputs[k], rank)) return false;
+      }
+    if (!edgesJ_[i] || edgesJ_[i]->type() != element_type::ARRAY) continue;
+    const auto& ins = g.inputs(i);
+    const size_t edges = sj::dom::array(*edgesJ_[i]).size();
+    for (size_t k = 0; k < ins.size() && k < edges && k < p.specs[i].inputs.size(); ++k) {
+      const auto& spec = p.specs[i].inputs[k];  // set exactly when the edge has a dst_placement
+      const TensorMeta* m = g.meta(ins[k]);
+      const int rank = m && m->known ? m->rank() : -1;
+      if (spec && rank >= 0 && !checkShardDims(*spec, rank)) return false;
+    }
+  }
+  return true;
+}
+
+bool ApFastReader::read(element root, Plan& p) {
+  static constexpr std::string_view keys[] = {"mesh", "nodes", "summary"};
+  const element* f[3];
+  element store[3];
+  if (!members(root, keys, f, store, /*refuseUnknown=*/true)) return false;
+  if (!f[0] || !readMesh(*f[0], p)) return false;
+  if (!f[1] || f[1]->type() != element_type::ARRAY) return false;
+  p.sourceFormat = PlanFormat::AutoparallelJson;
+  p.name = "autoparallel";
+  sj::dom::array nodes = *f[1];
+  const size_t count = nodes.size();
+  if (static_cast<int64_t>(count) > kMaxNodes) return false;
+  p.graph.nodes.reserve(count);
+  p.specs.reserve(count);
+  names_.reserve(count);
+  hasPlacement_.reserve(count);
+  edgesJ_.reserve(count);
+  int i = 0;
+  for (element n : nodes)
+    if (!readNode(n, i++, p)) return false;
+  if (f[2] && !isNull(*f[2]) && !readSummary(*f[2], p)) return false;
+  bool anyBackward = false;
+  for (const auto& n : p.graph.nodes) anyBackward |= n.phase == Phase::Backward;
+  for (auto& n : p.graph.nodes)
+    if (n.kind == NodeKind::Output && n.phase == Phase::Unknown) n.phase = anyBackward ? Phase::Backward : Phase::Forward;
+  p.graph.reindex();
+  if (!p.graph.validate().empty()) return false;
+  p.normalizeSpecs();
+  return checkRanks(p);
+}
+
+}  // namespace
+
+Result<Plan> readAutoparallelJsonTextFast(std::string_view text, bool paddedTail) {
+  const Error fallback{"the fast autoparallel reader cannot read this input exactly (use readAutoparallelJson)"};
+  sj::dom::parser parser;
+  if (parser.allocate(text.size(), kFastMaxDepth)) return fallback;
+  element root;
+  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!paddedTail).get(root)) return fallback;
+  Plan p;
+  ApFastReader reader;
+  if (!reader.read(root, p)) return fallback;
+  return p;
+}
+
+}  // namespace ss

@@ -1,0 +1,142 @@
+#pragma once
+// Internal to core/io: strict accessors over a simdjson DOM for the fast readers (plan_json_fast.cpp,
+// autoparallel_json_fast.cpp). Every helper returns false to mean "cannot read this exactly": the fast readers
+// then decline and the nlohmann reader reads the input and reports the located error. Nothing throws.
+#include <simdjson.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ss::sjutil {
+
+namespace sj = simdjson;
+using sj::dom::element;
+using sj::dom::element_type;
+
+// Node name -> index by open addressing over views into the parser's strings: resolving the tensor refs of every
+// argument is the hottest lookup of the read (std::unordered_map's node chasing cost ~10% of a 100k-node load).
+class NameIndex {
+ public:
+  void reserve(size_t n) { rehash(std::max<size_t>(16, std::bit_ceil(n * 2 + 1))); }
+  int find(std::string_view k) const {
+    for (size_t h = hashOf(k) & mask_;; h = (h + 1) & mask_) {
+      const Slot& s = slots_[h];
+      if (s.index < 0) return -1;
+      if (s.name == k) return s.index;
+    }
+  }
+  void insert(std::string_view k, int index) {  // k must be absent
+    if ((size_ + 1) * 2 > slots_.size()) rehash(std::max<size_t>(16, slots_.size() * 2));
+    place(k, index);
+    ++size_;
+  }
+
+ private:
+  struct Slot {
+    std::string_view name;
+    int index = -1;
+  };
+  static size_t hashOf(std::string_view k) { return std::hash<std::string_view>{}(k); }
+  void place(std::string_view k, int index) {
+    size_t h = hashOf(k) & mask_;
+    while (slots_[h].index >= 0) h = (h + 1) & mask_;
+    slots_[h] = Slot{k, index};
+  }
+  void rehash(size_t cap) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(cap, Slot{});
+    mask_ = cap - 1;
+    for (const Slot& s : old)
+      if (s.index >= 0) place(s.name, s.index);
+  }
+  std::vector<Slot> slots_ = std::vector<Slot>(16);
+  size_t mask_ = 15;
+  size_t size_ = 0;
+};
+
+inline bool isNull(element e) { return e.type() == element_type::NULL_VALUE; }
+
+inline bool asString(element e, std::string_view& out) {
+  if (e.type() != element_type::STRING) return false;
+  return !e.get_string().get(out);
+}
+
+// Optional string member: absent or null -> `def`.
+inline bool optString(const element* e, std::string& out, std::string_view def = {}) {
+  if (!e || isNull(*e)) {
+    out.assign(def);
+    return true;
+  }
+  std::string_view v;
+  if (!asString(*e, v)) return false;
+  out.assign(v);
+  return true;
+}
+
+// Optional integer member in [lo, hi]: absent or null -> `def`. Only INT64 values: simdjson reports UINT64 only
+// beyond int64's range, where nlohmann clamps or errors.
+inline bool optInt(const element* e, int64_t& out, int64_t def, int64_t lo, int64_t hi) {
+  if (!e || isNull(*e)) {
+    out = def;
+    return true;
+  }
+  if (e->type() != element_type::INT64) return false;
+  int64_t v = 0;
+  if (e->get_int64().get(v)) return false;
+  if (v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
+
+// Optional number member: absent or null -> `def`. Integers convert as nlohmann's get<double>() does.
+inline bool optNumber(const element* e, double& out, double def) {
+  if (!e || isNull(*e)) {
+    out = def;
+    return true;
+  }
+  switch (e->type()) {
+    case element_type::INT64: {
+      int64_t v = 0;
+      if (e->get_int64().get(v)) return false;
+      out = static_cast<double>(v);
+      return true;
+    }
+    case element_type::UINT64: {
+      uint64_t v = 0;
+      if (e->get_uint64().get(v)) return false;
+      out = static_cast<double>(v);
+      return true;
+    }
+    case element_type::DOUBLE: return !e->get_double().get(out);
+    default: return false;
+  }
+}
+
+// Collects the members of an object whose keys are in `keys` (index = position); false on a duplicate known key
+// (nlohmann keeps the last one; rare enough to leave to it). Unknown keys are ignored (as planFromJson does), or
+// with `refuseUnknown` make it return false (for readers that refuse them: the DOM reader words the error).
+template <size_t N>
+inline bool members(element obj, const std::string_view (&keys)[N], const element* (&out)[N], element (&store)[N],
+                    bool refuseUnknown = false) {
+  if (obj.type() != element_type::OBJECT) return false;
+  for (size_t k = 0; k < N; ++k) out[k] = nullptr;
+  for (auto field : sj::dom::object(obj)) {
+    bool known = false;
+    for (size_t k = 0; k < N; ++k) {
+      if (field.key != keys[k]) continue;
+      if (out[k]) return false;
+      store[k] = field.value;
+      out[k] = &store[k];
+      known = true;
+      break;
+    }
+    if (!known && refuseUnknown) return false;
+  }
+  return true;
+}
+
+}  // namespace ss::sjutil
