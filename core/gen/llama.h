@@ -31,6 +31,20 @@ struct LlamaOptions {
   // Full activation checkpointing: each layer's forward is recomputed at the start of its backward (phase
   // backward, ac region = layer index); the forward layer nodes carry the same ac region.
   bool recompute = true;
+
+  // The same structure at small sizes (seq 64, hidden 256, 8 heads, ffn 512, vocab 1000): tests and demos that
+  // need the real op mix and redistributes but not the real tensor sizes.
+  static LlamaOptions small(int layers, int64_t batch = 4) {
+    LlamaOptions o;
+    o.layers = layers;
+    o.batch = batch;
+    o.seq = 64;
+    o.hidden = 256;
+    o.heads = 8;
+    o.ffnHidden = 512;
+    o.vocab = 1000;
+    return o;
+  }
 };
 
 // Throws std::invalid_argument when sizes do not divide as the layout needs (heads % tp, hidden % heads, ...).

@@ -106,14 +106,7 @@ TEST_CASE("incremental check through the seed 1 fix", "[check][incremental][seed
 // Checker::run on several threads (CheckOptions::threads) gives exactly the serial result, in the same order,
 // on a plan big enough for the automatic choice to go parallel and with diagnostics of many kinds in it.
 TEST_CASE("a threaded full check equals the serial one", "[check][threads]") {
-  gen::LlamaOptions o;
-  o.layers = 16;
-  o.batch = 4;
-  o.seq = 64;
-  o.hidden = 256;
-  o.heads = 8;
-  o.ffnHidden = 512;
-  o.vocab = 1000;
+  gen::LlamaOptions o = gen::LlamaOptions::small(16, 4);
   Plan p = gen::makeLlamaPlan(o);
   REQUIRE(p.graph.size() >= 4096);  // the size from which threads=0 uses every core
   // Spoil every 13th output spec (replicated, or a shard of dim 0 with uneven sizes) to make diagnostics.

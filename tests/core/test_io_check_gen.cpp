@@ -24,14 +24,7 @@ std::string readData(const std::string& name) {
 }  // namespace
 
 TEST_CASE("the generated plan checks without errors", "[io][gen][check]") {
-  gen::LlamaOptions o;
-  o.layers = 2;
-  o.batch = 4;
-  o.seq = 64;
-  o.hidden = 256;
-  o.heads = 8;
-  o.ffnHidden = 512;
-  o.vocab = 1000;
+  gen::LlamaOptions o = gen::LlamaOptions::small(2, 4);
   Plan a = gen::makeLlamaPlan(o);
   Diagnostics d = checkPlan(a);
   for (const auto& x : d.items)

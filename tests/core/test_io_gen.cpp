@@ -18,14 +18,7 @@ using namespace ss;
 
 namespace {
 gen::LlamaOptions small() {
-  gen::LlamaOptions o;
-  o.layers = 2;
-  o.batch = 4;
-  o.seq = 64;
-  o.hidden = 256;
-  o.heads = 8;
-  o.ffnHidden = 512;
-  o.vocab = 1000;
+  gen::LlamaOptions o = gen::LlamaOptions::small(2, 4);
   return o;
 }
 ShardingSpec spec(const std::string& s) {

@@ -45,14 +45,7 @@ struct Headless {
 };
 
 Plan smallLlama() {
-  gen::LlamaOptions o;
-  o.layers = 2;
-  o.batch = 2;
-  o.seq = 64;
-  o.hidden = 256;
-  o.heads = 8;
-  o.ffnHidden = 512;
-  o.vocab = 1000;
+  gen::LlamaOptions o = gen::LlamaOptions::small(2, 2);
   return gen::makeLlamaPlan(o);
 }
 
