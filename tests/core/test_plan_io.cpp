@@ -4,8 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "core/io/load.h"
 #include "core/io/plan_json.h"
@@ -169,4 +173,49 @@ TEST_CASE("format detection by content", "[io]") {
   CHECK(detectFileKind("{\"mesh\": {\"shape\": [2]}, \"nodes\": []}") == FileKind::AutoparallelJson);
   CHECK(detectFileKind("class GraphModule(torch.nn.Module):\n    def forward(self, x):") == FileKind::FxText);
   CHECK(detectFileKind("hello") == FileKind::Unknown);
+}
+
+// Faults injected into the atomic save: the disk fills mid-write (RLIMIT_FSIZE: write() fails with EFBIG, also
+// for root, unlike permission bits) and the target is a directory (the final rename fails). Each time the error
+// names the cause, the previous file is untouched and no temp file is left.
+TEST_CASE("a save that runs out of space or cannot replace the file fails cleanly", "[io][faults]") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("shardscope_io_faults_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Plan p = load("falcon_index_put_2d.plan.json");
+  const std::string path = (dir / "a.plan.json").string();
+  REQUIRE(savePlanFile(p, path).ok());
+  const auto before = fs::file_size(path);
+  REQUIRE(before > 4096);
+
+  const std::string original = p.name;
+  p.name = "edited";
+  {
+    rlimit old{};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+    auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);  // else the kernel kills the process at the limit
+    rlimit small = old;
+    small.rlim_cur = 4096;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    auto full = savePlanFile(p, path);
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, oldHandler);
+    REQUIRE_FALSE(full.ok());
+    CHECK(full.error().message == "write failed: File too large");
+  }
+  CHECK(fs::file_size(path) == before);
+  auto kept = loadPlanFile(path);
+  REQUIRE(kept.ok());
+  CHECK(kept->name == original);
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+
+  const std::string asDir = (dir / "taken").string();
+  fs::create_directories(asDir);
+  auto onDir = savePlanFile(p, asDir);
+  REQUIRE_FALSE(onDir.ok());
+  CHECK(onDir.error().message == "cannot replace the file: Is a directory");
+  CHECK_FALSE(fs::exists(asDir + ".tmp"));
+  CHECK(fs::is_directory(asDir));
+  fs::remove_all(dir);
 }
