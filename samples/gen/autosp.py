@@ -12,57 +12,14 @@ residual, an LM head, cross-entropy) on 2 ranks with sequence-parallel size 2.
 
 No torch needed. Run from anywhere: python3 samples/gen/autosp.py
 """
-import json
-import os
-
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+from planlib import PlanBuilder, t
 
 S, B, V, E, H, D = 16, 2, 32, 16, 4, 4  # sequence, batch, vocabulary, hidden = heads x head dim
 
 
-def t(name, i=0):
-    return {"t": name} if i == 0 else {"t": name, "i": i}
-
-
-class PlanBuilder:
-    def __init__(self, name, description):
-        self.plan = {
-            "format": "shardscope-plan", "version": 1, "name": name, "description": description,
-            "mesh": {"shape": [2], "dim_names": ["sp"]},
-            "run": {"seed": 2, "loss": "loss", "batches": 3, "rtol": 1e-4, "sp_size": 2},
-        }
-        self.nodes = []
-        self.redistributes = []
-
-    def placeholder(self, name, shape, spec, kind, dtype="f32", tag=None):
-        n = {"name": name, "op": "placeholder", "placeholder_kind": kind, "phase": "forward",
-             "meta": [{"shape": shape, "dtype": dtype}], "spec": [spec]}
-        if tag is not None:
-            n["tag"] = tag
-        self.nodes.append(n)
-
-    def call(self, name, op, args, shapes, specs, input_specs=None, kwargs=None, module="", dtype="f32"):
-        n = {"name": name, "op": op, "phase": "forward", "args": args}
-        if kwargs:
-            n["kwargs"] = kwargs
-        n["meta"] = [{"shape": s, "dtype": dtype} for s in shapes]
-        n["spec"] = specs
-        if input_specs:
-            n["input_specs"] = input_specs
-        if module:
-            n["module"] = module
-        self.nodes.append(n)
-
-    def redistribute(self, node, inp, frm, to):
-        self.redistributes.append({"node": node, "input": inp, "from": frm, "to": to})
-
-    def write(self, filename):
-        self.nodes.append({"name": "output", "op": "output", "args": [[t("loss")]]})
-        self.plan["nodes"] = self.nodes
-        self.plan["redistributes"] = self.redistributes
-        with open(os.path.join(OUT, filename), "w") as f:
-            json.dump(self.plan, f, indent=1)
-            f.write("\n")
+def autosp_builder(name, description):
+    return PlanBuilder(name, description, [2], ["sp"],
+                       {"seed": 2, "loss": "loss", "batches": 3, "rtol": 1e-4, "sp_size": 2})
 
 
 def model(b, seq_first, tag_dim):
@@ -121,20 +78,20 @@ def model(b, seq_first, tag_dim):
 def main():
     common = (f"Causal attention LM (S={S}, B={B}, vocab {V}, hidden {E} = {H} heads x {D}) on 2 ranks, "
               "sequence-parallel size 2, Ulysses all-to-alls around attention. ")
-    b = PlanBuilder("autosp_seq_first",
+    b = autosp_builder("autosp_seq_first",
                     common + "Sequence-first inputs [seq, batch] tagged with bare keys: AutoSP slices dimension 1, "
                     "the batch, while every spec shards the sequence. The loss differs from the single-device "
                     "loss with no error. Fix: tag the inputs (key, 0).")
     model(b, seq_first=True, tag_dim=None)
     b.write("autosp_seq_first.plan.json")
 
-    b = PlanBuilder("autosp_seq_first_fixed",
+    b = autosp_builder("autosp_seq_first_fixed",
                     common + "Sequence-first inputs [seq, batch] tagged (key, 0): AutoSP slices the sequence, as "
                     "the specs assume; every batch matches the single-device loss within 1e-4.")
     model(b, seq_first=True, tag_dim=0)
     b.write("autosp_seq_first_fixed.plan.json")
 
-    b = PlanBuilder("autosp_batch_first",
+    b = autosp_builder("autosp_batch_first",
                     common + "Batch-first inputs [batch, seq] with bare keys: dimension 1 is the sequence, so "
                     "AutoSP's default is right; tags (key, 1) give the same run.")
     model(b, seq_first=False, tag_dim=None)

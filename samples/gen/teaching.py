@@ -4,67 +4,24 @@ meets an all_reduce, and 2-D FSDP x TP. Each is executable (complete aten args, 
 
 Run from anywhere: python3 samples/gen/teaching.py
 """
-import json
-import os
+from planlib import PlanBuilder, t
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-
-
-def t(name, i=0):
-    return {"t": name} if i == 0 else {"t": name, "i": i}
-
-
-class PlanBuilder:
-    def __init__(self, name, description, mesh, names):
-        self.plan = {
-            "format": "shardscope-plan", "version": 1, "name": name, "description": description,
-            "mesh": {"shape": mesh, "dim_names": names},
-            "run": {"seed": 0, "loss": "loss", "batches": 3, "rtol": 1e-4},
-        }
-        self.nodes = []
-        self.redistributes = []
-
-    def placeholder(self, name, shape, spec, kind, dtype="f32"):
-        self.nodes.append({"name": name, "op": "placeholder", "placeholder_kind": kind, "phase": "forward",
-                           "meta": [{"shape": shape, "dtype": dtype}], "spec": [spec]})
-
-    def call(self, name, op, args, shape, spec, input_specs=None, kwargs=None, dtype="f32", module=""):
-        n = {"name": name, "op": op, "phase": "forward", "args": args}
-        if kwargs:
-            n["kwargs"] = kwargs
-        n["meta"] = [{"shape": shape, "dtype": dtype}]
-        n["spec"] = [spec]
-        if input_specs:
-            n["input_specs"] = input_specs
-        if module:
-            n["module"] = module
-        self.nodes.append(n)
-
-    def redistribute(self, node, inp, frm, to):
-        self.redistributes.append({"node": node, "input": inp, "from": frm, "to": to})
-
-    def write(self, filename):
-        self.nodes.append({"name": "output", "op": "output", "args": [[t("loss")]]})
-        self.plan["nodes"] = self.nodes
-        self.plan["redistributes"] = self.redistributes
-        with open(os.path.join(OUT, filename), "w") as f:
-            json.dump(self.plan, f, indent=1)
-            f.write("\n")
+RUN = {"seed": 0, "loss": "loss", "batches": 3, "rtol": 1e-4}
 
 
 def data_parallel():
     b = PlanBuilder("teach_data_parallel",
                     "1-D data parallel on 4 ranks: the batch is sharded, the weight replicated. The squared-error "
                     "sum over the sharded batch is Partial(sum); an all_reduce makes the loss whole.",
-                    [4], ["dp"])
+                    [4], ["dp"], RUN)
     b.placeholder("x", [8, 16], "S(0)", "input")
     b.placeholder("w", [16, 4], "R", "param")
     b.placeholder("target", [8, 4], "S(0)", "input")
-    b.call("mm", "aten.mm.default", [t("x"), t("w")], [8, 4], "S(0)", module="linear")
-    b.call("sub", "aten.sub.Tensor", [t("mm"), t("target")], [8, 4], "S(0)")
-    b.call("pow_1", "aten.pow.Tensor_Scalar", [t("sub"), 2], [8, 4], "S(0)")
-    b.call("sum_1", "aten.sum.default", [t("pow_1")], [], "P(sum)")
-    b.call("loss", "aten.div.Tensor", [t("sum_1"), 32], [], "R", input_specs=["R"])
+    b.call1("mm", "aten.mm.default", [t("x"), t("w")], [8, 4], "S(0)", module="linear")
+    b.call1("sub", "aten.sub.Tensor", [t("mm"), t("target")], [8, 4], "S(0)")
+    b.call1("pow_1", "aten.pow.Tensor_Scalar", [t("sub"), 2], [8, 4], "S(0)")
+    b.call1("sum_1", "aten.sum.default", [t("pow_1")], [], "P(sum)")
+    b.call1("loss", "aten.div.Tensor", [t("sum_1"), 32], [], "R", input_specs=["R"])
     b.redistribute("loss", 0, "P(sum)", "R")
     b.write("teach_data_parallel.plan.json")
 
@@ -74,16 +31,16 @@ def tensor_parallel_mlp():
                     "1-D tensor-parallel MLP on 4 ranks (Megatron style): w1 is column-parallel (Shard(1)), w2 "
                     "row-parallel (Shard(0)). The second matmul contracts a sharded dim, so its output is "
                     "Partial(sum); an all_reduce turns it into Replicate before the non-linear pow.",
-                    [4], ["tp"])
+                    [4], ["tp"], RUN)
     b.placeholder("x", [8, 16], "R", "input")
     b.placeholder("w1", [16, 32], "S(1)", "param")
     b.placeholder("w2", [32, 16], "S(0)", "param")
-    b.call("mm", "aten.mm.default", [t("x"), t("w1")], [8, 32], "S(1)", module="mlp.fc1")
-    b.call("relu", "aten.relu.default", [t("mm")], [8, 32], "S(1)", module="mlp.act")
-    b.call("mm_1", "aten.mm.default", [t("relu"), t("w2")], [8, 16], "P(sum)", module="mlp.fc2")
-    b.call("pow_1", "aten.pow.Tensor_Scalar", [t("mm_1"), 2], [8, 16], "R", input_specs=["R"])
+    b.call1("mm", "aten.mm.default", [t("x"), t("w1")], [8, 32], "S(1)", module="mlp.fc1")
+    b.call1("relu", "aten.relu.default", [t("mm")], [8, 32], "S(1)", module="mlp.act")
+    b.call1("mm_1", "aten.mm.default", [t("relu"), t("w2")], [8, 16], "P(sum)", module="mlp.fc2")
+    b.call1("pow_1", "aten.pow.Tensor_Scalar", [t("mm_1"), 2], [8, 16], "R", input_specs=["R"])
     b.redistribute("pow_1", 0, "P(sum)", "R")
-    b.call("loss", "aten.mean.default", [t("pow_1")], [], "R")
+    b.call1("loss", "aten.mean.default", [t("pow_1")], [], "R")
     b.write("teach_tp_mlp.plan.json")
 
 
@@ -92,21 +49,21 @@ def fsdp_tp():
                     "2-D FSDP x TP on a 2x2 mesh (dp, tp). Parameters are stored sharded on dp too and all-gathered "
                     "on dp before use; activations are batch-sharded on dp; the row-parallel matmul's Partial(sum) "
                     "on tp meets an all_reduce, and the loss's Partial(sum) on dp another.",
-                    [2, 2], ["dp", "tp"])
+                    [2, 2], ["dp", "tp"], RUN)
     b.placeholder("x", [8, 16], "S(0)R", "input")
     b.placeholder("w1", [16, 32], "S(0)S(1)", "param")
     b.placeholder("w2", [32, 16], "S(1)S(0)", "param")
-    b.call("mm", "aten.mm.default", [t("x"), t("w1")], [8, 32], "S(0)S(1)", input_specs=["S(0)R", "RS(1)"],
+    b.call1("mm", "aten.mm.default", [t("x"), t("w1")], [8, 32], "S(0)S(1)", input_specs=["S(0)R", "RS(1)"],
            module="mlp.fc1")
     b.redistribute("mm", 1, "S(0)S(1)", "RS(1)")
-    b.call("relu", "aten.relu.default", [t("mm")], [8, 32], "S(0)S(1)", module="mlp.act")
-    b.call("mm_1", "aten.mm.default", [t("relu"), t("w2")], [8, 16], "S(0)P(sum)", input_specs=["S(0)S(1)", "RS(0)"],
+    b.call1("relu", "aten.relu.default", [t("mm")], [8, 32], "S(0)S(1)", module="mlp.act")
+    b.call1("mm_1", "aten.mm.default", [t("relu"), t("w2")], [8, 16], "S(0)P(sum)", input_specs=["S(0)S(1)", "RS(0)"],
            module="mlp.fc2")
     b.redistribute("mm_1", 1, "S(1)S(0)", "RS(0)")
-    b.call("pow_1", "aten.pow.Tensor_Scalar", [t("mm_1"), 2], [8, 16], "S(0)R", input_specs=["S(0)R"])
+    b.call1("pow_1", "aten.pow.Tensor_Scalar", [t("mm_1"), 2], [8, 16], "S(0)R", input_specs=["S(0)R"])
     b.redistribute("pow_1", 0, "S(0)P(sum)", "S(0)R")
-    b.call("sum_1", "aten.sum.default", [t("pow_1")], [], "P(sum)R")
-    b.call("loss", "aten.div.Tensor", [t("sum_1"), 128], [], "RR", input_specs=["RR"])
+    b.call1("sum_1", "aten.sum.default", [t("pow_1")], [], "P(sum)R")
+    b.call1("loss", "aten.div.Tensor", [t("sum_1"), 128], [], "RR", input_specs=["RR"])
     b.redistribute("loss", 0, "P(sum)R", "RR")
     b.write("teach_fsdp_tp.plan.json")
 
