@@ -37,6 +37,7 @@
 #include "core/check.h"
 #endif
 #include "views/GraphView.h"
+#include "views/HeadlessFrame.h"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -146,29 +147,9 @@ json generate(long target, const std::string& dir) {
 }
 
 // ---- measurement child ----
-struct Headless {
-  Headless() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1600, 1000);
-    io.DeltaTime = 1.f / 60.f;
-    io.IniFilename = nullptr;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the OpenGL 3 backend: draw lists over 64k vertices
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  }
-  ~Headless() { ImGui::DestroyContext(); }
-  template <class F>
-  void frame(F&& body) {
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
-    ImGui::Begin("bench", nullptr, ImGuiWindowFlags_NoDecoration);
-    body();
-    ImGui::End();
-    ImGui::Render();
-  }
+struct Headless : ss::views::HeadlessFrame {
+  Headless() : HeadlessFrame(ImVec2(1600, 1000)) {}
+  void frame(const std::function<void()>& body) { HeadlessFrame::frame(body, "bench"); }
 };
 
 json measure(long target, const std::string& dir, int frames) {

@@ -11,37 +11,16 @@
 
 #include "core/gen/llama.h"
 #include "views/GraphView.h"
+#include "views/HeadlessFrame.h"
 
 using namespace ss;
 using namespace ss::views;
 
 namespace {
 
-struct Headless {
-  Headless() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1280, 800);
-    io.DeltaTime = 1.f / 60.f;
-    io.IniFilename = nullptr;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the OpenGL 3 backend: draw lists over 64k vertices
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-  }
-  ~Headless() { ImGui::DestroyContext(); }
-  Headless(const Headless&) = delete;
-  Headless& operator=(const Headless&) = delete;
-
-  void frame(const std::function<void()>& body) {
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
-    ImGui::Begin("graph", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
-    body();
-    ImGui::End();
-    ImGui::Render();
-  }
+struct Headless : HeadlessFrame {
+  Headless() : HeadlessFrame(ImVec2(1280, 800)) {}
+  void frame(const std::function<void()>& body) { HeadlessFrame::frame(body, "graph"); }
 };
 
 Plan smallLlama() {

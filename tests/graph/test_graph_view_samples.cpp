@@ -9,35 +9,17 @@
 #include "core/check.h"
 #include "core/io/load.h"
 #include "views/GraphView.h"
+#include "views/HeadlessFrame.h"
 
 using namespace ss;
 using namespace ss::views;
 
 namespace {
 
-struct Frames {
-  Frames() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1400, 900);
-    io.DeltaTime = 1.f / 60.f;
-    io.IniFilename = nullptr;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  }
-  ~Frames() { ImGui::DestroyContext(); }
+struct Frames : HeadlessFrame {
+  Frames() : HeadlessFrame(ImVec2(1400, 900)) {}
   void run(const Plan& plan, const Diagnostics& diags, GraphViewState& st, Selection& sel, int count) {
-    for (int i = 0; i < count; ++i) {
-      ImGui::NewFrame();
-      ImGui::SetNextWindowPos(ImVec2(0, 0));
-      ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
-      ImGui::Begin("graph", nullptr, ImGuiWindowFlags_NoDecoration);
-      drawGraphView(plan, diags, st, sel);
-      ImGui::End();
-      ImGui::Render();
-    }
+    for (int i = 0; i < count; ++i) frame([&] { drawGraphView(plan, diags, st, sel); }, "graph");
   }
 };
 
