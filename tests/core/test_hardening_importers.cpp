@@ -191,3 +191,22 @@ TEST_CASE("checkShardDims is the parser's own shard-dim check", "[hardening][pla
   CHECK(checkShardDims(*spec, -1).ok());
   CHECK(checkShardDims(*spec, 4, 0).error().toString() == "shard dim 4 is out of range for a tensor with 4 dims");
 }
+
+TEST_CASE("placements: inputs left as produced are written as null, so re-applying gives the same specs",
+          "[hardening][placements]") {
+  // Found by fuzz_placements_json (120 s): "view_3": "RS(0)" (the bare-string form) sets no input spec, and
+  // writePlacementsJson wrote the producer's spec in its place, so re-applying set an input spec that was not.
+  auto j = parseJsonText(regression("fuzz_placements_json", "bare-output-string-inputs-as-produced"));
+  REQUIRE(j.ok());
+  auto p = applyPlacementsJson(falconGraph(), *j);
+  REQUIRE(p.ok());
+  const int v3 = p->graph.find("view_3");
+  REQUIRE(v3 >= 0);
+  CHECK_FALSE(p->specs[v3].inputs[0].has_value());
+  CHECK(p->consumerSpec(v3, 0)->toMeshString() == "RS(0)");  // add_1's output, as produced
+  json w = writePlacementsJson(*p);
+  CHECK(w["placements"]["view_3"] == json({{"output", "RS(0)"}, {"inputs", {nullptr}}}));
+  auto again = applyPlacementsJson(falconGraph(), w);
+  REQUIRE(again.ok());
+  CHECK(again->specs == p->specs);
+}
