@@ -210,3 +210,20 @@ TEST_CASE("placements: inputs left as produced are written as null, so re-applyi
   REQUIRE(again.ok());
   CHECK(again->specs == p->specs);
 }
+
+TEST_CASE("fuzz_load_plan: an autoparallel export with S(5)R on a rank-3 tensor does not load as an invalid plan",
+          "[hardening][autoparallel]") {
+  // Found by fuzz_load_plan (~150 s before the K4 fix): loadPlanText accepted the export and the plan failed
+  // Plan::validate() (view_1, rank 3, placed S(5)R). Root cause: the autoparallel reader did not check shard dims
+  // against ranks (K4). The input as found now stops earlier, at one of its misspelt keys (K6); the reduction to
+  // the one S(5)R change stops at the rank check.
+  auto p = loadPlanText(regression("fuzz_load_plan", "autoparallel-shard-dim-past-rank"), "x.json");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("x.json") ==
+        "x.json: /nodes/7/inputs/0/ s    rc_placement: unknown key (expected name, src_placement, dst_placement, "
+        "comm_cost, transition_cost)");
+  p = loadPlanText(regression("fuzz_load_plan", "autoparallel-shard-dim-past-rank-reduced.json"), "x.json");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("x.json") ==
+        "x.json: /nodes/6/placement: \"S(5)R\": shard dim 5 is out of range for a tensor with 3 dims (column 1)");
+}
