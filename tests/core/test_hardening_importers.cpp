@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "core/io/formats.h"
 #include "core/io/load.h"
+#include "core/io/plan_json.h"
 #include "core/placement_parse.h"
 #include "cli_run.h"
 
@@ -226,4 +228,46 @@ TEST_CASE("fuzz_load_plan: an autoparallel export with S(5)R on a rank-3 tensor 
   REQUIRE_FALSE(p.ok());
   CHECK(p.error().toString("x.json") ==
         "x.json: /nodes/6/placement: \"S(5)R\": shard dim 5 is out of range for a tensor with 3 dims (column 1)");
+}
+
+TEST_CASE("autoparallel export: what loads also saves and reloads natively (source line, cluster id, shape)",
+          "[hardening][autoparallel]") {
+  // Found by fuzz_load_plan (124 s): "line": -11 in a node's source loaded, the native writer wrote it and the
+  // native reader refused its own file. The autoparallel reader now applies the native reader's ranges (getIntIn)
+  // and its shape limits (shapeFromJson, core/io/plan_json.h).
+  auto p = loadPlanText(regression("fuzz_load_plan", "autoparallel-negative-source-line"), "x.json");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("x.json") == "x.json: /nodes/5/source/line: value -11 is out of range [0, 2147483647]");
+  const json base = dataJson("falcon_mqa_joint.autoparallel.json");
+  auto refused = [&](const std::function<void(json&)>& edit) {
+    json j = base;
+    edit(j);
+    auto r = readAutoparallelJson(j);
+    REQUIRE_FALSE(r.ok());
+    return r.error().toString();
+  };
+  CHECK(refused([](json& j) { j["nodes"][5]["cluster_id"] = int64_t{1} << 40; }) ==
+        "/nodes/5/cluster_id: value 1099511627776 is out of range [-1, 2147483647]");
+  CHECK(refused([](json& j) { j["nodes"][5]["cluster_id"] = uint64_t{1} << 63; }) ==
+        "/nodes/5/cluster_id: value 9223372036854775807 is out of range [-1, 2147483647]");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"][1] = -128; }) ==
+        "/nodes/1/shape/1: size -128 is out of range [0, 2^53]");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"][1] = int64_t{1} << 54; }) ==
+        "/nodes/1/shape/1: size 18014398509481984 is out of range [0, 2^53]");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"] = {int64_t{1} << 40, int64_t{1} << 40}; }) ==
+        "/nodes/1/shape: the tensor has more than 2^62 elements");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"] = json(std::vector<int>(65, 1)); }) ==
+        "/nodes/1/shape: a tensor has at most 64 dims");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"][0] = "s0"; }) ==
+        "/nodes/1/shape/0: expected an integer size (symbolic sizes are not supported)");
+  // In range, the same plan saves and reloads natively.
+  json ok = base;
+  ok["nodes"][5]["cluster_id"] = 7;
+  ok["nodes"][5]["source"]["line"] = 2147483647;
+  auto a = readAutoparallelJson(ok);
+  REQUIRE(a.ok());
+  const std::string written = writePlanString(*a);
+  auto again = loadPlanText(written, "y.plan.json");
+  REQUIRE(again.ok());
+  CHECK(writePlanString(*again) == written);
 }
