@@ -11,12 +11,14 @@
 // becomes the input spec (null or absent = as produced, and written back as null); no
 // Redistribute is invented (the export does not say which transitions were applied: that is the bug class the
 // checker finds). getitem's tuple index is recovered by matching src_placement against the tuple's outputs.
+#include <limits>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
 #include "core/io/json_util.h"
+#include "core/io/plan_json.h"
 #include "core/placement_parse.h"
 
 namespace ss {
@@ -144,13 +146,15 @@ Result<Plan> readAutoparallelJson(const json& j) {
       TensorMeta meta{{}, DType::Unknown, false};
       if (const json* sh = member(nj, "shape")) {
         if (!sh->is_array()) return Error::atPointer("expected an array of sizes", ptr + "/shape");
-        meta.known = true;
-        for (size_t k = 0; k < sh->size(); ++k) {
+        for (size_t k = 0; k < sh->size(); ++k)
           if (!(*sh)[k].is_number_integer())
             return Error::atPointer("expected an integer size (symbolic sizes are not supported)",
                                     ptr + "/shape/" + std::to_string(k));
-          meta.shape.push_back((*sh)[k].get<int64_t>());
-        }
+        // The native reader's limits (rank, sizes, elements), so the plan also saves and reloads natively.
+        auto shape = shapeFromJson(*sh, ptr + "/shape");
+        if (!shape) return shape.error();
+        meta.known = true;
+        meta.shape = std::move(*shape);
       }
       auto dt = getString(nj, "dtype", ptr, false);
       if (!dt) return dt.error();
@@ -250,7 +254,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
       auto f = getString(*src, "file", ptr + "/source", false);
       auto fn = getString(*src, "func", ptr + "/source", false);
       auto code = getString(*src, "code", ptr + "/source", false);
-      auto line = getInt(*src, "line", ptr + "/source");
+      auto line = getIntIn(*src, "line", ptr + "/source", 0, std::numeric_limits<int>::max());
       if (!f) return f.error();
       if (!fn) return fn.error();
       if (!code) return code.error();
@@ -263,7 +267,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     auto tc = getNumber(nj, "transition_cost", ptr);
     if (!tc) return tc.error();
     n.transitionCost = tc->value_or(-1);
-    auto cid = getInt(nj, "cluster_id", ptr);
+    auto cid = getIntIn(nj, "cluster_id", ptr, -1, std::numeric_limits<int>::max());
     if (!cid) return cid.error();
     n.clusterId = static_cast<int>(cid->value_or(-1));
     if (const json* ac = member(nj, "ac_region")) {

@@ -2,6 +2,7 @@
 // Small typed accessors for the JSON readers of this folder: every wrong type or missing key becomes an Error
 // with the JSON pointer of the offending value. Internal to core/io.
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,23 @@ inline Result<std::optional<int64_t>> getInt(const nlohmann::json& obj, const ch
   if (!v) return std::optional<int64_t>();
   if (!v->is_number_integer()) return Error::atPointer("expected an integer, found " + typeName(*v), ptr + "/" + key);
   return std::optional<int64_t>(v->get<int64_t>());
+}
+
+// getInt within [lo, hi] (the native reader's ranges and wording: "value -11 is out of range [0, 2147483647]"), so
+// what an importer loads also saves and reloads natively. Integers beyond int64 read as INT64_MAX.
+inline Result<std::optional<int64_t>> getIntIn(const nlohmann::json& obj, const char* key, const std::string& ptr,
+                                               int64_t lo, int64_t hi) {
+  const nlohmann::json* v = member(obj, key);
+  if (!v) return std::optional<int64_t>();
+  if (!v->is_number_integer()) return Error::atPointer("expected an integer, found " + typeName(*v), ptr + "/" + key);
+  const int64_t x = v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)
+                        ? INT64_MAX
+                        : v->get<int64_t>();
+  if (x < lo || x > hi)
+    return Error::atPointer("value " + std::to_string(x) + " is out of range [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "]",
+                            ptr + "/" + key);
+  return std::optional<int64_t>(x);
 }
 
 // Checks element `k` of `specs`, parsed from the spec string `text` (one spec or a tuple "(RS(0), None)"), against

@@ -41,6 +41,15 @@ Result<std::vector<std::optional<ShardingSpec>>> parseOutputs(const json& v, con
 
 int rankOf(const TensorMeta* m) { return m && m->known ? m->rank() : -1; }
 
+// One entry per tensor input: the input spec as set, null where none is (as produced). Not the producer's spec
+// in its place: re-applying must give the same specs (found by fuzz_placements_json, docs/reliability.md).
+json inputSpecs(const NodeSpecs& sp, size_t inputs) {
+  json ins = json::array();
+  for (size_t k = 0; k < inputs; ++k)
+    ins.push_back(k < sp.inputs.size() && sp.inputs[k] ? json(sp.inputs[k]->toMeshString()) : json(nullptr));
+  return ins;
+}
+
 }  // namespace
 
 Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
@@ -171,10 +180,7 @@ json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
       bool anyIn = false;
       for (auto& s : sp.inputs) anyIn |= s.has_value();
       if (!anyIn || style == PlacementsStyle::OutputOnly) continue;
-      json ins = json::array();
-      for (size_t k = 0; k < refs.size(); ++k)
-        ins.push_back(sp.inputs[k] ? json(sp.inputs[k]->toMeshString()) : json(nullptr));
-      placements[n.name] = {{"inputs", std::move(ins)}};
+      placements[n.name] = {{"inputs", inputSpecs(sp, refs.size())}};
       continue;
     }
     bool any = false;
@@ -185,12 +191,7 @@ json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
       bool anyIn = false;
       for (auto& s : sp.inputs) anyIn |= s.has_value();
       if (!anyIn) continue;
-      json ins = json::array();
-      for (size_t k = 0; k < refs.size(); ++k) {
-        auto s = plan.consumerSpec(i, static_cast<int>(k));
-        ins.push_back(s ? json(s->toMeshString()) : json(nullptr));
-      }
-      placements[n.name] = {{"output", nullptr}, {"inputs", std::move(ins)}};
+      placements[n.name] = {{"output", nullptr}, {"inputs", inputSpecs(sp, refs.size())}};
       continue;
     }
     std::string out;
@@ -205,12 +206,7 @@ json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
       placements[n.name] = out;
       continue;
     }
-    json ins = json::array();
-    for (size_t k = 0; k < refs.size(); ++k) {
-      auto s = plan.consumerSpec(i, static_cast<int>(k));
-      ins.push_back(s ? json(s->toMeshString()) : json(nullptr));
-    }
-    placements[n.name] = {{"output", out}, {"inputs", std::move(ins)}};
+    placements[n.name] = {{"output", out}, {"inputs", inputSpecs(sp, refs.size())}};
   }
   json j;
   j["version"] = 1;

@@ -236,20 +236,9 @@ Result<TensorMeta> metaFromJ(const json& j, const std::string& ptr) {
   if (!j.is_object()) return typeError(ptr, "an object {\"shape\", \"dtype\"} or null", j);
   auto it = j.find("shape");
   if (it == j.end()) return Error::atPointer("missing required key 'shape'", ptr);
-  if (!it->is_array()) return typeError(ptr + "/shape", "an array of sizes", *it);
-  if (it->size() > static_cast<size_t>(kMaxTensorRank))
-    return Error::atPointer("a tensor has at most " + std::to_string(kMaxTensorRank) + " dims", ptr + "/shape");
-  __int128 numel = 1;
-  for (size_t d = 0; d < it->size(); ++d) {
-    const auto& v = (*it)[d];
-    std::string p = ptr + "/shape/" + std::to_string(d);
-    if (!v.is_number_integer()) return typeError(p, "an integer size", v);
-    if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(kMaxDimSize) : (v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxDimSize))
-      return Error::atPointer("size " + v.dump() + " is out of range [0, 2^53]", p);
-    m.shape.push_back(v.get<int64_t>());
-    numel *= m.shape.back();
-    if (numel > (__int128{1} << 62)) return Error::atPointer("the tensor has more than 2^62 elements", ptr + "/shape");
-  }
+  auto shape = shapeFromJson(*it, ptr + "/shape");
+  if (!shape) return shape.error();
+  m.shape = std::move(*shape);
   auto dt = getString(j, "dtype", ptr, false, "f32");
   if (!dt) return dt.error();
   m.dtype = dtypeFromName(*dt);
@@ -487,6 +476,26 @@ Result<bool> readNode(const json& jn, int i, Plan& p, std::unordered_map<std::st
 // ---- Plan ----------------------------------------------------------------------------------------------------
 nlohmann::json specToJson(const std::optional<ShardingSpec>& s) { return specJ<json>(s); }
 nlohmann::json argToJson(const Arg& a, const Graph& g) { return argJ<json>(a, g); }
+Result<std::vector<int64_t>> shapeFromJson(const nlohmann::json& j, const std::string& pointer) {
+  if (!j.is_array()) return typeError(pointer, "an array of sizes", j);
+  if (j.size() > static_cast<size_t>(kMaxTensorRank))
+    return Error::atPointer("a tensor has at most " + std::to_string(kMaxTensorRank) + " dims", pointer);
+  std::vector<int64_t> shape;
+  shape.reserve(j.size());
+  __int128 numel = 1;
+  for (size_t d = 0; d < j.size(); ++d) {
+    const auto& v = j[d];
+    std::string p = pointer + "/" + std::to_string(d);
+    if (!v.is_number_integer()) return typeError(p, "an integer size", v);
+    if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(kMaxDimSize) : (v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxDimSize))
+      return Error::atPointer("size " + v.dump() + " is out of range [0, 2^53]", p);
+    shape.push_back(v.get<int64_t>());
+    numel *= shape.back();
+    if (numel > (__int128{1} << 62)) return Error::atPointer("the tensor has more than 2^62 elements", pointer);
+  }
+  return shape;
+}
+
 Result<Arg> argFromJson(const nlohmann::json& j, const Graph& g, const std::string& pointer) {
   return argFromJImpl(j, g, namesOf(g), pointer, 0);
 }

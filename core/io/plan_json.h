@@ -1,8 +1,10 @@
 #pragma once
 // The native plan format (*.plan.json), version 1. docs/plan-format.md and docs/plan.schema.json describe it.
 // Reader and writer round-trip exactly: write(read(x)) == x for every plan the writer produced.
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -29,5 +31,9 @@ Result<Plan> planFromJsonTextFast(std::string_view text, bool paddedTail = false
 nlohmann::json specToJson(const std::optional<ShardingSpec>& s);  // "RS(0)" or null
 nlohmann::json argToJson(const Arg& a, const Graph& g);
 Result<Arg> argFromJson(const nlohmann::json& j, const Graph& g, const std::string& pointer);
+// A tensor shape within the native reader's limits (at most 64 dims, each size in [0, 2^53], at most 2^62
+// elements), errors at `pointer` (the shape array's) or below it. Other readers use it so that every plan they
+// load also saves and reloads natively.
+Result<std::vector<int64_t>> shapeFromJson(const nlohmann::json& j, const std::string& pointer);
 
 }  // namespace ss

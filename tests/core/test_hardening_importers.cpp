@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "core/io/formats.h"
 #include "core/io/load.h"
+#include "core/io/plan_json.h"
 #include "core/placement_parse.h"
 #include "cli_run.h"
 
@@ -190,4 +192,82 @@ TEST_CASE("checkShardDims is the parser's own shard-dim check", "[hardening][pla
   CHECK(checkShardDims(*spec, 5).ok());
   CHECK(checkShardDims(*spec, -1).ok());
   CHECK(checkShardDims(*spec, 4, 0).error().toString() == "shard dim 4 is out of range for a tensor with 4 dims");
+}
+
+TEST_CASE("placements: inputs left as produced are written as null, so re-applying gives the same specs",
+          "[hardening][placements]") {
+  // Found by fuzz_placements_json (120 s): "view_3": "RS(0)" (the bare-string form) sets no input spec, and
+  // writePlacementsJson wrote the producer's spec in its place, so re-applying set an input spec that was not.
+  auto j = parseJsonText(regression("fuzz_placements_json", "bare-output-string-inputs-as-produced"));
+  REQUIRE(j.ok());
+  auto p = applyPlacementsJson(falconGraph(), *j);
+  REQUIRE(p.ok());
+  const int v3 = p->graph.find("view_3");
+  REQUIRE(v3 >= 0);
+  CHECK_FALSE(p->specs[v3].inputs[0].has_value());
+  CHECK(p->consumerSpec(v3, 0)->toMeshString() == "RS(0)");  // add_1's output, as produced
+  json w = writePlacementsJson(*p);
+  CHECK(w["placements"]["view_3"] == json({{"output", "RS(0)"}, {"inputs", {nullptr}}}));
+  auto again = applyPlacementsJson(falconGraph(), w);
+  REQUIRE(again.ok());
+  CHECK(again->specs == p->specs);
+}
+
+TEST_CASE("fuzz_load_plan: an autoparallel export with S(5)R on a rank-3 tensor does not load as an invalid plan",
+          "[hardening][autoparallel]") {
+  // Found by fuzz_load_plan (~150 s before the K4 fix): loadPlanText accepted the export and the plan failed
+  // Plan::validate() (view_1, rank 3, placed S(5)R). Root cause: the autoparallel reader did not check shard dims
+  // against ranks (K4). The input as found now stops earlier, at one of its misspelt keys (K6); the reduction to
+  // the one S(5)R change stops at the rank check.
+  auto p = loadPlanText(regression("fuzz_load_plan", "autoparallel-shard-dim-past-rank"), "x.json");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("x.json") ==
+        "x.json: /nodes/7/inputs/0/ s    rc_placement: unknown key (expected name, src_placement, dst_placement, "
+        "comm_cost, transition_cost)");
+  p = loadPlanText(regression("fuzz_load_plan", "autoparallel-shard-dim-past-rank-reduced.json"), "x.json");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("x.json") ==
+        "x.json: /nodes/6/placement: \"S(5)R\": shard dim 5 is out of range for a tensor with 3 dims (column 1)");
+}
+
+TEST_CASE("autoparallel export: what loads also saves and reloads natively (source line, cluster id, shape)",
+          "[hardening][autoparallel]") {
+  // Found by fuzz_load_plan (124 s): "line": -11 in a node's source loaded, the native writer wrote it and the
+  // native reader refused its own file. The autoparallel reader now applies the native reader's ranges (getIntIn)
+  // and its shape limits (shapeFromJson, core/io/plan_json.h).
+  auto p = loadPlanText(regression("fuzz_load_plan", "autoparallel-negative-source-line"), "x.json");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("x.json") == "x.json: /nodes/5/source/line: value -11 is out of range [0, 2147483647]");
+  const json base = dataJson("falcon_mqa_joint.autoparallel.json");
+  auto refused = [&](const std::function<void(json&)>& edit) {
+    json j = base;
+    edit(j);
+    auto r = readAutoparallelJson(j);
+    REQUIRE_FALSE(r.ok());
+    return r.error().toString();
+  };
+  CHECK(refused([](json& j) { j["nodes"][5]["cluster_id"] = int64_t{1} << 40; }) ==
+        "/nodes/5/cluster_id: value 1099511627776 is out of range [-1, 2147483647]");
+  CHECK(refused([](json& j) { j["nodes"][5]["cluster_id"] = uint64_t{1} << 63; }) ==
+        "/nodes/5/cluster_id: value 9223372036854775807 is out of range [-1, 2147483647]");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"][1] = -128; }) ==
+        "/nodes/1/shape/1: size -128 is out of range [0, 2^53]");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"][1] = int64_t{1} << 54; }) ==
+        "/nodes/1/shape/1: size 18014398509481984 is out of range [0, 2^53]");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"] = {int64_t{1} << 40, int64_t{1} << 40}; }) ==
+        "/nodes/1/shape: the tensor has more than 2^62 elements");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"] = json(std::vector<int>(65, 1)); }) ==
+        "/nodes/1/shape: a tensor has at most 64 dims");
+  CHECK(refused([](json& j) { j["nodes"][1]["shape"][0] = "s0"; }) ==
+        "/nodes/1/shape/0: expected an integer size (symbolic sizes are not supported)");
+  // In range, the same plan saves and reloads natively.
+  json ok = base;
+  ok["nodes"][5]["cluster_id"] = 7;
+  ok["nodes"][5]["source"]["line"] = 2147483647;
+  auto a = readAutoparallelJson(ok);
+  REQUIRE(a.ok());
+  const std::string written = writePlanString(*a);
+  auto again = loadPlanText(written, "y.plan.json");
+  REQUIRE(again.ok());
+  CHECK(writePlanString(*again) == written);
 }

@@ -1,6 +1,5 @@
-// Hardening (issue 7): findings of the fuzzers in code other areas own. Each replays the exact input from
-// fuzz/known/<target>/. Tagged [!mayfail] until the owner lands the fix (described in docs/reliability.md);
-// then move the input to fuzz/regressions/<target>/ and drop the tag.
+// Hardening (issue 7): fuzz findings in the FX and native readers (K1, K3 and #8 in docs/reliability.md), each
+// replaying the exact input kept in fuzz/regressions/<target>/.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -20,27 +19,29 @@ std::string readFile(const std::string& path) {
   REQUIRE(f.good());
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
-std::string known(const std::string& target, const std::string& name) {
-  return readFile(std::string(SHARDSCOPE_SOURCE_DIR) + "/fuzz/known/" + target + "/" + name);
+std::string regression(const std::string& target, const std::string& name) {
+  return readFile(std::string(SHARDSCOPE_SOURCE_DIR) + "/fuzz/regressions/" + target + "/" + name);
 }
 std::string data(const std::string& name) { return std::string(SHARDSCOPE_TESTDATA_DIR) + "/io/" + name; }
 }  // namespace
 
 TEST_CASE("FX reader: a logical line whose indent runs past its end is an error, not an exception",
           "[hardening]") {
-  // core/io/fx_text.cpp FxReader::read: lineText(ll).substr(ll.indent) throws std::out_of_range (indent 224 >
-  // size 36) on this input (an unterminated string annotation spanning lines).
-  const std::string text = known("fuzz_fx_text", "indent-past-line-end");
+  // K1: core/io/fx_text.cpp FxReader::read called lineText(ll).substr(ll.indent), which threw std::out_of_range
+  // (indent 224 > size 36) on this input (an unterminated string annotation spanning lines).
+  const std::string text = regression("fuzz_fx_text", "indent-past-line-end");
   Result<Plan> p = Error{"not run"};
   REQUIRE_NOTHROW(p = readFxText(text));
-  if (!p.ok()) CHECK(p.error().toString("x.py").find('\n') == std::string::npos);
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("x.py") ==
+        "x.py:1:1: no `def forward(` found: expected FX graph code (print_readable() output or a repro script)");
 }
 
 TEST_CASE("native format keeps kwarg order, so input indices survive save and load", "[hardening]") {
-  // core/io/plan_json.cpp reads "kwargs" through nlohmann::json (keys sorted), so an FX-imported full(...,
-  // dtype=, layout=, device=) comes back as device, dtype, layout. Tensor inputs are numbered over kwargs in
-  // order, so a reorder can move input indices. Fix: read kwargs in file order (ordered_json or a pair list).
-  auto p = loadPlanText(known("fuzz_load_plan", "fx-kwargs-order"), "x.py");
+  // core/io/plan_json.cpp read "kwargs" through nlohmann::json (keys sorted), so an FX-imported full(...,
+  // dtype=, layout=, device=) came back as device, dtype, layout. Tensor inputs are numbered over kwargs in
+  // order, so a reorder can move input indices. K3, fixed: such a node carries kwarg_order.
+  auto p = loadPlanText(regression("fuzz_load_plan", "fx-kwargs-order"), "x.py");
   REQUIRE(p.ok());
   const std::string written = writePlanString(*p);
   auto again = loadPlanText(written, "y.plan.json");
