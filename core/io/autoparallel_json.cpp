@@ -7,7 +7,8 @@
 //              {"name": "output", "op": "output", "inputs": [{"name"}]}],
 //    "summary": {"total", "comm", "compute", "transition"}}
 // The export has no op arguments: call nodes get their inputs as plain tensor args (input index = position in
-// "inputs"), so the plan checks and shows but does not run. Keys other than these are refused. dst_placement
+// "inputs"), so the plan checks and shows but does not run. Keys other than these are refused (a misspelt key
+// would silently drop what it holds), except at the top level, where a newer export may add sections. dst_placement
 // becomes the input spec (null or absent = as produced, and written back as null); no
 // Redistribute is invented (the export does not say which transitions were applied: that is the bug class the
 // checker finds). getitem's tuple index is recovered by matching src_placement against the tuple's outputs.
@@ -59,6 +60,10 @@ constexpr const char* kNodeKeys[] = {"name", "op", "phase", "placement", "inputs
                                      "dtype", "shape", "placeholder_kind", "source", "module_path", "ac_region",
                                      "cluster_id", "cluster_root"};
 constexpr const char* kEdgeKeys[] = {"name", "src_placement", "dst_placement", "comm_cost", "transition_cost"};
+constexpr const char* kMeshKeys[] = {"shape", "dim_names"};
+constexpr const char* kSourceKeys[] = {"file", "line", "func", "code"};
+constexpr const char* kAcRegionKeys[] = {"id", "type"};
+constexpr const char* kSummaryKeys[] = {"total", "comm", "compute", "transition"};
 
 template <size_t N>
 Result<bool> checkKeys(const json& obj, const char* const (&keys)[N], const std::string& ptr) {
@@ -79,6 +84,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
   if (!j.is_object()) return Error::atPointer("expected a JSON object (autoparallel get_json export)", "");
   const json* meshJ = member(j, "mesh");
   if (!meshJ || !meshJ->is_object()) return Error::atPointer("missing \"mesh\": {\"shape\": [...], \"dim_names\": [...]}", "");
+  if (auto ok = checkKeys(*meshJ, kMeshKeys, "/mesh"); !ok) return ok.error();
   const json* shapeJ = member(*meshJ, "shape");
   if (!shapeJ || !shapeJ->is_array()) return Error::atPointer("expected an array of mesh dim sizes", "/mesh/shape");
   std::vector<int64_t> shape;
@@ -251,6 +257,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     n.modulePath = *mp;
     if (const json* src = member(nj, "source")) {
       if (!src->is_object()) return Error::atPointer("expected {file, line, func, code}", ptr + "/source");
+      if (auto ok = checkKeys(*src, kSourceKeys, ptr + "/source"); !ok) return ok.error();
       auto f = getString(*src, "file", ptr + "/source", false);
       auto fn = getString(*src, "func", ptr + "/source", false);
       auto code = getString(*src, "code", ptr + "/source", false);
@@ -273,6 +280,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     if (const json* ac = member(nj, "ac_region")) {
       // {"id": 3, "type": "PREFER_RECOMPUTE"} -> "3:PREFER_RECOMPUTE"
       if (ac->is_object()) {
+        if (auto ok = checkKeys(*ac, kAcRegionKeys, ptr + "/ac_region"); !ok) return ok.error();
         auto id = getInt(*ac, "id", ptr + "/ac_region");
         if (!id) return id.error();
         auto type = getString(*ac, "type", ptr + "/ac_region", false);
@@ -292,6 +300,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
   }
   if (const json* s = member(j, "summary")) {
     if (!s->is_object()) return Error::atPointer("expected an object", "/summary");
+    if (auto ok = checkKeys(*s, kSummaryKeys, "/summary"); !ok) return ok.error();
     auto t = getNumber(*s, "total", "/summary");
     auto c = getNumber(*s, "comm", "/summary");
     auto cp = getNumber(*s, "compute", "/summary");

@@ -111,7 +111,7 @@ bool ApFastReader::readSource(element e, Node& n) {
   if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
   int64_t line = 0;
   if (!optString(f[0], n.source.file) || !optString(f[1], n.source.func) || !optString(f[2], n.source.code) ||
-      !optInt(f[3], line, 0, kI64Min, kI64Max))
+      !optInt(f[3], line, 0, 0, std::numeric_limits<int>::max()))
     return false;
   n.source.line = static_cast<int>(line);
   return true;
@@ -221,13 +221,8 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
     }
     TensorMeta meta{{}, DType::Unknown, false};
     if (f[Shape]) {
-      if (f[Shape]->type() != element_type::ARRAY) return false;
+      if (!readShape(*f[Shape], meta.shape)) return false;  // the native limits, as the DOM reader applies them
       meta.known = true;
-      for (element v : sj::dom::array(*f[Shape])) {
-        int64_t d = 0;
-        if (isNull(v) || !optInt(&v, d, 0, kI64Min, kI64Max)) return false;
-        meta.shape.push_back(d);
-      }
     }
     std::string_view dt;
     if (f[DTypeK]) {
@@ -285,7 +280,7 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
   if (f[Source] && !readSource(*f[Source], n)) return false;
   int64_t cluster = -1;
   if (!optNumber(f[CCost], n.computeCost, -1) || !optNumber(f[TCost], n.transitionCost, -1) ||
-      !optInt(f[Cluster], cluster, -1, kI64Min, kI64Max))
+      !optInt(f[Cluster], cluster, -1, -1, std::numeric_limits<int>::max()))
     return false;
   n.clusterId = static_cast<int>(cluster);
   if (f[AcRegion] && !readAcRegion(*f[AcRegion], n)) return false;

@@ -31,8 +31,6 @@ namespace {
 using namespace sjutil;
 
 constexpr int64_t kMaxNodes = 20'000'000;  // as plan_json.cpp
-constexpr size_t kMaxTensorRank = 64;
-constexpr int64_t kMaxDimSize = int64_t{1} << 53;
 // Well under load.cpp's kMaxJsonDepth pre-scan (256): whatever simdjson accepts, the nlohmann path accepts too.
 constexpr size_t kFastMaxDepth = 128;
 
@@ -100,20 +98,7 @@ bool FastReader::readMeta(element e, TensorMeta& m) {
   const element* f[2];
   element store[2];
   if (!members(e, keys, f, store)) return false;
-  if (!f[0] || f[0]->type() != element_type::ARRAY) return false;  // required; null is not an array
-  sj::dom::array shape = *f[0];
-  if (shape.size() > kMaxTensorRank) return false;
-  m.shape.clear();
-  m.shape.reserve(shape.size());
-  __int128 numel = 1;
-  for (element v : shape) {
-    if (v.type() != element_type::INT64) return false;
-    int64_t d = 0;
-    if (v.get_int64().get(d) || d < 0 || d > kMaxDimSize) return false;
-    m.shape.push_back(d);
-    numel *= d;
-    if (numel > (__int128{1} << 62)) return false;
-  }
+  if (!f[0] || !readShape(*f[0], m.shape)) return false;  // required; null is not an array
   std::string_view dt = "f32";
   if (f[1] && !isNull(*f[1]) && !asString(*f[1], dt)) return false;
   m.dtype = dtypeFromName(dt);

@@ -136,12 +136,25 @@ TEST_CASE("fast autoparallel reader declines what it cannot read exactly; loadin
       {variant(base, "\"dst_placement\": \"S(0)R\"", "\"dst_placement\": \"(S(0)R, RR)\""),
        "/nodes/4/inputs/0/dst_placement: an input takes one spec, not a tuple"},
       {variant(base, "\"ac_region\": 7", "\"ac_region\": 7.5"), "/nodes/5/ac_region: expected {\"id\", \"type\"}"},
-      // Read by the DOM reader, declined by the fast one (it cannot be sure of the same reading).
+      // The native reader's limits, which the DOM reader applies too (so the plan saves and reloads natively).
+      {variant(base, "\"shape\": [16]", "\"shape\": [18446744073709551615]"),
+       "/nodes/2/shape/0: size 18446744073709551615 is out of range [0, 2^53]"},
+      {variant(base, "\"line\": 3", "\"line\": -1"), "/nodes/4/source/line: value -1 is out of range [0, 2147483647]"},
+      {variant(base, "\"cluster_id\": 4,", "\"cluster_id\": -2,"),
+       "/nodes/5/cluster_id: value -2 is out of range [-1, 2147483647]"},
+      // Unknown keys in the smaller objects are refused too; unknown top-level keys and duplicate keys are read
+      // by the DOM reader (it ignores the first, keeps the last of the second); the fast one declines both.
       {variant(base, "\"summary\"", "\"extra\": {\"a\": [1]}, \"summary\""), ""},
-      {variant(base, "\"dim_names\": null", "\"dim_names\": null, \"devices\": 8"), ""},
-      {variant(base, "\"line\": 3", "\"line\": 3, \"col\": 4"), ""},
+      {variant(base, "\"dim_names\": null", "\"dim_names\": null, \"devices\": 8"),
+       "/mesh/devices: unknown key (expected shape, dim_names)"},
+      {variant(base, "\"line\": 3", "\"line\": 3, \"col\": 4"),
+       "/nodes/4/source/col: unknown key (expected file, line, func, code)"},
+      {variant(base, "\"type\": \"PREFER_RECOMPUTE\"", "\"kind\": \"PREFER_RECOMPUTE\""),
+       "/nodes/4/ac_region/kind: unknown key (expected id, type)"},
+      {variant(base, "\"transition\": null", "\"transfer\": null"),
+       "/summary/transfer: unknown key (expected total, comm, compute, transition)"},
       {variant(base, "\"cluster_id\": 4}", "\"cluster_id\": 4, \"cluster_id\": 5}"), ""},
-      {variant(base, "\"shape\": [16]", "\"shape\": [18446744073709551615]"), ""},
+
   };
   for (const auto& c : cases) {
     INFO(c.text);
