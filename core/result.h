@@ -29,23 +29,57 @@ struct Error {
   // One line for the user. `file` may be empty (a string typed on the command line or in the UI).
   std::string toString(const std::string& file = {}) const { return oneLine(located(file)); }
 
-  // Escapes the control characters that user text can carry into a message (a quoted name holding a newline,
-  // a NUL byte) as \n, \r, \t or \xNN, so a message always stays on one line. Other bytes pass unchanged.
+  // Escapes what user text can carry into a message and must not reach a terminal or a JSON report raw: control
+  // characters (a quoted name holding a newline, a NUL byte) as \n, \r, \t or \xNN, so a message always stays on
+  // one line, and bytes that are not well-formed UTF-8 (a file's stray \xff, which nlohmann echoes in its parse
+  // errors) as \xNN, so a message is always valid UTF-8 (json::dump throws on anything else). Well-formed UTF-8
+  // passes unchanged.
   static std::string oneLine(std::string s) {
     size_t i = 0;
-    while (i < s.size() && static_cast<unsigned char>(s[i]) >= 0x20 && s[i] != 0x7f) ++i;
+    while (i < s.size() && static_cast<unsigned char>(s[i]) >= 0x20 && static_cast<unsigned char>(s[i]) < 0x7f) ++i;
     if (i == s.size()) return s;
     std::string out = s.substr(0, i);
     static const char* hex = "0123456789abcdef";
-    for (; i < s.size(); ++i) {
+    while (i < s.size()) {
       const unsigned char c = static_cast<unsigned char>(s[i]);
-      if (c >= 0x20 && c != 0x7f) { out += static_cast<char>(c); continue; }
+      if (c >= 0x20 && c < 0x7f) {
+        out += static_cast<char>(c);
+        ++i;
+        continue;
+      }
+      if (const size_t n = c >= 0x80 ? utf8Length(s, i) : 0; n > 0) {
+        out.append(s, i, n);
+        i += n;
+        continue;
+      }
       if (c == '\n') out += "\\n";
       else if (c == '\r') out += "\\r";
       else if (c == '\t') out += "\\t";
       else { out += "\\x"; out += hex[c >> 4]; out += hex[c & 15]; }
+      ++i;
     }
     return out;
+  }
+
+  // Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, no surrogates, at most
+  // U+10FFFF); 0 when there is none.
+  static size_t utf8Length(const std::string& s, size_t i) {
+    const auto at = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+    const unsigned c = at(i);
+    size_t n = 0;
+    unsigned lo = 0x80, hi = 0xbf;  // the allowed range of the second byte
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c == 0xe0) { n = 3; lo = 0xa0; }
+    else if ((c >= 0xe1 && c <= 0xec) || c == 0xee || c == 0xef) n = 3;
+    else if (c == 0xed) { n = 3; hi = 0x9f; }
+    else if (c == 0xf0) { n = 4; lo = 0x90; }
+    else if (c >= 0xf1 && c <= 0xf3) n = 4;
+    else if (c == 0xf4) { n = 4; hi = 0x8f; }
+    else return 0;
+    if (at(i + 1) < lo || at(i + 1) > hi) return 0;
+    for (size_t k = 2; k < n; ++k)
+      if (at(i + k) < 0x80 || at(i + k) > 0xbf) return 0;
+    return n;
   }
 
  private:

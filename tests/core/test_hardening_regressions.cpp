@@ -2,6 +2,8 @@
 // Each case replays the exact input that failed.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -32,6 +34,20 @@ TEST_CASE("fuzz_placement: a quoted JAX mesh dim name holding NUL and newline st
   REQUIRE_FALSE(spec.ok());
   CHECK(spec.error().toString() == "no mesh dim is named '\\x00\\ndp' (the mesh is 2x4 (dp, tp)) (column 4)");
   CHECK(spec.error().toString("f.txt") == "f.txt:1:4: no mesh dim is named '\\x00\\ndp' (the mesh is 2x4 (dp, tp))");
+}
+
+// K5: a stray byte from a file (nlohmann echoes it: "last read: '"\xff'") would make json::dump throw in a --json
+// report, and shows as garbage on a terminal.
+TEST_CASE("Error::oneLine escapes bytes that are not well-formed UTF-8", "[hardening]") {
+  CHECK(Error::oneLine("last read: '\"\xff'") == "last read: '\"\\xff'");
+  CHECK(Error::oneLine("\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80") == "\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80");  // 2, 3, 4 bytes
+  CHECK(Error::oneLine("\xc0\x80") == "\\xc0\\x80");          // overlong NUL
+  CHECK(Error::oneLine("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+  CHECK(Error::oneLine("ab\xe2\x9c") == "ab\\xe2\\x9c");        // cut short at the end
+  CHECK(Error::oneLine("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+  const std::string msg = Error::atLine("invalid JSON: last read: '\"a\xff'", 1, 103).toString("bad.plan.json");
+  CHECK(msg == "bad.plan.json:1:103: invalid JSON: last read: '\"a\\xff'");
+  CHECK_NOTHROW(nlohmann::json(msg).dump());
 }
 
 TEST_CASE("Error::oneLine escapes control characters only", "[hardening]") {
