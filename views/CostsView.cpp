@@ -9,9 +9,22 @@
 
 namespace ss::views {
 
+const char* edgeStatusName(EdgeCost::Status s) {
+  switch (s) {
+    case EdgeCost::Status::Inserted: return "inserted";
+    case EdgeCost::Status::Planned: return "planned";
+    case EdgeCost::Status::Missing: return "missing";
+  }
+  return "missing";
+}
+
 CostReport computeCosts(const Plan& plan, const CostModel& model) {
   CostReport rep;
   rep.solver = plan.summary;
+  // A solver's export: its apply pass inserts every transition it planned (the checker reports them as
+  // redistribute-required, info), so a bare edge there is planned, not missing.
+  const bool solverPlan = plan.sourceFormat == PlanFormat::AutoparallelJson ||
+                          plan.sourceFormat == PlanFormat::AutoparallelPlacements;
   std::map<Phase, PhaseCost> phases;
   const Graph& g = plan.graph;
   for (int n = 0; n < g.size(); ++n) {
@@ -40,7 +53,9 @@ CostReport computeCosts(const Plan& plan, const CostModel& model) {
       e.node = n;
       e.input = in;
       e.phase = node.phase;
-      e.inserted = inserted;
+      e.status = inserted     ? EdgeCost::Status::Inserted
+                 : solverPlan ? EdgeCost::Status::Planned
+                              : EdgeCost::Status::Missing;
       e.summary = rp.possible ? rp.summary() : "impossible: " + rp.whyNot;
       e.bytes = rp.possible ? rp.totalBytes() : 0;
       e.timeUs = rp.possible ? rp.totalTimeUs() : 0;
@@ -127,8 +142,10 @@ void drawCostsView(const Plan& plan, const Diagnostics& /*diags*/, CostsViewStat
       }
       ImGui::PopID();
       ImGui::TableNextColumn();
-      if (e.inserted) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().ok), "inserted");
-      else ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().error), "missing");
+      const ImU32 color = e.status == EdgeCost::Status::Inserted  ? palette().ok
+                          : e.status == EdgeCost::Status::Planned ? palette().info
+                                                                  : palette().error;
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color), "%s", edgeStatusName(e.status));
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(e.summary.c_str());
     }

@@ -15,7 +15,11 @@ namespace ss::views {
 struct EdgeCost {
   int node = -1, input = -1;
   Phase phase = Phase::Unknown;
-  bool inserted = false;     // the plan has this redistribute; false = layouts differ with none inserted
+  // inserted: the plan has this redistribute. planned: a solver's export (autoparallel JSON or placements), whose
+  // apply pass inserts every transition it planned. missing: layouts differ and nothing will redistribute.
+  enum class Status : uint8_t { Inserted, Planned, Missing };
+  Status status = Status::Missing;
+  bool inserted() const { return status == Status::Inserted; }
   std::string summary;       // "all_to_all on mesh dim 1 (dim1), 2.0 MiB, 21.4 us"
   int64_t bytes = 0;
   double timeUs = 0;
@@ -39,6 +43,7 @@ struct CostReport {
 };
 
 CostReport computeCosts(const Plan& plan, const CostModel& model = {});
+const char* edgeStatusName(EdgeCost::Status s);  // "inserted", "planned", "missing"
 
 struct CostsViewState {
   uint64_t revision = ~uint64_t{0};  // cache key: the document revision the report was computed for

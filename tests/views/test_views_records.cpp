@@ -233,12 +233,32 @@ TEST_CASE("costs: the missing all_to_all is the costliest edge", "[views][costs]
   REQUIRE(r.edges.size() == 1);
   CHECK(r.edges[0].node == plan.graph.find("acc"));
   CHECK(r.edges[0].input == 1);
-  CHECK_FALSE(r.edges[0].inserted);
+  CHECK(r.edges[0].status == EdgeCost::Status::Missing);
+  CHECK(std::string(edgeStatusName(r.edges[0].status)) == "missing");
   CHECK(r.edges[0].bytes > 0);
   CHECK(r.totalBytes == r.edges[0].bytes);
   REQUIRE(r.phases.size() == 1);
   CHECK(r.phases[0].phase == Phase::Backward);
   CHECK(r.phases[0].edges == 1);
+}
+
+// In a solver's export every bare edge whose layouts differ is a transition its apply pass inserts: planned. The
+// same plan read natively has them missing; an inserted redistribute is inserted either way.
+TEST_CASE("costs: a solver export's transitions are planned, not missing", "[views][costs]") {
+  Plan plan = test::loadFixture("mini_falcon.plan.json");
+  const int acc = plan.graph.find("acc");
+  plan.sourceFormat = PlanFormat::AutoparallelJson;
+  CostReport r = computeCosts(plan);
+  REQUIRE(r.edges.size() == 1);
+  CHECK(r.edges[0].status == EdgeCost::Status::Planned);
+  CHECK(std::string(edgeStatusName(r.edges[0].status)) == "planned");
+  plan.sourceFormat = PlanFormat::AutoparallelPlacements;
+  CHECK(computeCosts(plan).edges.at(0).status == EdgeCost::Status::Planned);
+  plan.redistributes.push_back(Redistribute{acc, 1, *plan.producerSpec(acc, 1), *plan.consumerSpec(acc, 1)});
+  r = computeCosts(plan);
+  REQUIRE(r.edges.size() == 1);
+  CHECK(r.edges[0].status == EdgeCost::Status::Inserted);
+  CHECK(r.edges[0].inserted());
 }
 
 TEST_CASE("run plot points map losses into the plot rectangle", "[views][run]") {
