@@ -15,20 +15,15 @@
 #include "core/io/plan_json.h"
 #include "core/placement_parse.h"
 #include "cli_run.h"
+#include "test_data.h"
 
 using namespace ss;
 using nlohmann::json;
 
 namespace {
-std::string readFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  REQUIRE(f.good());
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-std::string regression(const std::string& target, const std::string& name) {
-  return readFile(std::string(SHARDSCOPE_SOURCE_DIR) + "/fuzz/regressions/" + target + "/" + name);
-}
-std::string data(const std::string& name) { return std::string(SHARDSCOPE_TESTDATA_DIR) + "/io/" + name; }
+using test::readFile;
+std::string regression(const std::string& target, const std::string& name) { return test::readRegression(target, name); }
+std::string data(const std::string& name) { return test::ioData(name); }
 json dataJson(const std::string& name) { return json::parse(readFile(data(name))); }
 const Plan& falconGraph() {
   static const Plan plan = [] {

@@ -10,19 +10,14 @@
 #include "core/io/formats.h"
 #include "core/io/load.h"
 #include "core/io/plan_json.h"
+#include "test_data.h"
 
 using namespace ss;
 
 namespace {
-std::string readFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  REQUIRE(f.good());
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-std::string regression(const std::string& target, const std::string& name) {
-  return readFile(std::string(SHARDSCOPE_SOURCE_DIR) + "/fuzz/regressions/" + target + "/" + name);
-}
-std::string data(const std::string& name) { return std::string(SHARDSCOPE_TESTDATA_DIR) + "/io/" + name; }
+using test::readFile;
+std::string regression(const std::string& target, const std::string& name) { return test::readRegression(target, name); }
+std::string data(const std::string& name) { return test::ioData(name); }
 }  // namespace
 
 TEST_CASE("FX reader: a logical line whose indent runs past its end is an error, not an exception",

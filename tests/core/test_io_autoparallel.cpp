@@ -9,19 +9,14 @@
 #include "core/io/formats.h"
 #include "core/io/load.h"
 #include "core/placement_parse.h"
+#include "test_data.h"
 
 using namespace ss;
 using nlohmann::json;
 
 namespace {
-std::string dataPath(const std::string& name) { return std::string(SHARDSCOPE_TESTDATA_DIR) + "/io/" + name; }
-std::string readData(const std::string& name) {
-  std::ifstream f(dataPath(name));
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string dataPath(const std::string& name) { return test::ioData(name); }
+std::string readData(const std::string& name) { return test::readIoData(name); }
 json readJson(const std::string& name) { return json::parse(readData(name)); }
 ShardingSpec spec(const std::string& s) {
   auto r = parseSpec(s, {});

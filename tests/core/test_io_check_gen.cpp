@@ -10,17 +10,12 @@
 #include "core/check.h"
 #include "core/gen/llama.h"
 #include "core/io/formats.h"
+#include "test_data.h"
 
 using namespace ss;
 
 namespace {
-std::string readData(const std::string& name) {
-  std::ifstream f(std::string(SHARDSCOPE_TESTDATA_DIR) + "/io/" + name);
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string readData(const std::string& name) { return test::readIoData(name); }
 }  // namespace
 
 TEST_CASE("the generated plan checks without errors", "[io][gen][check]") {

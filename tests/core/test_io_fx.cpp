@@ -9,17 +9,12 @@
 #include "core/io/formats.h"
 #include "core/io/fx_lexer.h"
 #include "core/io/load.h"
+#include "test_data.h"
 
 using namespace ss;
 
 namespace {
-std::string readData(const std::string& name) {
-  std::ifstream f(std::string(SHARDSCOPE_TESTDATA_DIR) + "/io/" + name);
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string readData(const std::string& name) { return test::readIoData(name); }
 const Node& node(const Plan& p, const std::string& name) {
   int i = p.graph.find(name);
   REQUIRE(i >= 0);
