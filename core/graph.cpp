@@ -70,6 +70,17 @@ int dtypeBytes(DType t) {
   return 4;
 }
 
+bool shapeWithinLimits(const std::vector<int64_t>& shape) {
+  if (shape.size() > static_cast<size_t>(kMaxTensorRank)) return false;
+  __int128 numel = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || d > kMaxTensorDimSize) return false;
+    numel *= d;
+    if (numel > (__int128{1} << 62)) return false;
+  }
+  return true;
+}
+
 int64_t TensorMeta::numel() const {
   int64_t n = 1;
   for (auto s : shape) {

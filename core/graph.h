@@ -20,6 +20,12 @@ const char* dtypeTorchName(DType t);   // "torch.float32", "torch.bfloat16", ...
 DType dtypeFromName(std::string_view s);  // accepts "f32", "float32", "torch.float32", "bf16", ...; Unknown
 int dtypeBytes(DType t);
 
+// The limits every reader applies to a described tensor (the native reader's, so that whatever any reader loads
+// also saves and reloads natively): at most 64 dims, each size in [0, 2^53], at most 2^62 elements.
+inline constexpr int kMaxTensorRank = 64;
+inline constexpr int64_t kMaxTensorDimSize = int64_t{1} << 53;
+bool shapeWithinLimits(const std::vector<int64_t>& shape);
+
 struct TensorMeta {
   std::vector<int64_t> shape;   // empty = scalar (rank 0)
   DType dtype = DType::F32;

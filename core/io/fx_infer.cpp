@@ -2,6 +2,8 @@
 // the rule table by op name, the driver.
 #include "core/io/fx_infer.h"
 
+#include <algorithm>
+
 #include <functional>
 #include <map>
 #include <numeric>
@@ -640,6 +642,11 @@ int inferShapes(Graph& g, std::vector<std::string>& unresolved, const std::vecto
       auto it = rules().find(n.opName());
       if (it != rules().end()) r = it->second(Ctx{g, n});
     }
+    // A rule computes from literal sizes as written: a shape no tensor can have (expand to -14) is not inferred.
+    if (r)
+      for (TensorMeta& m : *r)
+        if (m.known && !shapeWithinLimits(m.shape)) m = TensorMeta{{}, DType::Unknown, false};
+    if (r && std::none_of(r->begin(), r->end(), [](const TensorMeta& m) { return m.known; })) r.reset();
     if (!r || r->empty()) {
       if (!anyUnknown) continue;
       Miss& m = misses[n.op];

@@ -20,8 +20,7 @@ using ojson = nlohmann::ordered_json;
 namespace {
 
 constexpr int64_t kMaxNodes = 20'000'000;
-constexpr int kMaxTensorRank = 64;
-constexpr int64_t kMaxDimSize = int64_t{1} << 53;
+constexpr int64_t kMaxDimSize = kMaxTensorDimSize;  // core/graph.h: the limits every reader applies
 
 // ---- Writer --------------------------------------------------------------------------------------------------
 template <class J>

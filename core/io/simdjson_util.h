@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/graph.h"
+
 namespace ss::sjutil {
 
 namespace sj = simdjson;
@@ -116,19 +118,19 @@ inline bool optNumber(const element* e, double& out, double def) {
   }
 }
 
-// A tensor shape within the native reader's limits (shapeFromJson in plan_json.cpp): at most 64 dims, each size
-// an INT64 in [0, 2^53], at most 2^62 elements.
+// A tensor shape within the limits every reader applies (core/graph.h, as shapeFromJson in plan_json.cpp), each
+// size an INT64.
 inline bool readShape(element e, std::vector<int64_t>& out) {
   if (e.type() != element_type::ARRAY) return false;
   sj::dom::array shape = e;
-  if (shape.size() > 64) return false;
+  if (shape.size() > static_cast<size_t>(kMaxTensorRank)) return false;
   out.clear();
   out.reserve(shape.size());
   __int128 numel = 1;
   for (element v : shape) {
     if (v.type() != element_type::INT64) return false;
     int64_t d = 0;
-    if (v.get_int64().get(d) || d < 0 || d > (int64_t{1} << 53)) return false;
+    if (v.get_int64().get(d) || d < 0 || d > kMaxTensorDimSize) return false;
     out.push_back(d);
     numel *= d;
     if (numel > (__int128{1} << 62)) return false;

@@ -9,6 +9,7 @@
 
 #include "core/io/formats.h"
 #include "core/io/load.h"
+#include "core/check.h"
 #include "core/io/plan_json.h"
 #include "test_data.h"
 
@@ -59,4 +60,29 @@ TEST_CASE("native format: an FX get_attr node stays a buffer placeholder after s
   CHECK(n.kind == NodeKind::Placeholder);
   CHECK(n.placeholderKind == PlaceholderKind::Buffer);
   CHECK(n.args.empty());
+}
+
+TEST_CASE("FX shape inference never infers a size no tensor can have", "[hardening]") {
+  // Found by fuzz_load_plan (88 s): an expand whose annotation is unreadable ("bf16[16,8 21, 71, 64]") and whose
+  // sizes say -14. Inference took the literal sizes, the native writer wrote [16, 128, 71, -14], and the native
+  // reader refused its own file. A rule's result outside the readers' limits (core/graph.h) is now not inferred.
+  auto p = loadPlanText(regression("fuzz_load_plan", "fx-expand-negative-size.py"), "x.py");
+  REQUIRE(p.ok());
+  const int e = p->graph.find("expand");
+  REQUIRE(e >= 0);
+  CHECK_FALSE(p->graph.nodes[e].outputs.at(0).known);
+  const std::string written = writePlanString(*p);
+  auto again = loadPlanText(written, "y.plan.json");
+  REQUIRE(again.ok());
+  CHECK(writePlanString(*again) == written);
+  // The checker still reports the impossible expand from its arguments.
+  const Diagnostics d = checkPlan(*p);
+  REQUIRE(d.summary().errors == 1);
+  CHECK(d.items[0].kind == "shape-mismatch");
+  CHECK(d.items[0].message == "expand: input shape [16, 128, 1, 64] cannot expand to [16, 128, 71, -14]");
+  CHECK_FALSE(shapeWithinLimits({16, -1}));
+  CHECK_FALSE(shapeWithinLimits({int64_t{1} << 54}));
+  CHECK_FALSE(shapeWithinLimits(std::vector<int64_t>(65, 1)));
+  CHECK_FALSE(shapeWithinLimits({int64_t{1} << 40, int64_t{1} << 40}));
+  CHECK(shapeWithinLimits({0, int64_t{1} << 53}));
 }
