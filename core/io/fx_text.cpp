@@ -55,6 +55,10 @@ Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t
     }
     i = j + 1;
   }
+  // The limits every reader applies (core/graph.h), so the plan also saves and reloads natively.
+  if (m.known && !shapeWithinLimits(m.shape))
+    return cur.errorAt(offset, "annotation \"" + std::string(a) +
+                                   "\" is past the limits of a tensor (at most 64 dims, sizes up to 2^53, 2^62 elements)");
   return m;
 }
 

@@ -86,3 +86,19 @@ TEST_CASE("FX shape inference never infers a size no tensor can have", "[hardeni
   CHECK_FALSE(shapeWithinLimits({int64_t{1} << 40, int64_t{1} << 40}));
   CHECK(shapeWithinLimits({0, int64_t{1} << 53}));
 }
+
+TEST_CASE("FX annotations past the readers' limits are refused where they are", "[hardening]") {
+  // Numeric sizes under 19 digits were taken as they are: [16, 10^17] loaded, and its native file did not.
+  const std::string text = "class GraphModule(torch.nn.Module):\n"
+                           "    def forward(self, x: \"f32[16, 100000000000000000]\"):\n"
+                           "        relu: \"f32[16, 3]\" = torch.ops.aten.relu.default(x);  x = None\n"
+                           "        return (relu,)\n";
+  auto p = loadPlanText(text, "big.py");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("big.py") ==
+        "big.py:2:26: annotation \"f32[16, 100000000000000000]\" is past the limits of a tensor (at most 64 dims, "
+        "sizes up to 2^53, 2^62 elements)");
+  std::string ok = text;
+  ok.replace(ok.find("100000000000000000"), 18, "9007199254740992");  // 2^53: the largest size
+  CHECK(loadPlanText(ok, "ok.py").ok());
+}
