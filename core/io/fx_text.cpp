@@ -511,6 +511,7 @@ Result<bool> FxReader::loadArgs(size_t defLine, FxReadReport& rep) {
       if (!cur.accept(',')) return cur.error("reader.tensor(...) needs a storage and a shape");
       m.known = true;
       m.dtype = DType::F32;  // load_args omits dtype for float32
+      const size_t shapeAt = cur.pos();
       if (!cur.accept('(')) return cur.error("expected the shape tuple '(...)' in reader.tensor");
       while (!cur.accept(')')) {
         if (cur.atNumber()) {
@@ -532,6 +533,10 @@ Result<bool> FxReader::loadArgs(size_t defLine, FxReadReport& rep) {
         }
         if (!cur.accept(',') && cur.peek() != ')') return cur.error("expected ',' or ')' in the shape");
       }
+      // The limits every reader applies (core/graph.h), so the plan also saves and reloads natively.
+      if (m.known && !shapeWithinLimits(m.shape))
+        return cur.errorAt(shapeAt, "this shape is past the limits of a tensor (sizes 0 to 2^53, at most 64 dims, "
+                                    "2^62 elements)");
       size_t dtAt = t.find("dtype=torch.");
       if (dtAt != std::string_view::npos) {
         Cursor dc = cursor(l);

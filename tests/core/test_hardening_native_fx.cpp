@@ -102,3 +102,15 @@ TEST_CASE("FX annotations past the readers' limits are refused where they are", 
   ok.replace(ok.find("100000000000000000"), 18, "9007199254740992");  // 2^53: the largest size
   CHECK(loadPlanText(ok, "ok.py").ok());
 }
+
+TEST_CASE("repro scripts: a load_args shape past the readers' limits is refused where it is", "[hardening]") {
+  std::string text = readFile(data("conv_block.repro.py"));
+  const std::string from = "reader.tensor(buf0, (64, 3, 3, 3), is_leaf=True)";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "reader.tensor(buf0, (64, 100000000000000000, 3, 3), is_leaf=True)");
+  auto p = loadPlanText(text, "big.repro.py");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().toString("big.repro.py") ==
+        "big.repro.py:23:24: this shape is past the limits of a tensor (sizes 0 to 2^53, at most 64 dims, 2^62 "
+        "elements)");
+}
