@@ -6,6 +6,7 @@
 // `load_args`). Only the outermost `forward` is read (nested submodule classes are skipped). The `graph():`
 // dump of `str(graph)` is refused with a clear message.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <unordered_map>
@@ -192,7 +193,18 @@ Result<Arg> FxReader::value(Cursor& cur, int depth) {
       else if (k == "index" && v.kind == Arg::Kind::Int) index = std::to_string(v.i);
     }
     if (type.empty()) return cur.errorAt(at, "device(...) needs a type ('cuda', 'cpu', ...)");
-    return Arg::device(index.empty() || type.find(':') != std::string::npos ? type : type + ":" + index);
+    // device('cuda:0', 1) names the index twice: torch refuses it, so do we (below: ':' in the name part).
+    const std::string dev = index.empty() ? type : type + ":" + index;
+    // As torch.device: a name, then an optional ":index" (the writer prints it back as type= and index=).
+    const size_t colon = dev.find(':');
+    const std::string_view name = std::string_view(dev).substr(0, colon);
+    const std::string_view idx = colon == std::string::npos ? std::string_view() : std::string_view(dev).substr(colon + 1);
+    const bool nameOk = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                        std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    const bool idxOk = colon == std::string::npos ||
+                       (!idx.empty() && idx.size() <= 9 && std::all_of(idx.begin(), idx.end(), [](char c) { return c >= '0' && c <= '9'; }));
+    if (!nameOk || !idxOk) return cur.errorAt(at, "device '" + dev + "' is not a device such as 'cuda:0' or 'cpu'");
+    return Arg::device(dev);
   }
   if (d.find('.') != std::string_view::npos) {
     DType dt = dtypeFromName(d);
@@ -226,6 +238,9 @@ Result<bool> FxReader::callArgs(Cursor& cur, std::vector<Arg>& args, std::vector
       isKw = eq + 1 >= cur.end() || cur.rest().substr(0, 2) != "==";
     }
     if (isKw) {
+      // As Python: a keyword given twice is an error (the native format keys kwargs by name).
+      for (const auto& kv : kwargs)
+        if (kv.first == key) return cur.errorAt(save, "keyword argument '" + std::string(key) + "' repeated");
       cur.accept('=');
       auto v = value(cur);
       if (!v) return v.error();

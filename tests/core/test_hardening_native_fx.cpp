@@ -114,3 +114,33 @@ TEST_CASE("repro scripts: a load_args shape past the readers' limits is refused 
         "big.repro.py:23:24: this shape is past the limits of a tensor (sizes 0 to 2^53, at most 64 dims, 2^62 "
         "elements)");
 }
+
+TEST_CASE("FX calls: a repeated keyword and a malformed device are refused where they are", "[hardening]") {
+  // Found by fuzz_load_plan and fuzz_fx_text (fast-reader session): `device = ..., device = ...` loaded with two
+  // kwargs of one name, which the native format (kwargs keyed by name) cannot hold; a device type holding ':'s
+  // printed back as an unreadable `device(type=..., index=:::...)`.
+  auto repeated = loadPlanText(regression("fuzz_load_plan", "fx-keyword-repeated.py"), "k.py");
+  REQUIRE_FALSE(repeated.ok());
+  CHECK(repeated.error().toString("k.py") == "k.py:14:148: keyword argument 'device' repeated");
+  auto device = loadPlanText(regression("fuzz_fx_text", "device-type-with-colons"), "d.py");
+  REQUIRE_FALSE(device.ok());
+  CHECK(device.error().toString("d.py").rfind("d.py:26:177: device 'cud\\x19\\x19", 0) == 0);
+
+  const std::string head = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[4]\"):\n"
+                           "        y: \"f32[4]\" = torch.ops.aten._to_copy.default(x, device = ";
+  const std::string tail = ");  x = None\n        return (y,)\n";
+  auto load = [&](const std::string& dev) { return loadPlanText(head + dev + tail, "t.py"); };
+  for (const char* ok : {"device(type='cuda', index=0)", "device('cuda:1')", "device(type='cpu')", "device('meta')"})
+    CHECK(load(ok).ok());
+  auto bad = load("device('cuda:x')");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().toString("t.py") == "t.py:3:67: device 'cuda:x' is not a device such as 'cuda:0' or 'cpu'");
+  CHECK_FALSE(load("device(type='cu da', index=0)").ok());
+  CHECK_FALSE(load("device(type='cuda:0', index=1)").ok());  // 'cuda:0' with an index: two indices
+  // What loads prints back and reads again.
+  auto p = load("device(type='cuda', index=3)");
+  REQUIRE(p.ok());
+  auto again = loadPlanText(writeFxText(*p), "again.py");
+  REQUIRE(again.ok());
+  CHECK(again->graph.nodes[again->graph.find("y")].kwargs.at(0).second == Arg::device("cuda:3"));
+}
