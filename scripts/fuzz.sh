@@ -75,6 +75,8 @@ for t in "${TARGETS[@]}"; do
   log=$BUILD/$t.log
   set +e
   started=$SECONDS
+  stamp=$BUILD/$t.started
+  touch "$stamp"  # crashes of this run: artifacts newer than this (older ones stay for reference)
   "$bin" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb="$RSS_MB" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" ${dict:+-dict=$dict} ${FUZZ_ARGS:-} "$corpus" "$seeds" > "$log" 2>&1
   rc=$?
@@ -88,7 +90,7 @@ for t in "${TARGETS[@]}"; do
     execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
     rate=$(echo "$last" | sed -n 's/.*exec\/s \([0-9]*\).*/\1/p')
   fi
-  crashes=$(find "$artifacts" -type f | wc -l)
+  crashes=$(find "$artifacts" -type f -newer "$stamp" | wc -l)
   printf '%-24s %12s %8s %10s %6s %8s\n' "$t" "${execs:-0}" "$elapsed" "${rate:-0}" "${new:-0}" \
     "$crashes" | tee -a "$SUMMARY"
   if [[ $rc -ne 0 || $crashes -ne 0 ]]; then
