@@ -25,6 +25,8 @@ int dtypeBytes(DType t);
 inline constexpr int kMaxTensorRank = 64;
 inline constexpr int64_t kMaxTensorDimSize = int64_t{1} << 53;
 bool shapeWithinLimits(const std::vector<int64_t>& shape);
+// The most nodes any reader accepts in one graph.
+inline constexpr int64_t kMaxGraphNodes = 20'000'000;
 
 struct TensorMeta {
   std::vector<int64_t> shape;   // empty = scalar (rank 0)

@@ -25,8 +25,6 @@ namespace {
 
 using namespace sjutil;
 
-constexpr int64_t kMaxNodes = 20'000'000;  // as plan_json.cpp
-constexpr size_t kFastMaxDepth = 128;      // as plan_json_fast.cpp
 constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
 
@@ -332,7 +330,7 @@ bool ApFastReader::read(element root, Plan& p) {
   p.name = "autoparallel";
   sj::dom::array nodes = *f[1];
   const size_t count = nodes.size();
-  if (static_cast<int64_t>(count) > kMaxNodes) return false;
+  if (static_cast<int64_t>(count) > kMaxGraphNodes) return false;
   p.graph.nodes.reserve(count);
   p.specs.reserve(count);
   names_.reserve(count);
@@ -355,15 +353,9 @@ bool ApFastReader::read(element root, Plan& p) {
 }  // namespace
 
 Result<Plan> readAutoparallelJsonTextFast(std::string_view text, bool paddedTail) {
-  const Error fallback{"the fast autoparallel reader cannot read this input exactly (use readAutoparallelJson)"};
-  sj::dom::parser parser;
-  if (parser.allocate(text.size(), kFastMaxDepth)) return fallback;
-  element root;
-  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!paddedTail).get(root)) return fallback;
-  Plan p;
-  ApFastReader reader;
-  if (!reader.read(root, p)) return fallback;
-  return p;
+  return parseAndRead(text, paddedTail,
+                      "the fast autoparallel reader cannot read this input exactly (use readAutoparallelJson)",
+                      [](element root, Plan& p) { return ApFastReader().read(root, p); });
 }
 
 }  // namespace ss

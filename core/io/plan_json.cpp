@@ -19,7 +19,6 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-constexpr int64_t kMaxNodes = 20'000'000;
 constexpr int64_t kMaxDimSize = kMaxTensorDimSize;  // core/graph.h: the limits every reader applies
 
 // ---- Writer --------------------------------------------------------------------------------------------------
@@ -600,7 +599,7 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
   auto nIt = j.find("nodes");
   if (nIt == j.end()) return Error::atPointer("missing required key 'nodes'", "");
   if (!nIt->is_array()) return typeError("/nodes", "an array of nodes", *nIt);
-  if (static_cast<int64_t>(nIt->size()) > kMaxNodes) return Error::atPointer("too many nodes", "/nodes");
+  if (static_cast<int64_t>(nIt->size()) > kMaxGraphNodes) return Error::atPointer("too many nodes", "/nodes");
   p.graph.nodes.reserve(nIt->size());
   std::unordered_map<std::string, int> names;
   names.reserve(nIt->size() * 2);

@@ -30,10 +30,6 @@ namespace {
 
 using namespace sjutil;
 
-constexpr int64_t kMaxNodes = 20'000'000;  // as plan_json.cpp
-// Well under load.cpp's kMaxJsonDepth pre-scan (256): whatever simdjson accepts, the nlohmann path accepts too.
-constexpr size_t kFastMaxDepth = 128;
-
 // Every helper below returns false to mean "cannot read this exactly: fall back"; nothing throws on bad input.
 
 // parseSpec cache key: the spec text (a view into the parser's strings) and the tensor rank it is checked against.
@@ -455,7 +451,7 @@ bool FastReader::read(element root, Plan& p) {
   if (!f[Nodes] || f[Nodes]->type() != element_type::ARRAY) return false;
   sj::dom::array nodes = *f[Nodes];
   const size_t count = nodes.size();
-  if (static_cast<int64_t>(count) > kMaxNodes) return false;
+  if (static_cast<int64_t>(count) > kMaxGraphNodes) return false;
   p.graph.nodes.reserve(count);
   names_.reserve(count);
   specJ_.reserve(count);
@@ -479,18 +475,9 @@ bool FastReader::read(element root, Plan& p) {
 
 }  // namespace
 
-static_assert(kJsonTailPadding >= simdjson::SIMDJSON_PADDING, "kJsonTailPadding must cover simdjson's padding");
-
 Result<Plan> planFromJsonTextFast(std::string_view text, bool paddedTail) {
-  const Error fallback{"the fast plan reader cannot read this input exactly (use planFromJson)"};
-  sj::dom::parser parser;
-  if (parser.allocate(text.size(), kFastMaxDepth)) return fallback;
-  element root;
-  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!paddedTail).get(root)) return fallback;
-  Plan p;
-  FastReader reader;
-  if (!reader.read(root, p)) return fallback;
-  return p;
+  return parseAndRead(text, paddedTail, "the fast plan reader cannot read this input exactly (use planFromJson)",
+                      [](element root, Plan& p) { return FastReader().read(root, p); });
 }
 
 }  // namespace ss

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/io/plan_json.h"
+#include "core/plan.h"
 
 namespace ss::sjutil {
 
@@ -123,19 +125,15 @@ inline bool optNumber(const element* e, double& out, double def) {
 inline bool readShape(element e, std::vector<int64_t>& out) {
   if (e.type() != element_type::ARRAY) return false;
   sj::dom::array shape = e;
-  if (shape.size() > static_cast<size_t>(kMaxTensorRank)) return false;
+  if (shape.size() > static_cast<size_t>(kMaxTensorRank)) return false;  // before allocating for it
   out.clear();
   out.reserve(shape.size());
-  __int128 numel = 1;
   for (element v : shape) {
-    if (v.type() != element_type::INT64) return false;
     int64_t d = 0;
-    if (v.get_int64().get(d) || d < 0 || d > kMaxTensorDimSize) return false;
+    if (v.type() != element_type::INT64 || v.get_int64().get(d)) return false;
     out.push_back(d);
-    numel *= d;
-    if (numel > (__int128{1} << 62)) return false;
   }
-  return true;
+  return shapeWithinLimits(out);
 }
 
 // Collects the members of an object whose keys are in `keys` (index = position); false on a duplicate known key
@@ -159,6 +157,24 @@ inline bool members(element obj, const std::string_view (&keys)[N], const elemen
     if (!known && refuseUnknown) return false;
   }
   return true;
+}
+
+// Well under load.cpp's kMaxJsonDepth pre-scan (256): whatever simdjson accepts, the nlohmann path accepts too.
+inline constexpr size_t kFastMaxDepth = 128;
+static_assert(kJsonTailPadding >= sj::SIMDJSON_PADDING, "kJsonTailPadding must cover simdjson's padding");
+
+// The fast readers' entry: parses `text` with simdjson (in place when `paddedTail`: kJsonTailPadding readable
+// bytes follow it) and hands the root to `read(root, plan)`. Any parse failure or a false from `read` gives
+// `Error{fallback}`, which tells the caller to read the text with the nlohmann reader.
+template <class Read>
+Result<Plan> parseAndRead(std::string_view text, bool paddedTail, const char* fallback, Read&& read) {
+  sj::dom::parser parser;
+  if (parser.allocate(text.size(), kFastMaxDepth)) return Error{fallback};
+  element root;
+  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!paddedTail).get(root)) return Error{fallback};
+  Plan p;
+  if (!read(root, p)) return Error{fallback};
+  return p;
 }
 
 }  // namespace ss::sjutil
