@@ -240,8 +240,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   std::vector<Diagnostic> out;
   // A solver's solution (its export, or its placements applied to a graph) marks every src != dst edge as a
   // transition it planned: report those as redistribute-required, not as missing.
-  const bool autoparallel = plan.sourceFormat == PlanFormat::AutoparallelJson ||
-                            plan.sourceFormat == PlanFormat::AutoparallelPlacements;
+  const bool autoparallel = plan.isSolverSolution();
 
   // Output specs: valid, and how they split.
   // The rule context owns the one copy of the declared output specs (invalid ones are dropped from it).

@@ -71,6 +71,11 @@ struct Plan {
   // Per-edge solver costs from an autoparallel export, keyed by (node, input); absent otherwise.
   std::map<std::pair<int, int>, std::pair<double, double>> edgeCosts;  // (comm_cost, transition_cost)
 
+  // A solver's solution (its export, or its placements applied to a graph): its apply pass inserts every
+  // transition it planned, so an edge whose layouts differ is planned there, not missing.
+  bool isSolverSolution() const {
+    return sourceFormat == PlanFormat::AutoparallelJson || sourceFormat == PlanFormat::AutoparallelPlacements;
+  }
   // Executable: every call node has args and known shapes, and a loss node is set.
   bool executable() const;
   // Ensures specs has one entry per node with the right counts (missing entries become nullopt).

@@ -23,8 +23,7 @@ CostReport computeCosts(const Plan& plan, const CostModel& model) {
   rep.solver = plan.summary;
   // A solver's export: its apply pass inserts every transition it planned (the checker reports them as
   // redistribute-required, info), so a bare edge there is planned, not missing.
-  const bool solverPlan = plan.sourceFormat == PlanFormat::AutoparallelJson ||
-                          plan.sourceFormat == PlanFormat::AutoparallelPlacements;
+  const bool solverPlan = plan.isSolverSolution();
   std::map<Phase, PhaseCost> phases;
   const Graph& g = plan.graph;
   for (int n = 0; n < g.size(); ++n) {

@@ -271,9 +271,7 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
         if (ImGui::SmallButton("Remove")) cmds.push(RemoveRedistribute{n, in});
       } else if (have && want && *have != *want) {
         // In a solver's export the apply pass inserts this transition (the checker's redistribute-required).
-        const bool solverPlan = plan.sourceFormat == PlanFormat::AutoparallelJson ||
-                                plan.sourceFormat == PlanFormat::AutoparallelPlacements;
-        if (solverPlan) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.info), "the solver plans a transition");
+        if (plan.isSolverSolution()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.info), "the solver plans a transition");
         else ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "layouts differ, no redistribute");
         ImGui::SameLine();
         if (ImGui::SmallButton("Insert redistribute")) cmds.push(InsertRedistribute{Redistribute{n, in, *have, *want}});
