@@ -3,7 +3,7 @@
 //
 // Kinds (stable strings, used in JSON and tests): "incompatible-inputs", "missing-redistribute",
 // "redistribute-required", "partial-into-nonlinear", "seq-dim-mismatch", "shape-mismatch", "uneven-shard",
-// "empty-shard", "unchecked-op", "invalid-spec", "bad-redistribute".
+// "empty-shard", "unchecked-op", "invalid-spec", "bad-redistribute", "unsafe-op".
 #include <optional>
 #include <string>
 #include <vector>
