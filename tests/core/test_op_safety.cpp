@@ -46,13 +46,13 @@ TEST_CASE("check reports an op off the allow-list as unsafe-op, an error at its 
                  json::array(), "c");
   Diagnostics d = checkPlan(p);
   REQUIRE(d.items.size() == 2);
-  CHECK(d.items[0].kind == "unsafe-op");
+  CHECK(d.items[0].kind == DiagKind::UnsafeOp);
   CHECK(d.items[0].severity == Severity::Error);
   CHECK(d.items[0].node == p.graph.find("f"));
   CHECK(d.items[0].message ==
         "op aten.from_file.default is not on the runner's list of pure tensor ops (it could read or write files, "
         "share storage or touch process state); the runner refuses to execute it");
-  CHECK(d.items[1].kind == "unsafe-op");
+  CHECK(d.items[1].kind == DiagKind::UnsafeOp);
   CHECK(d.items[1].node == p.graph.find("a"));
   CHECK(d.hasErrors());
   auto unsafe = unsafeNodes(p.graph);
@@ -72,6 +72,6 @@ TEST_CASE("arguments nested deeper than the runner takes are unsafe-op", "[op_sa
   CHECK(unsafe[0].reason == "an argument of aten.add.Tensor nests lists deeper than 2 levels; the runner refuses it");
   Diagnostics d = checkPlan(p);
   int unsafeDiags = 0;
-  for (const auto& x : d.items) unsafeDiags += x.kind == "unsafe-op";
+  for (const auto& x : d.items) unsafeDiags += x.kind == DiagKind::UnsafeOp;
   CHECK(unsafeDiags == 1);
 }
