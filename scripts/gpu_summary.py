@@ -47,6 +47,16 @@ def load_steps(work):
     return steps
 
 
+def error_text(err):
+    """'rank 3, node index_put: shape mismatch ...' (rank and node only where the error has them)."""
+    where = []
+    if err.get("rank", -1) >= 0:
+        where.append("rank %d" % err["rank"])
+    if err.get("node"):
+        where.append("node %s" % err["node"])
+    return "%s%s: %s" % (err.get("stage", "?"), " (" + ", ".join(where) + ")" if where else "", err.get("message"))
+
+
 def run_check(name, step, report, cpu_only):
     plan, device = name.rsplit("_", 1)
     want, at_node = EXPECTED[plan]
@@ -69,8 +79,10 @@ def run_check(name, step, report, cpu_only):
         "notes": report.get("notes", []), "ranks": report.get("ranks"), "scale": report.get("scale"),
         "reference_seconds": report.get("reference_s"), "sharded_seconds": report.get("sharded_s"),
         "rel_errors": [b.get("rel_error") for b in report.get("batches", [])],
-        "error": ("rank %s, node %s: %s" % (err.get("rank"), err.get("node"), err.get("message"))) if err else None,
+        "error": error_text(err) if err else None,
     })
+    if err and err.get("stage") in ("load", "scale", "memory", "setup"):
+        c["backend"] = None  # it failed before any process group existed
     ok = c["verdict"] == want and step["rc"] == report.get("exit_code")
     if ok and at_node:
         ok = at_node in (err.get("node") or "") or at_node in (err.get("message") or "")
