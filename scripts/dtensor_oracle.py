@@ -113,6 +113,8 @@ class Dt:
         self.FakeStore = FakeStore
         mod = self._first("torch.distributed.tensor._utils", "torch.distributed._tensor._utils")
         self.local_shape_and_offset = mod.compute_local_shape_and_global_offset
+        # (global_shape, mesh_shape, my_coordinate, placements[, shard_order]): the same without a process group
+        self.local_shape_and_offset_at = getattr(mod, "_compute_local_shape_and_global_offset", None)
         spec_mod = self._first("torch.distributed.tensor._dtensor_spec", "torch.distributed._tensor.placement_types")
         self.DTensorSpec, self.TensorMeta = spec_mod.DTensorSpec, spec_mod.TensorMeta
         self.ShardOrderEntry = getattr(spec_mod, "ShardOrderEntry", None)
@@ -121,6 +123,8 @@ class Dt:
         import inspect
         self.spec_takes_order = "shard_order" in inspect.signature(self.DTensorSpec).parameters
         self.layout_takes_order = "shard_order" in inspect.signature(self.local_shape_and_offset).parameters
+        self.private_layout_takes_order = self.local_shape_and_offset_at is not None and \
+            "shard_order" in inspect.signature(self.local_shape_and_offset_at).parameters
         self.world = None
         self.meshes = {}
 
@@ -139,7 +143,7 @@ class Dt:
             "compute_local_shape_and_global_offset": self.local_shape_and_offset.__module__,
             "redistribute": self.redist.__name__,
             "shard_order_in_spec": self.spec_takes_order,
-            "shard_order_in_layout": self.layout_takes_order,
+            "shard_order_in_layout": self.layout_takes_order or self.private_layout_takes_order,
             "strided_shard": self.StridedShard is not None,
         }
 
@@ -235,12 +239,17 @@ def answer_layouts(dt, cases, deadline):
                     continue
                 try:
                     pl = dt.placements(c["placements"])
-                    kwargs = {}
-                    if c.get("shard_order"):
-                        if not dt.layout_takes_order:
-                            raise Skip("compute_local_shape_and_global_offset takes no shard_order here")
-                        kwargs["shard_order"] = dt.shard_order(c["shard_order"])
-                    shape, offset = dt.local_shape_and_offset(c["shape"], mesh, pl, **kwargs)
+                    if not c.get("shard_order"):
+                        shape, offset = dt.local_shape_and_offset(c["shape"], mesh, pl)
+                    elif dt.layout_takes_order:
+                        shape, offset = dt.local_shape_and_offset(c["shape"], mesh, pl,
+                                                                  shard_order=dt.shard_order(c["shard_order"]))
+                    elif dt.private_layout_takes_order:
+                        shape, offset = dt.local_shape_and_offset_at(
+                            c["shape"], tuple(mesh_shape), coord_of(r, mesh_shape), pl,
+                            shard_order=dt.shard_order(c["shard_order"]))
+                    else:
+                        raise Skip("compute_local_shape_and_global_offset takes no shard_order here")
                     ranks[cid].append({"coord": coord_of(r, mesh_shape), "local_shape": [int(x) for x in shape],
                                        "offset": [int(x) for x in offset]})
                 except Skip as e:

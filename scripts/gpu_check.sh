@@ -20,7 +20,7 @@
 # --cpu-only rehearses everything but CUDA on a CPU machine: a CPU build (system LibTorch when python3 has no
 # torch), the CPU runs, one --device cuda run that must fail cleanly (exit 3), the oracle (which reports that
 # DTensor is missing) and the summary. --scale N runs seed 1 at 1/N size (the GPU session uses 1: real size).
-# --budget caps the whole script (default 450 s: under the 8 minutes the session allows, leaving a rerun).
+# --budget caps the whole script (default 420 s: under the 8 minutes the session allows, leaving a rerun).
 # Exit: 0 every check passed, 1 some check failed (see summary.json), 2 bad arguments.
 set -uo pipefail
 
@@ -49,7 +49,7 @@ CPU_ONLY=0
 SKIP_BUILD=0
 BUILD=""
 SCALE=1
-BUDGET=450
+BUDGET=420
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --prepare-deps) prepare_deps ;;
@@ -109,10 +109,12 @@ step() {
   local t0 t1 rc
   t0=$(date +%s.%N)
   echo "gpu_check: $name (limit ${limit}s)"
+  local log="$WORK/logs/$name.log"
+  { printf '$'; printf ' %q' "$@"; printf '\n'; } >"$log"  # the command, first line of its log
   if [[ -n $out ]]; then
-    timeout --kill-after=5 "$limit" "$@" >"$out" 2>"$WORK/logs/$name.log"
+    timeout --kill-after=5 "$limit" "$@" >"$out" 2>>"$log"
   else
-    timeout --kill-after=5 "$limit" "$@" >"$WORK/logs/$name.log" 2>&1
+    timeout --kill-after=5 "$limit" "$@" >>"$log" 2>&1
   fi
   rc=$?
   t1=$(date +%s.%N)
@@ -166,6 +168,9 @@ if ((CPU_ONLY)); then
   CMAKE_ARGS+=(-DSHARDSCOPE_CUDA=OFF)
 else
   CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+  if [[ ! -x $CUDA_HOME/bin/nvcc ]] && command -v nvcc >/dev/null; then  # a toolkit elsewhere: nvcc's own
+    CUDA_HOME=$(dirname "$(dirname "$(command -v nvcc)")")
+  fi
   export TORCH_CUDA_ARCH_LIST=9.0  # Torch's CMake config would otherwise probe the GPU for it
   CMAKE_ARGS+=(-DSHARDSCOPE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCUDAToolkit_ROOT="$CUDA_HOME"
     -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc")

@@ -121,6 +121,44 @@ class OracleScript(unittest.TestCase):
             self.assertEqual(r.returncode, 3)
             self.assertIn("cannot use DTensor here", r.stderr)
 
+    def run_with_fake_torch(self, variant):
+        """Every line of the oracle against tests/dtensor/fake_torch.py (this PyTorch's API shapes, or older
+        ones'): every case answered in the oracle format, and no answer a Python error of the script's own."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "oracle.json")
+            code = ("import sys, runpy; sys.path.insert(0, %r); import fake_torch; "
+                    "sys.argv = ['dtensor_oracle.py', '-o', %r]; "
+                    "runpy.run_path(%r, run_name='__main__')" % (HERE, out, os.path.join(SCRIPTS, "dtensor_oracle.py")))
+            r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, FAKE_TORCH_VARIANT=variant))
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(out) as f:
+                doc = json.load(f)
+        with open(os.path.join(HERE, "cases.json")) as f:
+            cases = json.load(f)
+        self.assertEqual(doc["format"], "shardscope-dtensor-oracle/1")
+        for kind in ("layouts", "redistributes", "rules"):
+            self.assertEqual(set(doc[kind]), {c["id"] for c in cases[kind]})
+            self.assertEqual(doc["tally"][kind], {"error": 0, "skipped": 0})
+        for cid, a in doc["layouts"].items():
+            n = 1
+            for s in next(c for c in cases["layouts"] if c["id"] == cid)["mesh"]:
+                n *= s
+            self.assertEqual(len(a["ranks"]), n, cid)
+        self.assertTrue(all(isinstance(a["runs"], bool) and isinstance(a["steps"], list)
+                            for a in doc["redistributes"].values()))
+        self.assertTrue(any(not a["runs"] for a in doc["redistributes"].values()))  # S -> P refused
+        self.assertEqual(sum(a["redistributed"] for a in doc["rules"].values()), 2)  # fake softmax of P(sum)
+        return doc
+
+    def test_every_path_runs_on_a_fake_dtensor(self):
+        doc = self.run_with_fake_torch("new")
+        self.assertEqual({a["method"] for a in doc["rules"].values()}, {"propagate_op_sharding"})
+
+    def test_every_fallback_runs_on_an_older_fake_dtensor(self):
+        doc = self.run_with_fake_torch("old")
+        self.assertEqual({a["method"] for a in doc["rules"].values()}, {"dispatch"})
+
     def test_coordinates_are_row_major(self):
         self.assertEqual([oracle.coord_of(r, [2, 3]) for r in (0, 1, 3, 5)], [[0, 0], [0, 1], [1, 0], [1, 2]])
         self.assertEqual(oracle.contiguous_stride([2, 0, 3]), (3, 3, 1))
