@@ -35,6 +35,7 @@ const char* severityName(Severity s);  // "info", "warning", "error"
   X(UncheckedOp, "unchecked-op")                     \
   X(InvalidSpec, "invalid-spec")                     \
   X(BadRedistribute, "bad-redistribute")             \
+  X(UnsafeOp, "unsafe-op")                           \
   X(InvalidTag, "invalid-tag")                       \
   X(UnknownLossNode, "unknown-loss-node")
 
