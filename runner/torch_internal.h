@@ -74,6 +74,15 @@ struct ExecEnv {
   c10::Device device = c10::kCPU;    // device arguments (and absent ones on factories) become this
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int done, int total)> progress;
+  // Drop each node's value after its last reader (peak memory: live values only, not the whole graph). Off for
+  // shape inference, which reads every node afterwards. `keep`: nodes whose values must survive (the loss).
+  bool releaseDead = false;
+  std::vector<int> keep;
+  // Run a same-type aten::_to_copy as the identity (only valid when the graph has no in-place op).
+  bool aliasSameTypeCopies = false;
+  // Nodes whose autograd history is needed (ancestors of the loss); the others (a joint graph's explicit
+  // backward) run without recording, so they save no tensors. Empty: record everything.
+  std::vector<bool> recordGrad;
 };
 
 using Values = std::vector<std::vector<at::Tensor>>;
