@@ -8,6 +8,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -513,7 +514,12 @@ void runGraph(const ExecEnv& env, Values& values) {
           if (const Redistribute* r = plan.findRedistribute(n, static_cast<int>(k))) {
             const TensorMeta* m = g.meta(refs[k]);
             if (!m || !m->known) throw std::runtime_error("redistribute on an input of unknown shape");
-            t = env.comm->redistribute(t, m->shape, r->from, r->to,
+            // A value nobody reads after this edge is handed over (its slot emptied), so that an all_reduce can
+            // work in its memory (seed 1 at real size: an 87 MB copy per rank less).
+            if (env.releaseDead && last[refs[k].node] == n && node.op != "operator.getitem" &&
+                std::count(refs.begin(), refs.end(), refs[k]) == 1)
+              values[refs[k].node][refs[k].output] = at::Tensor();
+            t = env.comm->redistribute(std::move(t), m->shape, r->from, r->to,
                                        "node " + node.name + " input " + std::to_string(k));
           }
         inputs.push_back(t);

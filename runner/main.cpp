@@ -12,6 +12,8 @@
 // Before running, the child refuses a plan with an op off core's allow-list (core/op_safety.h: it trusts no
 // parent), enters its sandbox (runner/sandbox.h: no inherited descriptors, no file writes, a private working
 // folder, an address-space cap) and arms a watchdog for the wall-clock budget (RunOptions::budgetSec).
+#include <malloc.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -178,6 +180,10 @@ int main(int argc, char** argv) {
 
   ss::runner::enterSandbox(ss::runner::openFilesFor(plan->mesh.size()));
   ss::runner::limitAddressSpace(addressSpaceFor(options, plan->mesh.size()));
+  // Tensors of 1 MiB and more straight from mmap and back to the system on free. glibc's default (a threshold
+  // that grows to the largest block freed) keeps freed tensors in each thread's arena, where the other rank
+  // threads cannot reuse them: seed 1 at real size peaked at 3.5 GB instead of 2 (docs/performance.md).
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::atomic<bool> cancel{false};
   ss::RunReport report;
   {

@@ -15,6 +15,8 @@
 #include <c10/cuda/CUDAGuard.h>
 #endif
 
+#include <malloc.h>
+
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -334,7 +336,7 @@ struct Events {
   const EventSink& sink;
   std::mutex mutex;
   int batches = 1;
-  Clock::time_point refStart = Clock::now(), shardStart;
+  Clock::time_point refStart = Clock::now(), shardStart = Clock::now();
   double refSeconds = -1;  // set when the reference is done
   double eta(int rank, int batch, int done, int total) {
     double units = batch + (total > 0 ? static_cast<double>(done) / total : 0.0);  // batches done
@@ -551,6 +553,9 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   }
   report.referenceSeconds = secondsSince(t0);
   events.refSeconds = report.referenceSeconds;
+  // The reference's freed tensors sit in the main thread's malloc arena, which the rank threads (arenas of their
+  // own) would not reuse: give them back to the system before the ranks allocate.
+  ::malloc_trim(0);
 
   // ---- sharded ----
   auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
@@ -624,6 +629,8 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
           loss.backward();
           gradSum.add(b, values, params);
         }
+        values.clear();
+        ::malloc_trim(0);  // this batch's tensors, freed in this thread's arena, go back before the next batch
       }
     } catch (const NodeError& e) {
       out.error = nodeError(plan, "sharded", rank, e);
