@@ -234,6 +234,15 @@ def short_error(e):
 
 
 # ---- the three sections ----------------------------------------------------------------------------------------
+def within_budget(cases, deadline, out):
+    """The cases to answer while time is left; each one after `deadline` is answered {"skipped": "time budget"}."""
+    for c in cases:
+        if time.time() > deadline:
+            out[c["id"]] = {"skipped": "time budget"}
+        else:
+            yield c
+
+
 def answer_layouts(dt, cases, deadline):
     out = {}
     by_mesh = {}
@@ -274,11 +283,8 @@ def answer_layouts(dt, cases, deadline):
 def answer_redistributes(dt, cases, deadline):
     torch = dt.torch
     out = {}
-    for c in sorted(cases, key=lambda c: math.prod(c["mesh"])):
+    for c in within_budget(sorted(cases, key=lambda c: math.prod(c["mesh"])), deadline, out):
         cid = c["id"]
-        if time.time() > deadline:
-            out[cid] = {"skipped": "time budget"}
-            continue
         try:
             mesh = dt.mesh(c["mesh"])
             src = dt.spec(mesh, dt.placements(c["src"]["placements"]), c["shape"], torch.float32,
@@ -357,11 +363,8 @@ class RedistributeSpy:
 def answer_rules(dt, cases, deadline):
     torch = dt.torch
     out = {}
-    for c in cases:
+    for c in within_budget(cases, deadline, out):
         cid = c["id"]
-        if time.time() > deadline:
-            out[cid] = {"skipped": "time budget"}
-            continue
         try:
             mesh = dt.mesh(c["mesh"])
             ins = []
