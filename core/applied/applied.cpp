@@ -508,7 +508,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
         if (arrives && arrives->known && need && arrives->shape != *need) {
           Diagnostic x;
           x.severity = Severity::Error;
-          x.kind = "local-shape-mismatch";
+          x.kind = DiagKind::LocalShapeMismatch;
           x.node = c;
           x.input = k;
           x.have = src;
@@ -522,7 +522,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
       }
       Diagnostic x;
       x.severity = Severity::Error;
-      x.kind = "transition-not-applied";
+      x.kind = DiagKind::TransitionNotApplied;
       x.node = c;
       x.input = k;
       x.have = src;
@@ -571,7 +571,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
     }
     Diagnostic x;
     x.severity = Severity::Warning;
-    x.kind = "unplanned-collective";
+    x.kind = DiagKind::UnplannedCollective;
     x.node = consumer;
     x.input = consumer >= 0 && pg.nodes[consumer].kind != NodeKind::Output ? input : -1;
     if (consumer >= 0 && pg.nodes[consumer].kind == NodeKind::Output) x.input = input;
@@ -589,7 +589,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
     if (!want || *want == an.outputs[0].shape) continue;
     Diagnostic x;
     x.severity = Severity::Error;
-    x.kind = "local-shape-mismatch";
+    x.kind = DiagKind::LocalShapeMismatch;
     x.node = p;
     x.have = plan.specs[p].outputs[0];
     x.message = "on " + where + " the applied graph's '" + an.name + "' has local shape " +

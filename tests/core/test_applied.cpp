@@ -38,8 +38,8 @@ AppliedSession session(const std::string& primary) {
 std::vector<std::string> kindsAt(const Plan& p, const Diagnostics& d, const std::string& prefix) {
   std::vector<std::string> out;
   for (const auto& x : d.items)
-    if (x.kind.rfind(prefix, 0) == 0 || prefix.empty())
-      out.push_back(x.kind + "@" + (x.node >= 0 ? p.graph.nodes[x.node].name : "-") + ":" + std::to_string(x.input));
+    if (std::string(diagKindName(x.kind)).rfind(prefix, 0) == 0 || prefix.empty())
+      out.push_back(std::string(diagKindName(x.kind)) + "@" + (x.node >= 0 ? p.graph.nodes[x.node].name : "-") + ":" + std::to_string(x.input));
   return out;
 }
 }  // namespace
