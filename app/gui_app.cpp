@@ -364,7 +364,14 @@ void GuiApp::drawView(const std::string& v) {
   else if (v == "mesh") views::drawMeshView(plan, d, mesh_, sel_, cmds_);
   else if (v == "tensor") views::drawTensorView(plan, d, tensor_, sel_, cmds_);
   else if (v == "inspector") views::drawInspectorView(plan, d, inspector_, sel_, cmds_);
-  else if (v == "costs") views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision());
+  else if (v == "costs") {
+    const std::vector<AppliedCollective>* ac = !doc_.applied().empty() ? &doc_.applied().front().collectives
+                                               : doc_.appliedAlone()   ? &doc_.appliedAlone()->collectives
+                                                                       : nullptr;
+    views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision(), ac);
+  } else if (v == "applied") {
+    views::drawAppliedView(plan, d, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
+  }
   else if (v == "run") {
     const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
     if (a.start) run_.start(plan, runView_.scale);
@@ -374,7 +381,7 @@ void GuiApp::drawView(const std::string& v) {
 
 void GuiApp::drawPaneContent(int pane) {
   static const std::vector<std::vector<std::pair<const char*, const char*>>> tabs = {
-      {{"Graph", "graph"}},       {{"Diagnostics", "diagnostics"}},
+      {{"Graph", "graph"}},       {{"Diagnostics", "diagnostics"}, {"Applied", "applied"}},
       {{"Edge", "edge"}, {"Teach", "teach"}}, {{"Mesh", "mesh"}, {"Tensor", "tensor"}},
       {{"Inspector", "inspector"}}, {{"Costs", "costs"}, {"Run", "run"}}};
   const auto& mine = tabs[static_cast<size_t>(pane)];

@@ -18,6 +18,7 @@
 #include "app/gui_recovery.h"
 #include "app/gui_run.h"
 #include "app/gui_settings.h"
+#include "views/AppliedView.h"
 #include "views/CostsView.h"
 #include "views/DiagnosticsView.h"
 #include "views/Document.h"
@@ -38,7 +39,7 @@ struct GuiOptions {
   bool persistSettings = true;     // read and write settings.json (off for tests and render)
   bool allowNativeDialogs = true;  // zenity
   bool recovery = true;            // write and offer recovery files
-  std::string soloView;            // "", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run"
+  std::string soloView;            // "", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run", "applied"
   std::optional<views::ThemeKind> theme;  // overrides the remembered theme
   int width = 1600, height = 1000;
   bool visible = true;
@@ -85,6 +86,7 @@ class GuiApp {
   // File > New tensor...: replaces the document with a playground plan and shows the Teach view on it. False
   // (nothing changes) when the form is wrong or the open plan has unsaved edits.
   bool newTensor(const NewTensorForm& form);
+  views::AppliedViewState& appliedState() { return appliedView_; }
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
@@ -126,6 +128,7 @@ class GuiApp {
   views::DiagnosticsViewState diagsView_;
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
+  views::AppliedViewState appliedView_;
   views::NodeListViewState nodeList_;
   views::RunViewState runView_;
   views::TeachViewState teach_;
