@@ -66,6 +66,20 @@ void drawCostsView(const Plan& plan, const Diagnostics& /*diags*/, CostsViewStat
     state.revision = revision;
   }
   const CostReport& r = state.report;
+  // With no planned transition at all (an applied graph opened alone) there is nothing to compare against.
+  bool planHasAny = false;
+  int64_t appliedBytes = 0;
+  double appliedUs = 0;
+  int appliedCount = 0;
+  for (const CollectiveTotal& t : state.collectives) {
+    planHasAny = planHasAny || t.planCount > 0;
+    appliedBytes += t.appliedBytes;
+    appliedUs += t.appliedUs;
+    appliedCount += t.appliedCount;
+  }
+  if (applied)
+    ImGui::Text("Applied graph: %d collectives, %s per rank, %s", appliedCount, formatBytes(appliedBytes).c_str(),
+                formatTimeUs(appliedUs).c_str());
   if (applied && !state.collectives.empty() &&
       ImGui::BeginTable("##collectives", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("collective");
@@ -84,13 +98,14 @@ void drawCostsView(const Plan& plan, const Diagnostics& /*diags*/, CostsViewStat
       if (t.planCount > 0) ImGui::Text("%d x, %s, %s", t.planCount, formatBytes(t.planBytes).c_str(), formatTimeUs(t.planUs).c_str());
       else ImGui::TextDisabled("-");
       ImGui::TableNextColumn();
-      const bool differ = t.appliedCount != t.planCount;
+      const bool differ = planHasAny && t.appliedCount != t.planCount;
       const ImVec4 c = ImGui::ColorConvertU32ToFloat4(differ ? palette().error : palette().text);
       if (t.appliedCount > 0) ImGui::TextColored(c, "%d x, %s, %s", t.appliedCount, formatBytes(t.appliedBytes).c_str(), formatTimeUs(t.appliedUs).c_str());
       else ImGui::TextColored(c, "none");
     }
     ImGui::EndTable();
   }
+  if (applied && !planHasAny) return;  // an applied graph alone: it has no planned edges to list
   if (r.solver.total >= 0 || r.solver.comm >= 0) {
     ImGui::Text("Solver: total %.4g  comm %.4g  compute %.4g  transition %.4g", r.solver.total, r.solver.comm,
                 r.solver.compute, r.solver.transition);

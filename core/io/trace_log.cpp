@@ -160,6 +160,26 @@ Result<TraceLog> readTraceLog(std::string_view text, const TraceKeep& keep) {
       ++log.skippedLines;
       continue;
     }
+    // Nesting is bounded before the parser recurses (a line of 10^6 '[' must not overflow the stack).
+    {
+      int depth = 0;
+      bool inStr = false;
+      for (size_t i = env; i < l.size(); ++i) {
+        const char c = l[i];
+        if (inStr) {
+          if (c == '\\') ++i;
+          else if (c == '"') inStr = false;
+        } else if (c == '"') {
+          inStr = true;
+        } else if (c == '{' || c == '[') {
+          if (++depth > kMaxJsonDepth)
+            return Error::atLine("the record's envelope nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                                 lineNo, static_cast<int>(i + 1));
+        } else if (c == '}' || c == ']') {
+          --depth;
+        }
+      }
+    }
     // ordered_json: the record kind is the envelope's first key as written (nlohmann::json sorts keys).
     nlohmann::ordered_json j;
     try {

@@ -8,7 +8,10 @@
 //
 // Contract: readTraceLog is total. Lines that are neither a record nor a payload line (a stray print) are
 // skipped and counted; unknown record kinds are skipped and counted. A damaged log is refused with FILE:LINE:COL:
-// a payload whose md5 differs, a payload cut short by the end of the file, an envelope that is not JSON.
+// a kept payload whose md5 differs or that the end of the file cuts short, an envelope that is not JSON or nests
+// deeper than kMaxJsonDepth. A damaged payload of a record this reader does not keep is tolerated (tlparse
+// counts those and goes on). Empty lines inside a payload are taken as payload lines whose tab an editor
+// stripped (a lone-tab line is an empty payload line) when that makes the md5 match.
 // A stack frame naming an interned file index never defined reads "<file #N>" (logs may be cut). Payloads are kept only for the records `keep` selects (a
 // real log carries megabytes of Inductor code), but every payload is md5-checked.
 #include <functional>

@@ -211,3 +211,26 @@ TEST_CASE("the optimizer log alone gives the solution's placements", "[io][trace
   CHECK(cli.out == trace(kTl + "autoparallel_sharding_optimizer_log.txt") +
                        ": the optimizer log gives placements on a 2-dim mesh but not its sizes: pass --mesh (e.g. --mesh 2x4)\n");
 }
+
+TEST_CASE("an envelope nested past the JSON depth limit is refused before it is parsed", "[io][trace]") {
+  const std::string line = "V1201 10:22:03.000411 81234 x.py:1] {\"a\": " + std::string(100000, '[') + "\n";
+  auto log = readTraceLog(line);
+  REQUIRE_FALSE(log.ok());
+  CHECK(log.error().toString("deep.log") == "deep.log:1:298: the record's envelope nests deeper than 256 levels");
+}
+
+TEST_CASE("editor damage: lone-tab payload lines stripped to empty lines still match their md5", "[io][trace]") {
+  const std::string payload = "a\n\nb\n";
+  const std::string head = "V1201 10:22:05.000001 81234 autoparallel/api.py:212] {\"artifact\": {\"name\": "
+                           "\"autoparallel_joint_graph\", \"encoding\": \"string\"}, \"has_payload\": \"" + md5Hex(payload) + "\"}\n";
+  auto log = readTraceLog(head + "\ta\n\n\tb\n\n");  // both empty payload lines lost their tab
+  REQUIRE(log.ok());
+  CHECK(log->records[0].payload == payload);
+  // A damaged payload in a record this reader does not read is tolerated (tlparse counts those); one it reads is not.
+  const std::string other = "V1201 10:22:05.000001 81234 torch/_inductor/graph.py:1] {\"inductor_output_code\": {}, "
+                            "\"has_payload\": \"" + md5Hex("x") + "\"}\n\ty\n";
+  CHECK(readTraceLog(other + head + "\ta\n\t\n\tb\n\t\n").ok());
+  auto bad = readTraceLog(head + "\ta\n\t\n\tB\n\t\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().line == 1);
+}
