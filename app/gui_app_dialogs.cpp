@@ -131,7 +131,7 @@ bool GuiApp::openFile(const std::string& path) {
   addRecent(settings_, path);
   selectFirstProblem();
   // autoparallel's artifacts: the applied graph beside the plan (the Diagnostics pane's other tab).
-  if (!doc_.applied().empty() || doc_.appliedAlone()) forceTab_ = "applied";
+  if (!doc_.applied().empty() || doc_.appliedAlone()) forceTab_ = views::ViewId::Applied;
   framesToDraw_ = 3;
   return true;
 }
@@ -144,7 +144,7 @@ bool GuiApp::newTensor(const NewTensorForm& form) {
   sel_.clear();
   graph_.planReplaced();
   sel_.selectEdge(kPlaygroundRelayout, 0, true);
-  forceTab_ = "teach";
+  forceTab_ = views::ViewId::Teach;
   framesToDraw_ = 3;
   return true;
 }
