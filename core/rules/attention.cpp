@@ -15,14 +15,6 @@ namespace {
 
 constexpr int kB = 8000, kH = 8001, kS = 8002, kD = 8003, kC = 8004, kFresh = 8100;
 
-LabelInput labelled(int input, std::vector<int> labels, bool data = true) {
-  LabelInput x;
-  x.input = input;
-  x.labels = std::move(labels);
-  x.data = data;
-  return x;
-}
-
 // _softmax(x, dim, half_to_float), softmax.int(x, dim, dtype), and the backward ops (grad, output, dim, dtype).
 RuleResult softmaxRule(const RuleContext& ctx) {
   std::string op = ruleKey(ctx.node->op);
@@ -42,7 +34,6 @@ RuleResult softmaxRule(const RuleContext& ctx) {
   p.forbidden[*d] = op + " normalises over that dim, so every rank needs all of it";
   p.outs = {alignedLabels(r, r)};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {ctx.shape(0)};
   return res;
 }
 
@@ -117,7 +108,6 @@ RuleResult nllLossRule(const RuleContext& ctx) {
   RuleResult res = solveLabels(ctx, p);
   std::vector<int64_t> shape;
   if (reduction == 0) shape = ctx.shape(target);
-  res.shapes = {shape};
   return res;
 }
 
@@ -148,7 +138,6 @@ RuleResult nllLossBackwardRule(const RuleContext& ctx) {
   if (total >= 0 && ctx.rank(total) == 0) p.ins.push_back(labelled(total, {}, false));
   p.outs = {ls};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {ctx.shape(self)};
   return res;
 }
 

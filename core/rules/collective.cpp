@@ -62,7 +62,6 @@ RuleResult trusted(const RuleContext& ctx) {
 RuleResult waitTensor(const RuleContext& ctx) {
   if (ctx.inputCount() < 1 || !ctx.inSpecs[0]) return unknownResult(ctx);
   RuleResult r = okResult({ctx.inSpecs[0]});
-  if (ctx.rank(0) >= 0) r.shapes = {ctx.shape(0)};
   return r;
 }
 
