@@ -153,7 +153,7 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
   for (size_t i = 0; i < e.diagnostics.size(); ++i) {
     const Diagnostic* d = e.diagnostics[i];
     if (i > 0) ImGui::SameLine();
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)), "%s%s", d->kind.c_str(),
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)), "%s%s", diagKindName(d->kind),
                        i + 1 < e.diagnostics.size() ? "," : "");
     if (ImGui::IsItemHovered()) {
       ImGui::BeginTooltip();
@@ -211,6 +211,14 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
       cmds.push(InsertRedistribute{Redistribute{sel.node, state.input, *e.have, *e.want}});
     }
     probeItem("edge.insert");
+  }
+  if ((e.existing != nullptr || e.differs) && e.redistribute.possible) {
+    ImGui::SameLine();
+    if (ImGui::Button("Play")) {  // step by step in the Teach view (views/TeachView.h)
+      state.playRequested = true;
+      if (sel.input != state.input) sel.selectEdge(sel.node, state.input);
+    }
+    probeItem("edge.play");
   }
   ImGui::Separator();
 

@@ -450,16 +450,14 @@ Result<bool> FxReader::binaryExpression(Cursor& cur, Node& node) {
       {"-", "sub"},       {"*", "mul"},  {"/", "truediv"}, {"%", "mod"}, {"<", "lt"}, {">", "gt"}};
   const size_t save = cur.pos();
   // The first operand: a number, or a bare name not followed by a call, an index or an attribute.
-  bool first = cur.atNumber();
-  if (!first && cur.peekRaw() == '-') {
-    cur.seek(cur.pos() + 1);
-    first = cur.atNumber();
-  } else if (!first) {
+  bool first = false;
+  const bool neg = cur.peekRaw() == '-';
+  if (neg) cur.seek(cur.pos() + 1);
+  if (cur.atNumber()) {
+    first = cur.number().ok();
+  } else if (!neg) {
     std::string_view nm = cur.name();
     first = !nm.empty() && cur.peekRaw() != '(' && cur.peekRaw() != '[' && cur.peekRaw() != '.';
-  } else {
-    auto num = cur.number();
-    first = num.ok();
   }
   if (first) {
     cur.skipSpace();

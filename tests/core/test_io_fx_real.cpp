@@ -21,7 +21,7 @@ const Node& node(const Plan& p, const std::string& name) {
 TensorMeta meta(std::vector<int64_t> s, DType d) { return TensorMeta{std::move(s), d, true}; }
 std::vector<std::string> kinds(const Diagnostics& d) {
   std::vector<std::string> out;
-  for (const auto& x : d.items) out.push_back(std::string(x.kind));
+  for (const auto& x : d.items) out.push_back(diagKindName(x.kind));
   return out;
 }
 Error readError(const std::string& text) {
@@ -122,9 +122,11 @@ TEST_CASE("A whole minifier repro: preamble, stubs, lambdas, higher-order ops, d
   CHECK(node(p, "device_put").outputs[0] == meta({4}, DType::I64));
   CHECK(node(p, "fma").outputs[0] == meta({8, 1}, DType::BF16));
 
-  // Every op in it has a rule: nothing unchecked, nothing wrong.
+  // Every op in it has a rule: nothing unchecked, nothing wrong. Only the user Triton kernel is refused for
+  // running (core/op_safety.h: it works on raw pointers).
   const Diagnostics d = checkPlan(p);
-  CHECK(kinds(d).empty());
+  REQUIRE(kinds(d) == std::vector<std::string>{"unsafe-op"});
+  CHECK(d.items[0].node == p.graph.find("triton_kernel_wrapper_functional_proxy"));
 
   // It writes back as FX text that reads again to the same graph (dicts as their pair lists).
   auto again = readFxText(writeFxText(p));
@@ -147,6 +149,10 @@ TEST_CASE("What the FX reader still cannot read is refused at its line:col", "[i
   CHECK(readError(head + "        y = x >= \n        return (y,)\n").toString() ==
         "3:18: expected a name or a number in the expression");
   CHECK(readError(head + "        y = x['k' + 1]\n        return (y,)\n").toString() == "3:19: expected ']' but found '+'");
+  auto neg = readFxText(head + "        y = -1 + x\n        return (y,)\n");
+  REQUIRE(neg.ok());
+  CHECK(neg->graph.nodes[neg->graph.find("y")].op == "operator.add");
+  CHECK(neg->graph.nodes[neg->graph.find("y")].args[0] == Arg::integer(-1));
   // A file whose only forward is a stub has no graph.
   CHECK(readError("class GraphModule(torch.nn.Module):\n    def forward(self, *args, **kwargs):\n        pass\n")
             .toString() == "1:1: no `def forward(` found: expected FX graph code (print_readable() output or a repro script)");
@@ -188,7 +194,7 @@ TEST_CASE("Collectives in an applied graph: the declared output is what the grou
   // all_gather_into_tensor(x, 4, '1') of [32, 16, 1, 64] makes [128, 16, 1, 64], not [64, ...].
   Diagnostics ag = wrong("all_gather_into_tensor: \"bf16[128, 16, 1, 64]", "all_gather_into_tensor: \"bf16[64, 16, 1, 64]");
   REQUIRE(kinds(ag).size() >= 1);
-  CHECK(ag.items[0].kind == "shape-mismatch");
+  CHECK(ag.items[0].kind == DiagKind::ShapeMismatch);
   CHECK(ag.items[0].message ==
         "all_gather_into_tensor declares shape [64, 16, 1, 64], but all_gather_into_tensor of its inputs gives [128, 16, 1, 64]");
   // reduce_scatter_tensor(x, 'sum', 4, '1') of [4, 128, 1, 64] makes [1, 128, 1, 64].
