@@ -34,7 +34,7 @@ int inferShapes(Graph& g, std::vector<std::string>& unresolved, const std::vecto
         // keep what the rule knows of outputs the text left unknown: a scalar's dtype (SymInt, SymBool), a
         // tensor's dtype and its symbolic sizes (-1)
         for (size_t k = 0; k < n.outputs.size() && k < r.size(); ++k)
-          if (!n.outputs[k].known && r[k].dtype != DType::Unknown) n.outputs[k] = r[k];
+          if (!n.outputs[k].known && (r[k].dtype != DType::Unknown || !r[k].shape.empty())) n.outputs[k] = r[k];
         continue;
       }
       if (!anyUnknown) continue;

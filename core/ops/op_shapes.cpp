@@ -24,9 +24,28 @@ struct Ctx {
   const MetaLookup& lookup;
   ShapeResult* mismatch = nullptr;  // where fail() records why the inputs do not fit
 
+  // A known meta, or one whose rank is known and some sizes symbolic (-1: data, as load_args writes them): rules
+  // compute with -1 as one more size, and what comes out with a -1 is symbolic too (see inferOutputs).
   const TensorMeta* meta(TensorRef r) const {
     const TensorMeta* m = lookup(r);
+    if (m && !m->known && allowSymbolic && symbolicRank(*m)) {
+      if (sawSymbolic) *sawSymbolic = true;
+      return m;
+    }
     return m && m->known ? m : nullptr;
+  }
+  bool* sawSymbolic = nullptr;
+  bool allowSymbolic = false;  // the op's rule does no arithmetic on sizes (kSymbolicSafe)
+  // Rank known, sizes partly symbolic: sizes >= 0 and -1s, rank 2 or more (a bare {-1} is a tensor whose rank is
+  // not known either).
+  static bool symbolicRank(const TensorMeta& m) {
+    if (m.shape.size() < 2) return false;
+    bool any = false;
+    for (int64_t x : m.shape) {
+      if (x < -1) return false;
+      any |= x == -1;
+    }
+    return any;
   }
   // Positional arg k, or keyword `kw` when given by name.
   const Arg* arg(size_t k, std::string_view kw = {}) const {
@@ -52,6 +71,15 @@ struct Ctx {
     if (!a->isList()) return std::nullopt;
     Shape s;
     for (auto& x : a->items) {
+      if (x.isTensor()) {
+        // A SymInt in a size list (`full([sym_size_int, 2048])`): a symbolic size, -1.
+        const TensorMeta* m = lookup(x.t);
+        if (!allowSymbolic || !m || m->known || !m->shape.empty() || (m->dtype != DType::I64 && m->dtype != DType::I32))
+          return std::nullopt;
+        if (sawSymbolic) *sawSymbolic = true;
+        s.push_back(-1);
+        continue;
+      }
       if (!x.isInt()) return std::nullopt;
       s.push_back(x.i);
     }
@@ -539,6 +567,7 @@ const std::unordered_map<std::string, Rule>& rules() {
       if (dim < 0 || dim >= m->rank()) return std::nullopt;
       TensorMeta one = *m;
       one.shape.erase(one.shape.begin() + dim);
+      if (m->shape[dim] < 0 || m->shape[dim] > 4096) return std::nullopt;  // symbolic, or not a real unbind
       return Metas(m->shape[dim], one);
     };
     t["embedding"] = [](const Ctx& c) -> std::optional<Metas> {
@@ -893,7 +922,7 @@ const std::unordered_map<std::string, Rule>& rules() {
         for (const Arg& pair : kw->items)
           if (pair.isList() && pair.items.size() == 2 && pair.items[0].kind == Arg::Kind::String &&
               pair.items[0].s == name.s && pair.items[1].isTensor())
-            if (const TensorMeta* x = c.meta(pair.items[1].t)) m = *x;
+            if (const TensorMeta* x = c.lookup(pair.items[1].t)) m = *x;  // a symbolic or unknown meta too
         out.push_back(m);
       }
       if (out.empty()) return std::nullopt;
@@ -982,6 +1011,19 @@ bool readsSymbolicScalar(const Ctx& c) {
   return false;
 }
 
+// Ops whose shape rules only copy, reorder, compare or broadcast sizes (never add or multiply them): they run on
+// inputs with symbolic sizes (-1) and pass the -1s on. Any other op with such an input is data-shaped (unknown).
+const std::unordered_set<std::string_view>& symbolicSafe() {
+  static const std::unordered_set<std::string_view> s = {
+      "mm", "bmm", "_grouped_mm", "permute", "transpose", "t", "unsqueeze", "squeeze", "getitem", "wait_tensor",
+      "all_reduce", "clone", "convert_element_type", "_to_copy", "to", "alias", "detach", "contiguous", "copy_",
+      "add", "sub", "mul", "div", "neg", "exp", "reciprocal", "sigmoid", "silu", "rsqrt", "pow", "where", "fma",
+      "clamp_min", "clamp", "eq", "ne", "lt", "le", "gt", "ge", "full", "zeros", "ones", "empty", "new_zeros",
+      "new_ones", "new_empty", "new_full", "zeros_like", "ones_like", "empty_like", "index_put", "scatter_add",
+      "slice_scatter", "device_put", "index", "gather"};
+  return s;
+}
+
 bool isComparison(std::string_view name) {
   return name == "ge" || name == "gt" || name == "le" || name == "lt" || name == "eq" || name == "ne";
 }
@@ -991,7 +1033,10 @@ bool isComparison(std::string_view name) {
 ShapeResult inferOutputs(const Node& n, const MetaLookup& meta, bool argsComplete) {
   ShapeResult res;
   if (n.kind != NodeKind::Call) return res;
+  bool symbolic = false;  // a rule read an input with symbolic sizes
   Ctx c{n, meta, &res};
+  c.sawSymbolic = &symbolic;
+  c.allowSymbolic = symbolicSafe().count(rules::ruleKeyView(n.op)) > 0;
   std::optional<Metas> r;
   const std::string_view op = n.op;
   if (op.starts_with("operator.") && op != "operator.getitem") {
@@ -1010,6 +1055,11 @@ ShapeResult inferOutputs(const Node& n, const MetaLookup& meta, bool argsComplet
   auto it = t.find(rules::ruleKeyView(op));
   if (it == t.end() || (!argsComplete && !it->second.tensorOnly)) return res;
   r = it->second.fn(c);
+  if (res.verdict == ShapeVerdict::Mismatch && symbolic) {
+    // Sizes compared against a -1 say nothing: the data decides. Not a mismatch, and nothing is known.
+    res = ShapeResult{};
+    r.reset();
+  }
   if (res.verdict == ShapeVerdict::Mismatch) {
     res.outputs.clear();
     return res;
@@ -1019,22 +1069,36 @@ ShapeResult inferOutputs(const Node& n, const MetaLookup& meta, bool argsComplet
     // are (the all_to_all_single a MoE layer feeds its experts with): the rule could not run on literals because
     // the sizes are data. Known to be unknown, not a gap in the table.
     res.verdict = ShapeVerdict::Known;
-    DType d = DType::Unknown;
-    for (const Arg& a : n.args)
+    DType d = DType::Unknown;  // the first tensor input's (lists included), as most ops keep it
+    std::function<bool(const Arg&)> firstDtype = [&](const Arg& a) {
       if (a.isTensor())
-        if (const TensorMeta* m = meta(a.t); m && m->dtype != DType::Unknown) {
+        if (const TensorMeta* m = meta(a.t); m && m->dtype != DType::Unknown && !isSymbolic(m)) {
           d = m->dtype;
-          break;
+          return true;
         }
+      for (const Arg& x : a.items)
+        if (firstDtype(x)) return true;
+      return false;
+    };
+    for (const Arg& a : n.args)
+      if (firstDtype(a)) break;
     if (auto dt = c.dtype(99, "dtype")) d = *dt;
     // {-1}: a tensor whose shape is data (as load_args writes symbolic sizes), not a rank-0 symbolic scalar.
     res.outputs.assign(std::max<size_t>(1, n.outputs.size()), TensorMeta{{-1}, d, false});
     return res;
   }
   if (!r || r->empty()) return res;
-  // A rule computes from literal sizes as written: a shape no tensor can have is not a result.
-  for (TensorMeta& m : *r)
+  // A rule computes from literal sizes as written: a shape no tensor can have is not a result. A result from
+  // symbolic sizes keeps its literal sizes and its -1s, and is not known (rules may also derive other sizes
+  // from a -1: those are -1 too).
+  for (TensorMeta& m : *r) {
+    if (symbolic && m.known && std::any_of(m.shape.begin(), m.shape.end(), [](int64_t x) { return x < 0; })) {
+      for (int64_t& x : m.shape) x = x < 0 ? -1 : x;
+      m.known = false;
+      continue;
+    }
     if (m.known && !shapeWithinLimits(m.shape)) m = TensorMeta{{}, DType::Unknown, false};
+  }
   res.verdict = ShapeVerdict::Known;
   res.outputs = std::move(*r);
   return res;

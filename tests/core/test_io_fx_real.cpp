@@ -112,7 +112,7 @@ TEST_CASE("A whole minifier repro: preamble, stubs, lambdas, higher-order ops, d
   CHECK(node(p, "_grouped_mm").outputs[0] == meta({8, 32}, DType::BF16));
   // all_to_all_single with symbolic output splits: dim 0 is data, the rest is known.
   CHECK(node(p, "all_to_all_single").outputs[0] == TensorMeta{{-1, 16}, DType::BF16, false});
-  CHECK(node(p, "full").outputs[0] == TensorMeta{{-1}, DType::BF16, false});
+  CHECK(node(p, "full").outputs[0] == TensorMeta{{-1, 16}, DType::BF16, false});
   CHECK(node(p, "getitem_8").outputs[0] == meta({1, 2, 8}, DType::F32));
   CHECK(node(p, "view_as_complex").outputs[0] == meta({1, 2, 8, 8}, DType::C64));
   CHECK(node(p, "mul").outputs[0] == meta({1, 2, 8, 8}, DType::C64));

@@ -176,7 +176,33 @@ TEST_CASE("op table: MoE, complex, attention and symbolic ops", "[ops]") {
   full.args({Arg::list({full.in({}, DType::I64, false), I(16)}), I(0)}).kwarg("dtype", Arg::dtype(DType::BF16));
   auto f = full.run();
   REQUIRE(f.verdict == ops::ShapeVerdict::Known);
-  CHECK(f.outputs[0] == TensorMeta{{-1}, DType::BF16, false});
+  CHECK(f.outputs[0] == TensorMeta{{-1, 16}, DType::BF16, false});  // the SymInt is a symbolic size
   CHECK(ops::hasShapeRule("torch.ops.aten._grouped_mm.default"));
   CHECK_FALSE(ops::hasShapeRule("aten._foreach_norm.Scalar"));
+}
+
+TEST_CASE("op table: symbolic sizes pass through ops that only copy or compare sizes, never into arithmetic", "[ops]") {
+  // mm copies M from a symbolic input: [-1, 4], still unknown (the data decides M).
+  Case mm("aten.mm.default");
+  mm.args({mm.in({-1, 16}, DType::BF16, false), mm.in({16, 4}, DType::BF16)});
+  auto r = mm.run();
+  REQUIRE(r.verdict == ops::ShapeVerdict::Known);
+  CHECK(r.outputs[0] == TensorMeta{{-1, 4}, DType::BF16, false});
+  // cat adds sizes: with a symbolic input it is data-shaped, never [0, 16] (-1 + 1).
+  Case cat("aten.cat.default");
+  Arg a = cat.in({-1, 16}, DType::BF16, false), b = cat.in({1, 16}, DType::BF16);
+  cat.args({Arg::list({a, b})});
+  r = cat.run();
+  REQUIRE(r.verdict == ops::ShapeVerdict::Known);
+  CHECK(r.outputs[0] == TensorMeta{{-1}, DType::BF16, false});
+  // A comparison against a -1 is no mismatch: the view of a symbolic tensor is data-shaped.
+  Case view("aten.view.default");
+  view.args({view.in({-1, 16}, DType::F32, false), ints({8, 16})});
+  r = view.run();
+  CHECK(r.verdict == ops::ShapeVerdict::Known);
+  CHECK_FALSE(r.outputs[0].known);
+  // A known contradiction still is one when the symbolic size is not involved.
+  Case bad("aten.mm.default");
+  bad.args({bad.in({-1, 16}, DType::BF16, false), bad.in({15, 4}, DType::BF16)});
+  CHECK(bad.run().verdict != ops::ShapeVerdict::Mismatch);  // an input is data-shaped: the checker does not guess
 }
