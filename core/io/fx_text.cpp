@@ -76,8 +76,13 @@ class FxReader {
   fx::LineIndex lines_;
   std::vector<fx::LogicalLine> ll_;
   Graph g_;
-  std::unordered_map<std::string, int> byName_;
-  std::unordered_map<std::string, TensorRef> alias_;  // `l_x_ = L_x_`
+  // Looked up by string_view (once per argument of every node): transparent hashing, no key copies.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> byName_;
+  std::unordered_map<std::string, TensorRef, NameHash, std::equal_to<>> alias_;  // `l_x_ = L_x_`
   std::vector<bool> annotated_;
   SourceLoc source_;
   bool haveOutput_ = false;
@@ -122,11 +127,10 @@ Result<int> FxReader::addNode(Node n, Cursor& cur, size_t nameAt) {
 }
 
 Result<TensorRef> FxReader::lookup(std::string_view name, Cursor& cur, size_t at) {
-  std::string key(name);
-  auto a = alias_.find(key);
+  auto a = alias_.find(name);
   if (a != alias_.end()) return a->second;
-  auto it = byName_.find(key);
-  if (it == byName_.end()) return cur.errorAt(at, "unknown name '" + key + "' (not defined above)");
+  auto it = byName_.find(name);
+  if (it == byName_.end()) return cur.errorAt(at, "unknown name '" + std::string(name) + "' (not defined above)");
   return TensorRef{it->second, 0};
 }
 
@@ -630,7 +634,7 @@ Result<bool> FxReader::loadArgs(size_t defLine, FxReadReport& rep) {
     }
     int node = -1;
     if (!target.empty()) {
-      auto it = byName_.find(std::string(target));
+      auto it = byName_.find(target);
       if (it != byName_.end()) node = it->second;
     }
     if (node < 0 && nextInOrder < placeholders.size()) node = placeholders[nextInOrder];
@@ -898,6 +902,8 @@ Result<Plan> FxReader::read(FxReadReport* report) {
                          1, 1);
   }
   survey(fwd, rep);
+  g_.nodes.reserve(ll_.size() - static_cast<size_t>(fwd));  // at most a node per logical line of forward
+  annotated_.reserve(ll_.size() - static_cast<size_t>(fwd));
   auto sig = signature(ll_[fwd]);
   if (!sig) return sig.error();
   int bodyIndent = -1;
