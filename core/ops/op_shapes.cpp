@@ -733,14 +733,13 @@ const std::unordered_map<std::string, Rule>& rules() {
       const TensorMeta* x = c.tensor(0);
       if (!x) return std::nullopt;
       TensorMeta r = *x;
-      const Arg *out = c.arg(1, "output_split_sizes"), *in = c.arg(2, "input_split_sizes");
+      const Arg* out = c.arg(1, "output_split_sizes");
       if (auto ins = c.ints(2, "input_split_sizes"); ins && !ins->empty() && x->rank() > 0) {
         const int64_t total = std::accumulate(ins->begin(), ins->end(), int64_t{0});
         if (total != x->shape[0])
           return c.fail(0, c.title() + ": the input splits " + shapeToString(*ins) + " add up to " + std::to_string(total) +
                                ", but dim 0 of the input " + shapeToString(x->shape) + " is " + std::to_string(x->shape[0]));
       }
-      (void)in;
       if (out && out->isList() && !out->items.empty() && r.rank() > 0) {
         auto outs = c.ints(1, "output_split_sizes");
         if (!outs) {

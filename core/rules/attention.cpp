@@ -105,10 +105,7 @@ RuleResult nllLossRule(const RuleContext& ctx) {
   std::vector<int> lo = reduction == 0 ? lt : std::vector<int>{};
   p.outs = {lo};
   if (ctx.outputCount() > 1) p.outs.resize(ctx.outputCount(), std::nullopt);
-  RuleResult res = solveLabels(ctx, p);
-  std::vector<int64_t> shape;
-  if (reduction == 0) shape = ctx.shape(target);
-  return res;
+  return solveLabels(ctx, p);
 }
 
 // nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight) -> grad_self.

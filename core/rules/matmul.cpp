@@ -101,20 +101,12 @@ RuleResult matmul(const RuleContext& ctx) {
   int batch = std::max({ra - 2, rb - 2, 0});
   auto batchLabels = [&](int r) { return alignedLabels(std::max(r - 2, 0), batch); };
   std::vector<int> la, lb, lo;
-  std::vector<int64_t> shape;
   if (ra >= 2) { la = batchLabels(ra); la.push_back(kM); }
   la.push_back(kK);
   if (rb >= 2) { lb = batchLabels(rb); lb.push_back(kK); lb.push_back(kN); } else { lb = {kK}; }
-  for (int d = 0; d < batch; ++d) {
-    lo.push_back(d);
-    int64_t s = 1;
-    int da = d - (batch - std::max(ra - 2, 0)), db = d - (batch - std::max(rb - 2, 0));
-    if (da >= 0 && ra > 2) s = std::max(s, dimOr(ctx, 0, da, 1));
-    if (db >= 0 && rb > 2) s = std::max(s, dimOr(ctx, 1, db, 1));
-    shape.push_back(s);
-  }
-  if (ra >= 2) { lo.push_back(kM); shape.push_back(dimOr(ctx, 0, -2)); }
-  if (rb >= 2) { lo.push_back(kN); shape.push_back(dimOr(ctx, 1, -1)); }
+  for (int d = 0; d < batch; ++d) lo.push_back(d);
+  if (ra >= 2) lo.push_back(kM);
+  if (rb >= 2) lo.push_back(kN);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
   p.ins = {labelled(0, la), labelled(1, lb)};
@@ -174,10 +166,7 @@ RuleResult embedding(const RuleContext& ctx) {
   p.partial = PartialPolicy::Multiplicative;
   p.ins = {labelled(0, {kV, kD}), labelled(1, li, false)};
   p.outs = {lo};
-  RuleResult res = solveLabels(ctx, p);
-  std::vector<int64_t> shape = ctx.shape(1);
-  shape.push_back(dimOr(ctx, 0, 1));
-  return res;
+  return solveLabels(ctx, p);
 }
 
 // embedding_dense_backward(grad[..., D], indices[...], num_weights, padding_idx, scale_grad) -> [V, D]
