@@ -158,6 +158,7 @@ constexpr const char* kCollectiveOps[] = {
     "all_reduce", "all_reduce_", "all_gather_into_tensor", "all_gather_into_tensor_out", "reduce_scatter_tensor",
     "all_to_all_single", "broadcast", "broadcast_", "all_gather_into_tensor_coalesced",
     "reduce_scatter_tensor_coalesced", "all_reduce_coalesced", "permute_tensor", "wait_tensor",
+    "shard_dim_alltoall",  // _dtensor's, in applied graphs (S(a) -> S(b))
 };
 
 const std::unordered_set<std::string>& allowed() {

@@ -3,6 +3,8 @@
 // MoE ops), in a self-made fixture with hand-checked shapes; applied graphs (local shapes) checked alone.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include "cli_run.h"
 #include "core/check.h"
 #include "core/io/formats.h"
@@ -178,6 +180,36 @@ TEST_CASE("An applied graph alone: values that do not fit index_put's slot are a
   REQUIRE(fixed.ok());
   CHECK(kinds(checkPlan(*fixed)).empty());
   CHECK(test::runCli("check " + test::ioData("seed1_applied_fixed.print_readable.py")).code == 0);
+}
+
+TEST_CASE("The applied graph of the seed-1 trace (issue 14's fixture, with its all-to-all) checks clean", "[check][fx]") {
+  // samples/gen/trace_log.py's autoparallel_parallel_graph: rank-local shapes, _dtensor.shard_dim_alltoall on the
+  // index_put values edge, every other collective and view in place.
+  auto p = loadPlanFile(std::string(SHARDSCOPE_TESTDATA_DIR) + "/trace/seed1_applied_only.txt");
+  REQUIRE(p.ok());
+  CHECK(p->graph.find("shard_dim_alltoall") >= 0);
+  CHECK(kinds(checkPlan(*p)).empty());
+}
+
+TEST_CASE("The applied graph of the seed-1 trace without its all-to-all is the index_put error", "[check][fx]") {
+  // The autoparallel_parallel_graph artifact of tests/data/trace/seed1_missing.log (issue 14's generator): the
+  // payload is the tab-indented lines after its record header.
+  const std::string log = test::readFile(std::string(SHARDSCOPE_TESTDATA_DIR) + "/trace/seed1_missing.log");
+  std::istringstream in(log);
+  std::string line, graph;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] != '\t') inside = line.find("\"autoparallel_parallel_graph\"") != std::string::npos;
+    else if (inside && !line.empty()) graph += line.substr(1) + "\n";
+  }
+  REQUIRE_FALSE(graph.empty());
+  auto p = readFxText(graph);
+  REQUIRE(p.ok());
+  const Diagnostics d = checkPlan(*p);
+  REQUIRE(kinds(d) == std::vector<std::string>{"shape-mismatch"});
+  CHECK(d.items[0].node == p->graph.find("index_put"));
+  CHECK(d.items[0].message ==
+        "index_put: values of shape [16, 32, 1, 64] do not broadcast to the slots they fill in self, [4, 128, 1, 64]");
 }
 
 TEST_CASE("Collectives in an applied graph: the declared output is what the group size gives", "[check][fx]") {
