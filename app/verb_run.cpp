@@ -2,6 +2,7 @@
 // with a single-device reference. Exit 0 when every batch matches, 1 when a loss differs, 2 for bad input,
 // 3 when the run failed (the error printed with rank and node).
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <unistd.h>
 
@@ -21,7 +22,7 @@ namespace {
 constexpr const char* kHelp =
     "usage: shardscope run FILE [--device cpu|cuda] [--batches N] [--rtol X] [--seq-dim KEY=DIM]...\n"
     "                           [--placement NODE=SPEC]... [--scale N] [--seed S] [--timeout SECONDS]\n"
-    "                           [--dtype f32|f64|planned] [--no-grad] [--json]\n"
+    "                           [--dtype f32|f64|planned] [--no-grad] [--no-localise] [--distributed] [--json]\n"
     "Runs the plan twice in a child process: a single-device reference and a sharded run on one thread per rank\n"
     "(Gloo over loopback), each rank holding only its shards and performing exactly the plan's redistributes.\n"
     "Reports per batch the per-rank losses, their combination, the reference, the relative error, the verdict\n"
@@ -29,6 +30,9 @@ constexpr const char* kHelp =
     "  --seq-dim KEY=DIM      set the AutoSP tag of inputs tagged KEY to (KEY, DIM)\n"
     "  --placement NODE=SPEC  set NODE's output spec (any notation, e.g. RS(0))\n"
     "  --scale N              divide tensor sizes by N keeping the bug's ratios (docs/runner.md)\n"
+    "  --no-localise          do not compare every node with the reference (no first divergence)\n"
+    "  --distributed          join torch.distributed's env:// rendezvous (MASTER_ADDR, MASTER_PORT, WORLD_SIZE,\n"
+    "                         RANK): this process runs its block of the mesh's ranks; process 0 prints the report\n"
     "Exit: 0 every batch matches, 1 a loss differs, 2 bad input, 3 the run failed.";
 
 int bad(const std::string& msg) {
@@ -50,7 +54,8 @@ bool parseNumber(const std::string& s, T& out) {
 
 int runVerb(const std::vector<std::string>& args) {
   auto parsed = parseArgs(args, {{"device"}, {"batches"}, {"rtol"}, {"seq-dim", true, true}, {"placement", true, true},
-                                 {"scale"}, {"seed"}, {"timeout"}, {"dtype"}, {"no-grad", false}, {"json", false}});
+                                 {"scale"}, {"seed"}, {"timeout"}, {"dtype"}, {"no-grad", false}, {"json", false},
+                                 {"no-localise", false}, {"distributed", false}});
   if (!parsed) return bad(parsed.error().toString());
   if (parsed->positionals.size() != 1) return bad("expected one plan FILE");
   const std::string file = parsed->positionals[0];
@@ -84,6 +89,11 @@ int runVerb(const std::vector<std::string>& args) {
     opts.computeDtype = *v;
   }
   opts.gradients = !parsed->has("no-grad");
+  opts.localise = !parsed->has("no-localise");
+  opts.distributed = parsed->has("distributed");
+  // --distributed: every process gets the report and exits with its code; process 0 (RANK=0) prints it.
+  const char* procRank = std::getenv("RANK");
+  const bool printsReport = !opts.distributed || !procRank || std::string(procRank) == "0";
 
   // Edits, through the same commands the GUI uses (validated, one-line errors).
   for (const auto& sd : parsed->all("seq-dim")) {
@@ -126,7 +136,9 @@ int runVerb(const std::vector<std::string>& args) {
     std::fflush(stderr);
   });
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
-  if (json) {
+  if (!printsReport) {
+    // the report is process 0's to print
+  } else if (json) {
     std::cout << nlohmann::json(report).dump(2) << "\n";
   } else {
     std::cout << report.summary();

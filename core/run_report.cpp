@@ -91,6 +91,10 @@ std::string RunReport::summary() const {
     }
   }
   if (error) os << "error (" << error->stage << "): " << error->toString() << "\n";
+  if (firstDivergence) os << "first divergence: " << firstDivergence->detail << "\n";
+  else if (localised) os << "first divergence: none (every node within rtol)\n";
+  if (replicaDisagreement && (!firstDivergence || replicaDisagreement->nodeIndex != firstDivergence->nodeIndex))
+    os << "replicas disagree: " << replicaDisagreement->detail << "\n";
   os << "verdict: " << runVerdictName(verdict());
   if (referenceSeconds > 0 || shardedSeconds > 0)
     os << " (reference " << fmt(referenceSeconds, "%.2f") << " s, sharded " << fmt(shardedSeconds, "%.2f") << " s)";
@@ -101,7 +105,7 @@ std::string RunReport::summary() const {
 void to_json(nlohmann::json& j, const RunOptions& o) {
   j = {{"device", o.device}, {"batches", o.batches}, {"rtol", o.rtol}, {"scale", o.scale},
        {"timeout_s", o.timeoutSec}, {"compute_dtype", o.computeDtype}, {"gradients", o.gradients},
-       {"memory_limit_bytes", o.memoryLimitBytes}};
+       {"memory_limit_bytes", o.memoryLimitBytes}, {"localise", o.localise}, {"distributed", o.distributed}};
   j["seed"] = o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr);
 }
 
@@ -115,6 +119,8 @@ void from_json(const nlohmann::json& j, RunOptions& o) {
   getIf(j, "compute_dtype", o.computeDtype);
   getIf(j, "gradients", o.gradients);
   getIf(j, "memory_limit_bytes", o.memoryLimitBytes);
+  getIf(j, "localise", o.localise);
+  getIf(j, "distributed", o.distributed);
   if (j.contains("seed") && !j["seed"].is_null()) o.seed = j["seed"].get<uint64_t>();
 }
 
@@ -156,6 +162,53 @@ void from_json(const nlohmann::json& j, RunError& e) {
   getIf(j, "message", e.message);
 }
 
+void to_json(nlohmann::json& j, const Divergence& d) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& r : d.ranks) {
+    nlohmann::json x = {{"rank", r.rank}, {"rel_error", num(r.relError)}, {"wrong", r.wrong}};
+    if (!r.shape.empty() || !r.expectedShape.empty()) {
+      x["shape"] = r.shape;
+      x["expected_shape"] = r.expectedShape;
+    }
+    ranks.push_back(x);
+  }
+  j = {{"node", d.node}, {"node_index", d.nodeIndex}, {"output", d.output}, {"batch", d.batch},
+       {"rel_error", num(d.relError)}, {"spec", d.spec}, {"ranks", ranks}, {"wrong_ranks", d.wrongRanks},
+       {"disagreeing_replicas", d.disagreeingReplicas}, {"shape_mismatch", d.shapeMismatch}, {"detail", d.detail}};
+  if (!d.tag.empty()) {
+    j["tag"] = d.tag;
+    j["sliced_dim"] = d.slicedDim;
+    j["planned_dims"] = d.plannedDims;
+  }
+}
+
+void from_json(const nlohmann::json& j, Divergence& d) {
+  d = Divergence{};
+  getIf(j, "node", d.node);
+  getIf(j, "node_index", d.nodeIndex);
+  getIf(j, "output", d.output);
+  getIf(j, "batch", d.batch);
+  d.relError = numFrom(j, "rel_error", 0);
+  getIf(j, "spec", d.spec);
+  if (j.contains("ranks"))
+    for (const auto& x : j["ranks"]) {
+      RankDivergence r;
+      getIf(x, "rank", r.rank);
+      r.relError = numFrom(x, "rel_error", 0);
+      getIf(x, "wrong", r.wrong);
+      getIf(x, "shape", r.shape);
+      getIf(x, "expected_shape", r.expectedShape);
+      d.ranks.push_back(r);
+    }
+  getIf(j, "wrong_ranks", d.wrongRanks);
+  getIf(j, "disagreeing_replicas", d.disagreeingReplicas);
+  getIf(j, "shape_mismatch", d.shapeMismatch);
+  getIf(j, "detail", d.detail);
+  getIf(j, "tag", d.tag);
+  getIf(j, "sliced_dim", d.slicedDim);
+  getIf(j, "planned_dims", d.plannedDims);
+}
+
 void to_json(nlohmann::json& j, const RunReport& r) {
   j = {{"plan", r.planName}, {"ranks", r.ranks}, {"mesh_shape", r.meshShape}, {"device", r.device},
        {"backend", r.backend}, {"scale", r.scale}, {"rtol", r.rtol}, {"seed", r.seed},
@@ -163,6 +216,10 @@ void to_json(nlohmann::json& j, const RunReport& r) {
        {"memory_available_bytes", r.memoryAvailableBytes}, {"reference_s", r.referenceSeconds},
        {"sharded_s", r.shardedSeconds}, {"verdict", runVerdictName(r.verdict())}, {"exit_code", r.exitCode()}};
   j["error"] = r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr);
+  j["localised"] = r.localised;
+  j["first_divergence"] = r.firstDivergence ? nlohmann::json(*r.firstDivergence) : nlohmann::json(nullptr);
+  j["replica_disagreement"] = r.replicaDisagreement ? nlohmann::json(*r.replicaDisagreement) : nlohmann::json(nullptr);
+  j["processes"] = r.processes;
 }
 
 void from_json(const nlohmann::json& j, RunReport& r) {
@@ -182,6 +239,12 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   getIf(j, "reference_s", r.referenceSeconds);
   getIf(j, "sharded_s", r.shardedSeconds);
   if (j.contains("error") && !j["error"].is_null()) r.error = j["error"].get<RunError>();
+  getIf(j, "localised", r.localised);
+  if (j.contains("first_divergence") && !j["first_divergence"].is_null())
+    r.firstDivergence = j["first_divergence"].get<Divergence>();
+  if (j.contains("replica_disagreement") && !j["replica_disagreement"].is_null())
+    r.replicaDisagreement = j["replica_disagreement"].get<Divergence>();
+  getIf(j, "processes", r.processes);
 }
 
 namespace {

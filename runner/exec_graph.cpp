@@ -444,8 +444,12 @@ void runGraph(const ExecEnv& env, Values& values) {
   for (int n = 0; n < total; ++n) {
     if (env.stop && env.stop->load()) throw RunStopped("stopped");
     const Node& node = g.nodes[n];
-    if (node.kind == NodeKind::Placeholder) continue;
+    if (node.kind == NodeKind::Placeholder && !env.afterNode) continue;
     try {
+      if (node.kind == NodeKind::Placeholder) {
+        env.afterNode(n, values[n]);
+        continue;
+      }
       // Gather inputs; apply the plan's redistributes on edges (sharded run only). A missing one stays missing.
       const auto& refs = g.inputs(n);
       std::vector<at::Tensor> inputs;
@@ -466,6 +470,7 @@ void runGraph(const ExecEnv& env, Values& values) {
       }
       // The output node's value: its tensor inputs after their redistributes (what the graph returns).
       values[n] = node.kind == NodeKind::Output ? inputs : runCall(env, n, values, inputs);
+      if (env.afterNode && node.kind != NodeKind::Output) env.afterNode(n, values[n]);
     } catch (const RunStopped&) {
       throw;
     } catch (const CollectiveError& e) {

@@ -39,9 +39,11 @@ std::string conciseMessage(const std::exception& e);
 class RankComm {
  public:
   // `device`: where this rank's tensors live. `nccl`: use ProcessGroupNCCL (CUDA builds, a GPU per rank);
-  // otherwise Gloo, staging CUDA tensors through host memory when ranks share GPUs.
-  RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, Rendezvous& rv,
-           std::chrono::milliseconds timeout, c10::Device device = c10::kCPU, bool nccl = false);
+  // otherwise Gloo, staging CUDA tensors through host memory when ranks share GPUs. `glooHost`: the address
+  // Gloo binds to ("127.0.0.1" for one host; "if:NAME" an interface; "" the host name's interface).
+  RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, RankRendezvous& rv,
+           std::chrono::milliseconds timeout, c10::Device device = c10::kCPU, bool nccl = false,
+           const std::string& glooHost = "127.0.0.1");
   ~RankComm();
   RankComm(const RankComm&) = delete;
   RankComm& operator=(const RankComm&) = delete;
@@ -51,6 +53,10 @@ class RankComm {
   // collectives (all_gather <-> reduce-scatter, all_to_all <-> reverse all_to_all, chunk <-> zero-pad).
   at::Tensor redistribute(const at::Tensor& local, const std::vector<int64_t>& global, const ShardingSpec& from,
                           const ShardingSpec& to, const std::string& where);
+
+  // Reduces a tensor over this rank's group along one mesh dim with `op` (avg: sum / group size); every member
+  // gets the result. Used by localisation to combine Partial values; not differentiable.
+  at::Tensor reduceAlong(const at::Tensor& t, int meshDim, ReduceOp op, const std::string& where);
 
   // Sums a tensor over the whole mesh (used to combine gradients); returns the sum on every rank.
   at::Tensor sumOverMesh(const at::Tensor& t, const std::string& where);
@@ -74,6 +80,9 @@ struct ExecEnv {
   c10::Device device = c10::kCPU;    // device arguments (and absent ones on factories) become this
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int done, int total)> progress;
+  // Called with each placeholder's and call node's outputs right after they are set (localisation); may run
+  // collectives, so every rank gets the same calls. Exceptions become the node's error.
+  std::function<void(int node, const std::vector<at::Tensor>& outputs)> afterNode;
 };
 
 using Values = std::vector<std::vector<at::Tensor>>;
