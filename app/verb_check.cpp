@@ -33,28 +33,10 @@ int runCheck(const std::vector<std::string>& argv) {
     return 2;
   }
   const std::string file = args->positionals[0];
-  auto plan = loadPlanFile(file);
+  auto plan = loadPlanFileWithPlacements(file, args->get("placements").value_or(""));
   if (!plan) {
-    std::cerr << plan.error().toString(file) << "\n";
+    std::cerr << plan.error().toString() << "\n";
     return 2;
-  }
-  if (auto pf = args->get("placements")) {
-    auto text = readFileText(*pf);
-    if (!text) {
-      std::cerr << text.error().toString(*pf) << "\n";
-      return 2;
-    }
-    auto j = parseJsonText(*text);
-    if (!j) {
-      std::cerr << j.error().toString(*pf) << "\n";
-      return 2;
-    }
-    auto applied = applyPlacementsJson(*plan, *j);
-    if (!applied) {
-      std::cerr << applied.error().toString(*pf) << "\n";
-      return 2;
-    }
-    plan = std::move(applied);
   }
   Diagnostics d = checkPlan(*plan);
   if (args->has("json")) std::cout << diagnosticsToJson(*plan, d).dump(2) << "\n";

@@ -1,85 +1,10 @@
 #include "views/CostsView.h"
 
-#include <algorithm>
-#include <map>
-
 #include <imgui.h>
 
 #include "views/Theme.h"
 
 namespace ss::views {
-
-const char* edgeStatusName(EdgeCost::Status s) {
-  switch (s) {
-    case EdgeCost::Status::Inserted: return "inserted";
-    case EdgeCost::Status::Planned: return "planned";
-    case EdgeCost::Status::Missing: return "missing";
-  }
-  return "missing";
-}
-
-CostReport computeCosts(const Plan& plan, const CostModel& model) {
-  CostReport rep;
-  rep.solver = plan.summary;
-  // A solver's export: its apply pass inserts every transition it planned (the checker reports them as
-  // redistribute-required, info), so a bare edge there is planned, not missing.
-  const bool solverPlan = plan.isSolverSolution();
-  std::map<Phase, PhaseCost> phases;
-  const Graph& g = plan.graph;
-  for (int n = 0; n < g.size(); ++n) {
-    const Node& node = g.nodes[static_cast<size_t>(n)];
-    PhaseCost& pc = phases[node.phase];
-    pc.phase = node.phase;
-    if (node.computeCost > 0) pc.compute += node.computeCost;
-    const auto& ins = g.inputs(n);
-    for (size_t i = 0; i < ins.size(); ++i) {
-      const int in = static_cast<int>(i);
-      const TensorMeta* meta = g.meta(ins[i]);
-      if (meta == nullptr || !meta->known) continue;
-      std::optional<ShardingSpec> from, to;
-      bool inserted = false;
-      if (const Redistribute* r = plan.findRedistribute(n, in)) {
-        from = r->from;
-        to = r->to;
-        inserted = true;
-      } else {
-        from = plan.producerSpec(n, in);
-        to = plan.consumerSpec(n, in);
-      }
-      if (!from || !to || *from == *to) continue;
-      const RedistributePlan rp = planRedistribute(*meta, plan.mesh, *from, *to, model);
-      EdgeCost e;
-      e.node = n;
-      e.input = in;
-      e.phase = node.phase;
-      e.status = inserted     ? EdgeCost::Status::Inserted
-                 : solverPlan ? EdgeCost::Status::Planned
-                              : EdgeCost::Status::Missing;
-      e.summary = rp.possible ? rp.summary() : "impossible: " + rp.whyNot;
-      e.bytes = rp.possible ? rp.totalBytes() : 0;
-      e.timeUs = rp.possible ? rp.totalTimeUs() : 0;
-      if (auto it = plan.edgeCosts.find({n, in}); it != plan.edgeCosts.end()) {
-        e.solverComm = it->second.first;
-        e.solverTransition = it->second.second;
-      }
-      pc.edges += 1;
-      pc.bytes += e.bytes;
-      pc.timeUs += e.timeUs;
-      rep.totalBytes += e.bytes;
-      rep.totalTimeUs += e.timeUs;
-      rep.edges.push_back(std::move(e));
-    }
-  }
-  std::stable_sort(rep.edges.begin(), rep.edges.end(), [](const EdgeCost& a, const EdgeCost& b) {
-    if (a.timeUs != b.timeUs) return a.timeUs > b.timeUs;
-    return a.bytes > b.bytes;
-  });
-  for (Phase p : {Phase::Forward, Phase::Backward, Phase::Optimizer, Phase::Unknown}) {
-    auto it = phases.find(p);
-    if (it != phases.end() && (it->second.edges > 0 || it->second.compute > 0)) rep.phases.push_back(it->second);
-  }
-  return rep;
-}
 
 void drawCostsView(const Plan& plan, const Diagnostics& /*diags*/, CostsViewState& state, Selection& sel,
                    CommandQueue& /*cmds*/, uint64_t revision) {

@@ -181,6 +181,19 @@ Result<Plan> loadPlanFile(const std::string& path) {
   return loadPlanTextImpl(std::string_view(*text).substr(0, text->size() - kJsonTailPadding), true);
 }
 
+Result<Plan> loadPlanFileWithPlacements(const std::string& path, const std::string& placementsPath) {
+  Result<Plan> plan = loadPlanFile(path);
+  if (!plan) return Error{plan.error().toString(path)};
+  if (placementsPath.empty()) return plan;
+  Result<std::string> text = readFileText(placementsPath);
+  if (!text) return Error{text.error().toString(placementsPath)};
+  Result<nlohmann::json> j = parseJsonText(*text);
+  if (!j) return Error{j.error().toString(placementsPath)};
+  Result<Plan> applied = applyPlacementsJson(*plan, *j);
+  if (!applied) return Error{applied.error().toString(placementsPath)};
+  return applied;
+}
+
 Result<bool> writeFileAtomic(const std::string& path, std::string_view contents) {
   namespace fs = std::filesystem;
   const std::string tmp = path + ".tmp";

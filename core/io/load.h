@@ -25,6 +25,10 @@ Result<std::string> readFileText(const std::string& path, size_t tailPadding = 0
 // Loads any supported graph/plan file. A placements file alone is an error (it needs a graph).
 Result<Plan> loadPlanText(std::string_view text, const std::string& fileForMessages);
 Result<Plan> loadPlanFile(const std::string& path);
+// Loads `path`, then applies the autoparallel placements file `placementsPath` to its graph when that is not empty
+// (`shardscope check --placements`, `diff --placements-a`). The error is already one located line naming the
+// file it is about (its toString() with no file adds nothing).
+Result<Plan> loadPlanFileWithPlacements(const std::string& path, const std::string& placementsPath);
 
 // Parses JSON text; syntax errors become line:col errors. Depth-limited.
 Result<nlohmann::json> parseJsonText(std::string_view text);
