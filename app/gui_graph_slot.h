@@ -20,6 +20,9 @@ class GraphSlot {
   // A layout is being computed on the worker thread: keep drawing until it lands.
   bool busy() const;
   views::NodeListViewState& nodeList() { return list_; }
+  // The last run's first divergent node (-1: none): the graph marks it and fades what runs after it.
+  void setDivergentNode(int node);
+  int divergentNode() const;
 
  private:
   struct Impl;

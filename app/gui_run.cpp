@@ -51,6 +51,7 @@ void RunPanel::start(const Plan& plan, int scale) {
   fresh.rtol = plan.run.rtol;
   fresh.scale = opts.scale;
   fresh.rankProgress.assign(static_cast<size_t>(std::min<int64_t>(plan.mesh.size(), 4096)), 0.0f);
+  fresh.reports = model_.reports;  // keeps counting across runs
   model_ = fresh;
   Result<bool> r = impl_->client.start(plan, opts);
   if (!r.ok()) {
@@ -92,6 +93,8 @@ bool RunPanel::poll() {
           model_.batches.clear();
           for (const BatchResult& b : rep.batches) model_.batches.push_back(toRow(b));
           model_.rtol = rep.rtol;
+          model_.firstDivergence = rep.firstDivergence;
+          ++model_.reports;
           model_.device = rep.device + (rep.backend.empty() ? "" : " (" + rep.backend + ")");
           if (rep.error) {
             model_.error = rep.error->message;

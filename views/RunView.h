@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/plan.h"
+#include "core/run_report.h"
 #include "views/Selection.h"
 
 namespace ss::views {
@@ -38,6 +39,8 @@ struct RunViewModel {
   std::string device = "cpu";
   double elapsedS = 0;
   int scale = 1;                     // sizes were divided by this for the run
+  std::optional<Divergence> firstDivergence;  // the report's first divergent node output (localisation)
+  uint64_t reports = 0;              // bumps when a report arrives (the app then marks the divergence)
 };
 
 struct RunViewActions {
