@@ -73,7 +73,9 @@ std::string RunReport::summary() const {
   std::ostringstream os;
   os << "plan " << planName << ": " << ranks << " ranks (mesh";
   for (size_t i = 0; i < meshShape.size(); ++i) os << (i ? "x" : " ") << meshShape[i];
-  os << "), " << device << "/" << backend << ", seed " << seed << ", scale " << scale << ", rtol " << fmt(rtol)
+  os << ")";
+  if (processes > 1) os << " in " << processes << " processes";
+  os << ", " << device << "/" << backend << ", seed " << seed << ", scale " << scale << ", rtol " << fmt(rtol)
      << "\n";
   for (const auto& n : notes) os << "note: " << n << "\n";
   if (!batches.empty()) {

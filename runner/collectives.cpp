@@ -206,12 +206,13 @@ struct StepRunner {
     return shapes;
   }
 
-  at::Tensor allReduce(const at::Tensor& t, int d, ReduceOp op) {
-    auto shapes = peerShapes(t, d);
-    for (const auto& s : shapes)
-      if (s != t.sizes().vec())
-        throw CollectiveError("all_reduce over local shapes " + shapeToString(t.sizes().vec()) + " and " +
-                              shapeToString(s) + " (" + where + ")");
+  // `sameShapes`: the caller guarantees every member sends the same shape (no shape exchange first).
+  at::Tensor allReduce(const at::Tensor& t, int d, ReduceOp op, bool sameShapes = false) {
+    if (!sameShapes)
+      for (const auto& s : peerShapes(t, d))
+        if (s != t.sizes().vec())
+          throw CollectiveError("all_reduce over local shapes " + shapeToString(t.sizes().vec()) + " and " +
+                                shapeToString(s) + " (" + where + ")");
     enter(d, "all_reduce");
     std::vector<at::Tensor> v{commIn(t.contiguous().clone())};
     const at::ScalarType type = t.scalar_type();
@@ -417,7 +418,7 @@ at::Tensor RankComm::redistribute(const at::Tensor& local, const std::vector<int
 at::Tensor RankComm::reduceAlong(const at::Tensor& t, int meshDim, ReduceOp op, const std::string& where) {
   if (meshDim < 0 || meshDim >= mesh_.ndim() || mesh_.dimSize(meshDim) == 1) return t;
   StepRunner runner{*impl_, mesh_, rank_, where};
-  return runner.allReduce(t, meshDim, op);
+  return runner.allReduce(t, meshDim, op, true);
 }
 
 at::Tensor RankComm::sumOverMesh(const at::Tensor& t, const std::string& where) {

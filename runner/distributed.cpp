@@ -2,6 +2,7 @@
 // and the exchange of results and the report. See runner/distributed.h for the contract.
 #include "runner/distributed.h"
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <algorithm>
@@ -216,14 +217,23 @@ Result<std::unique_ptr<Cluster>> Cluster::join(const DistributedEnv& env, int64_
     c->glooHost_ = "127.0.0.1";
   else
     c->glooHost_ = "";  // the interface this host's name resolves to (as torch.distributed does)
+  // Under torchrun the elastic agent already serves a TCPStore at MASTER_ADDR:MASTER_PORT and says so with
+  // TORCHELASTIC_USE_AGENT_STORE=True: every process is then a client, under a prefix per restart attempt (as
+  // torch.distributed's own env:// rendezvous does). Otherwise process 0 serves it.
+  const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+  c->agentStore_ = agent && std::string(agent) == "True";
+  const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
+  c->prefix_ = std::string("shardscope/attempt_") + (attempt && *attempt ? attempt : "0");
   try {
     c10d::TCPStoreOptions opts;
     opts.port = static_cast<std::uint16_t>(env.masterPort);
-    opts.isServer = env.rank == 0;
+    opts.isServer = env.rank == 0 && !c->agentStore_;
+    // Every process counts itself in (the server waits for WORLD_SIZE of them), as torch's env:// does.
     opts.numWorkers = static_cast<std::size_t>(env.worldSize);
     opts.waitWorkers = true;
     opts.timeout = timeout;
-    c->store_ = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, opts);
+    c->store_ = c10::make_intrusive<c10d::PrefixStore>(c->prefix_,
+                                                       c10::make_intrusive<c10d::TCPStore>(env.masterAddr, opts));
     // Every process checks in, so a process that never starts ends the others within the timeout.
     c->store_->set("hb/" + std::to_string(env.rank) + "/init", bytes("1"));
     std::vector<std::string> all;
@@ -253,7 +263,7 @@ c10::intrusive_ptr<c10d::Store> Cluster::newClient() const {
   opts.isServer = false;
   opts.waitWorkers = false;  // not one of the WORLD_SIZE workers the server counts
   opts.timeout = timeout_;
-  return c10::make_intrusive<c10d::TCPStore>(env_.masterAddr, opts);
+  return c10::make_intrusive<c10d::PrefixStore>(prefix_, c10::make_intrusive<c10d::TCPStore>(env_.masterAddr, opts));
 }
 
 std::string Cluster::where() const { return env_.masterAddr + ":" + std::to_string(env_.masterPort); }

@@ -6,7 +6,7 @@
 // - DistributedEnv::fromEnvironment reads MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK (LOCAL_RANK optional);
 //   a missing or malformed one is an error that names it.
 // - Cluster::join connects to the c10d TCPStore at MASTER_ADDR:MASTER_PORT (process RANK 0 serves it and waits
-//   for all WORLD_SIZE processes); a rendezvous that does not complete within the timeout is an error naming
+//   for all WORLD_SIZE processes; under torchrun, TORCHELASTIC_USE_AGENT_STORE=True, the agent serves it); a rendezvous that does not complete within the timeout is an error naming
 //   how many processes were expected. Process p runs mesh ranks [p * n, (p + 1) * n), n = mesh size /
 //   WORLD_SIZE (a mesh size that WORLD_SIZE does not divide is an error). Gloo connects the ranks of all
 //   processes through the same store.
@@ -119,6 +119,8 @@ class Cluster {
   std::unique_ptr<StoreRendezvous> rv_;
   std::chrono::milliseconds deadAfter_{10000};
   std::chrono::milliseconds timeout_{60000};
+  bool agentStore_ = false;   // torchrun's agent serves the store (TORCHELASTIC_USE_AGENT_STORE=True)
+  std::string prefix_;        // every key lives under it (one per torchrun restart attempt)
   std::thread beat_;
   std::atomic<bool> stopBeat_{false};
   mutable std::mutex mutex_;

@@ -5,6 +5,19 @@
 
 namespace ss::runner {
 
+namespace {
+
+// Norms in double (integer and bool values included); 0 for empty tensors.
+double norm2(const at::Tensor& t) {
+  if (t.numel() == 0) return 0.0;
+  at::Tensor x = t.is_floating_point() && t.scalar_type() != at::kBFloat16 && t.scalar_type() != at::kHalf
+                     ? t
+                     : t.to(at::kDouble);
+  return x.norm().item<double>();
+}
+
+}  // namespace
+
 at::Tensor sliceToShard(const at::Tensor& whole, const RankShard& shard) {
   at::Tensor t = whole;
   for (int d = 0; d < whole.dim() && d < static_cast<int>(shard.slices.size()); ++d) {
@@ -57,7 +70,7 @@ void ReferenceStore::keep(int batch, const Values& values) {
       ReferenceFacts f;
       f.shape = t.sizes().vec();
       f.numel = t.numel();
-      f.norm = t.numel() == 0 ? 0.0 : t.to(at::kDouble).norm().item<double>();
+      f.norm = norm2(t);
       facts_[{batch, static_cast<int>(n), static_cast<int>(k)}] = std::move(f);
       bytes_ += static_cast<int64_t>(t.numel()) * static_cast<int64_t>(t.element_size());
     }
@@ -71,19 +84,6 @@ const at::Tensor& ReferenceStore::value(int batch, int node, int output) const {
     return none_;
   return b[node][output];
 }
-
-namespace {
-
-// Norms in double (integer and bool values included); 0 for empty tensors.
-double norm2(const at::Tensor& t) {
-  if (t.numel() == 0) return 0.0;
-  at::Tensor x = t.is_floating_point() && t.scalar_type() != at::kBFloat16 && t.scalar_type() != at::kHalf
-                     ? t
-                     : t.to(at::kDouble);
-  return x.norm().item<double>();
-}
-
-}  // namespace
 
 void measureNode(const Plan& plan, const ReferenceStore& refs, int batch, int node,
                  const std::vector<at::Tensor>& outputs, int64_t rank, RankComm* comm, std::vector<BlockMeasure>& out) {
@@ -123,7 +123,14 @@ void measureNode(const Plan& plan, const ReferenceStore& refs, int batch, int no
         e = e.to(at::kDouble);
         x = x.to(at::kDouble);
       }
-      m.diff = norm2(x - e);
+      // The difference goes into a per-thread scratch buffer: a fresh temporary per node and rank costs page
+      // faults that show as much as the arithmetic.
+      thread_local at::Tensor scratch;
+      if (!scratch.defined() || scratch.scalar_type() != x.scalar_type() || scratch.device() != x.device())
+        scratch = at::empty({0}, x.options());
+      scratch.resize_(x.sizes());  // keeps its storage when large enough; same shape: sub_out does not warn
+      at::sub_out(scratch, x, e);
+      m.diff = norm2(scratch);
       m.self = norm2(x);
       m.expected = norm2(e);
     }

@@ -55,7 +55,8 @@ class RankComm {
                           const ShardingSpec& to, const std::string& where);
 
   // Reduces a tensor over this rank's group along one mesh dim with `op` (avg: sum / group size); every member
-  // gets the result. Used by localisation to combine Partial values; not differentiable.
+  // gets the result. Every member must pass the same shape (no shape exchange). Used by localisation to combine
+  // Partial values; not differentiable.
   at::Tensor reduceAlong(const at::Tensor& t, int meshDim, ReduceOp op, const std::string& where);
 
   // Sums a tensor over the whole mesh (used to combine gradients); returns the sum on every rank.

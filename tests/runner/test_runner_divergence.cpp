@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/gen/llama.h"
 #include "core/placement_parse.h"
 #include "runner/divergence.h"
 #include "runner/runner.h"
@@ -210,4 +211,30 @@ TEST_CASE("localise combines hand-made measures: each block once, floors for sma
   CHECK(std::isnan((*back)[0].diff));
   CHECK((*back)[1] == ranks[2][1]);
   CHECK_FALSE(runner::decodeMeasures("[[1, 2]]"));
+}
+
+TEST_CASE("a LLaMA-like joint graph (forward and backward nodes, nested shards) reports no divergence",
+          "[runner][divergence][llama]") {
+  for (auto [dp, tp] : {std::pair<int64_t, int64_t>{2, 2}, {2, 1}}) {
+    gen::LlamaOptions o;
+    o.layers = 1;
+    o.batch = 2;
+    o.seq = 16;
+    o.hidden = 64;
+    o.heads = 4;
+    o.ffnHidden = 128;
+    o.vocab = 64;
+    o.dp = dp;
+    o.tp = tp;
+    Plan plan = gen::makeLlamaPlan(o);
+    RunOptions ro;
+    ro.batches = 1;
+    RunReport r = runner::runPlan(plan, ro);
+    INFO(dp << "x" << tp << "\n" << r.summary());
+    REQUIRE_FALSE(r.error);
+    CHECK(r.batches[0].match);
+    CHECK(r.localised);
+    CHECK_FALSE(r.firstDivergence);
+    CHECK_FALSE(r.replicaDisagreement);
+  }
 }
