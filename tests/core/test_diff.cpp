@@ -81,12 +81,12 @@ TEST_CASE("diff: an output spec change owns its outgoing edge's cost", "[diff]")
   CHECK(d.diagnosticsRemoved.empty());
   REQUIRE(d.diagnosticsAdded.size() == 3);
   const auto& added = d.diagnosticsB.items;
-  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[0])].kind == "output-spec-mismatch");
+  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[0])].kind == ss::DiagKind::OutputSpecMismatch);
   CHECK(added[static_cast<size_t>(d.diagnosticsAdded[0])].node == b.graph.find("r"));
-  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[1])].kind == "missing-redistribute");
+  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[1])].kind == ss::DiagKind::MissingRedistribute);
   CHECK(added[static_cast<size_t>(d.diagnosticsAdded[1])].node == b.graph.find("m"));
   CHECK(added[static_cast<size_t>(d.diagnosticsAdded[1])].input == 0);
-  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[2])].kind == "incompatible-inputs");
+  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[2])].kind == ss::DiagKind::IncompatibleInputs);
 
   // As a solver's export the edge's transition is planned (its apply pass inserts it): the output spec change owns
   // the all_to_all it causes, 32 bytes per rank ([8, 4] f32 on 2 ranks: half of each [8, 2] shard).
@@ -119,7 +119,7 @@ TEST_CASE("diff: a redistribute added owns its edge; input spec, removal and cha
   // The missing redistribute is gone.
   REQUIRE(d.diagnosticsRemoved.size() >= 1);
   bool missingGone = false;
-  for (int k : d.diagnosticsRemoved) missingGone |= d.diagnosticsA.items[static_cast<size_t>(k)].kind == "missing-redistribute";
+  for (int k : d.diagnosticsRemoved) missingGone |= d.diagnosticsA.items[static_cast<size_t>(k)].kind == ss::DiagKind::MissingRedistribute;
   CHECK(missingGone);
   CHECK(d.diagnosticsAdded.empty());
 
@@ -189,7 +189,7 @@ TEST_CASE("diff: seed 2's AutoSP tags as shipped against fixed", "[diff][autosp]
   }
   CHECK(tags == static_cast<int>(a.tags.size()));
   bool seqDimGone = false;
-  for (int k : d.diagnosticsRemoved) seqDimGone |= d.diagnosticsA.items[static_cast<size_t>(k)].kind == "seq-dim-mismatch";
+  for (int k : d.diagnosticsRemoved) seqDimGone |= d.diagnosticsA.items[static_cast<size_t>(k)].kind == ss::DiagKind::SeqDimMismatch;
   CHECK(seqDimGone);
 }
 
