@@ -88,10 +88,9 @@ Result<RankBlock> rankBlock(int64_t meshSize, int processes, int process) {
 }
 
 std::string encodeRankResult(const RankResult& r) {
-  nlohmann::json losses = nlohmann::json::array(), grads = nlohmann::json::array();
+  nlohmann::json losses = nlohmann::json::array();
   for (double v : r.losses) losses.push_back(numOrNull(v));
-  for (double v : r.gradNorm) grads.push_back(numOrNull(v));
-  nlohmann::json j = {{"losses", losses}, {"grad_norm", grads}, {"measures", encodeMeasures(r.measures)}};
+  nlohmann::json j = {{"losses", losses}, {"measures", encodeMeasures(r.measures)}};
   j["error"] = r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr);
   return j.dump();
 }
@@ -101,7 +100,6 @@ std::optional<RankResult> decodeRankResult(const std::string& t) {
     auto j = nlohmann::json::parse(t);
     RankResult r;
     r.losses = numsBack(j.at("losses"));
-    r.gradNorm = numsBack(j.at("grad_norm"));
     auto m = decodeMeasures(j.at("measures").get<std::string>());
     if (!m) return std::nullopt;
     r.measures = std::move(*m);

@@ -51,7 +51,6 @@ Result<RankBlock> rankBlock(int64_t meshSize, int processes, int process);
 struct RankResult {
   std::optional<RunError> error;
   std::vector<double> losses;    // per batch
-  std::vector<double> gradNorm;  // per batch (rank 0)
   std::vector<BlockMeasure> measures;
 };
 std::string encodeRankResult(const RankResult& r);

@@ -58,22 +58,21 @@ bool ReferenceStore::measured(int node, int output) const {
          output < static_cast<int>(measured_[node].size()) && measured_[node][output];
 }
 
-void ReferenceStore::keep(int batch, const Values& values) {
+void ReferenceStore::keep(int batch, int node, const std::vector<at::Tensor>& outputs) {
   auto& kept = values_.at(batch);
-  kept.resize(values.size());
-  for (size_t n = 0; n < values.size(); ++n) {
-    kept[n].resize(values[n].size());
-    for (size_t k = 0; k < values[n].size(); ++k) {
-      if (!measured(static_cast<int>(n), static_cast<int>(k)) || !values[n][k].defined()) continue;
-      at::Tensor t = values[n][k].detach();
-      kept[n][k] = t;
-      ReferenceFacts f;
-      f.shape = t.sizes().vec();
-      f.numel = t.numel();
-      f.norm = norm2(t);
-      facts_[{batch, static_cast<int>(n), static_cast<int>(k)}] = std::move(f);
-      bytes_ += static_cast<int64_t>(t.numel()) * static_cast<int64_t>(t.element_size());
-    }
+  if (kept.size() < measured_.size()) kept.resize(measured_.size());
+  if (node < 0 || node >= static_cast<int>(kept.size())) return;
+  kept[node].resize(outputs.size());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (!measured(node, static_cast<int>(k)) || !outputs[k].defined()) continue;
+    at::Tensor t = outputs[k].detach();
+    kept[node][k] = t;
+    ReferenceFacts f;
+    f.shape = t.sizes().vec();
+    f.numel = t.numel();
+    f.norm = norm2(t);
+    facts_[{batch, node, static_cast<int>(k)}] = std::move(f);
+    bytes_ += static_cast<int64_t>(t.numel()) * static_cast<int64_t>(t.element_size());
   }
 }
 

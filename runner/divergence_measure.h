@@ -21,8 +21,8 @@ class ReferenceStore {
   // the same outputs in the same order): a call node's output with a spec and a known meta that is its only
   // output or is read by some node, or an AutoSP-tagged input (sliced by its tag, not by its spec).
   bool measured(int node, int output) const;
-  // Keeps batch b's values of the measured outputs (and their facts). Call once per batch, in order.
-  void keep(int batch, const Values& values);
+  // Keeps node n's measured outputs of batch b (and their facts), as the reference run produces them.
+  void keep(int batch, int node, const std::vector<at::Tensor>& outputs);
   // The kept reference value, undefined when none (not measured, or not a tensor).
   const at::Tensor& value(int batch, int node, int output) const;
   const ReferenceFactsMap& facts() const { return facts_; }
