@@ -18,6 +18,9 @@ class GraphSlot {
   void planReplaced();       // a new document: fit the view
   // A layout is being computed on the worker thread: keep drawing until it lands.
   bool busy() const;
+  // The last run's first divergent node (-1: none): the graph marks it and fades what runs after it.
+  void setDivergentNode(int node);
+  int divergentNode() const;
 
  private:
   struct Impl;

@@ -39,6 +39,7 @@ struct GraphViewState {
   bool relayoutRequested = false; // set when a new document replaces the plan (a fresh layout and fit)
   size_t syncLayoutBelow = 4000;  // graphs smaller than this are laid out on the UI thread
   RecordOptions recordOptions;    // level-of-detail thresholds (selection fields are filled each frame)
+  int divergentNode = -1;         // the last run's first divergent node: marked, what follows faded (-1: none)
 
   // Read-only for callers (tests, the status bar).
   std::optional<GraphModel> model;
