@@ -109,8 +109,12 @@ std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int
       const views::TeachCell& cell = page.frame.cells[c];
       json += std::string(c ? ", " : "") + "{\"rank\": " + std::to_string(cell.rank) + ", \"rect\": " +
               rectJson(cell.rect, page.origin) + ", \"mini\": " + rectJson(cell.mini, page.origin) + ", \"held\": [";
-      for (size_t k = 0; k < cell.held.size(); ++k) json += (k ? ", " : "") + std::to_string(cell.held[k].atom);
-      json += "]}";
+      std::string partial;
+      for (size_t k = 0; k < cell.held.size(); ++k) {
+        json += (k ? ", " : "") + std::to_string(cell.held[k].atom);
+        if (cell.held[k].partial) partial += (partial.empty() ? "" : ", ") + std::to_string(cell.held[k].atom);
+      }
+      json += "], \"partial\": [" + partial + "]}";
     }
     json += "], \"chips\": " + std::to_string(page.frame.chips.size()) + ", \"arrows\": " +
             std::to_string(page.frame.arrows.size()) + "}";

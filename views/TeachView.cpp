@@ -319,10 +319,20 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
   const float miniW = f.cells.empty() ? 0 : f.cells[0].mini.w(), miniH = f.cells.empty() ? 0 : f.cells[0].mini.h();
   for (size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
-    if (!shownTransfer(t) || t.elements == 0) continue;
+    if (!shownTransfer(t)) continue;
     const auto it = std::find_if(f.arrows.begin(), f.arrows.end(), [&](const TeachArrow& a) { return a.src == t.src && a.dst == t.dst; });
-    const std::vector<int> atoms = f.atoms.covered(t.block);
-    if (atoms.empty()) continue;
+    const float u = m.overview ? static_cast<float>(t.round + 1) / static_cast<float>(s.rounds + 1) : m.progress;
+    const std::vector<int> atoms = t.elements > 0 ? f.atoms.covered(t.block) : std::vector<int>{};
+    if (atoms.empty()) {  // padding only: a small grey box
+      const ImVec2 p = teachArrowPoint(*it, u);
+      const float half = std::min(8.0f, arcRoom * 0.12f);
+      TeachChip chip;
+      chip.transfer = static_cast<int>(i);
+      chip.rect = Rect{p.x - half, p.y - half, p.x + half, p.y + half};
+      chip.paddingOnly = true;
+      f.chips.push_back(std::move(chip));
+      continue;
+    }
     Rect box{1, 1, 0, 0};
     for (int a : atoms) {
       const Rect r = f.atoms.frac(a);
@@ -333,7 +343,6 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
     const float fit = std::min(1.0f, arcRoom * (m.overview ? 0.5f : 0.7f) / std::max(w, h));
     w = std::max(6.0f, w * fit);
     h = std::max(6.0f, h * fit);
-    const float u = m.overview ? static_cast<float>(t.round + 1) / static_cast<float>(s.rounds + 1) : m.progress;
     const ImVec2 p = teachArrowPoint(*it, u);
     TeachChip chip;
     chip.transfer = static_cast<int>(i);
@@ -343,6 +352,10 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
       const float sx = box.w() > 0 ? w / box.w() : 0, sy = box.h() > 0 ? h / box.h() : 0;
       chip.pieces.push_back({a, Rect{chip.rect.x0 + (r.x0 - box.x0) * sx, chip.rect.y0 + (r.y0 - box.y0) * sy,
                                      chip.rect.x0 + (r.x1 - box.x0) * sx, chip.rect.y0 + (r.y1 - box.y0) * sy}});
+    }
+    if (t.paddingElements() > 0) {  // drawn below the block, in proportion (at most twice its height shown)
+      const float extra = h * std::min(2.0f, static_cast<float>(t.paddingElements()) / static_cast<float>(t.elements));
+      chip.padding = Rect{chip.rect.x0, chip.rect.y1, chip.rect.x1, chip.rect.y1 + extra};
     }
     chip.reduces = t.reduces;
     chip.count = static_cast<int>(t.contributors.size());
@@ -398,11 +411,17 @@ void drawTeachFrame(ImDrawList* dl, ImVec2 o, const TeachFrame& f) {
                           ImVec2(p1.x - ux * 9 + uy * 5, p1.y - uy * 9 - ux * 5), col);
   }
   for (const TeachChip& chip : f.chips) {
+    if (chip.paddingOnly || chip.padding.x1 > chip.padding.x0) {
+      const Rect& r = chip.paddingOnly ? chip.rect : chip.padding;
+      dl->AddRectFilled(at(o, r.x0, r.y0), at(o, r.x1, r.y1), withAlpha(pal.textDim, 0.35f));
+      drawHatch(dl, at(o, r.x0, r.y0), at(o, r.x1, r.y1), pal.textDim, 4.0f);
+      dl->AddRect(at(o, r.x0 - 1, r.y0 - 1), at(o, r.x1 + 1, r.y1 + 1), pal.textDim);
+    }
     for (const auto& [atom, r] : chip.pieces) {
       dl->AddRectFilled(at(o, r.x0, r.y0), at(o, r.x1, r.y1), groupColor(atom, 1.0f));
       if (chip.reduces) drawHatch(dl, at(o, r.x0, r.y0), at(o, r.x1, r.y1), pal.hatch, 5.0f);
     }
-    dl->AddRect(at(o, chip.rect.x0 - 1, chip.rect.y0 - 1), at(o, chip.rect.x1 + 1, chip.rect.y1 + 1), pal.text);
+    if (!chip.paddingOnly) dl->AddRect(at(o, chip.rect.x0 - 1, chip.rect.y0 - 1), at(o, chip.rect.x1 + 1, chip.rect.y1 + 1), pal.text);
     if (chip.reduces) {
       const std::string s = std::to_string(chip.count) + "/" + std::to_string(chip.of);
       dl->AddText(at(o, chip.rect.x1 + 2, chip.rect.y0 - 2), pal.partial, s.c_str());
