@@ -38,7 +38,7 @@ struct GuiOptions {
   bool persistSettings = true;     // read and write settings.json (off for tests and render)
   bool allowNativeDialogs = true;  // zenity
   bool recovery = true;            // write and offer recovery files
-  std::string soloView;            // "", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run"
+  std::string soloView;            // "", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run", "teach"
   std::optional<views::ThemeKind> theme;  // overrides the remembered theme
   int width = 1600, height = 1000;
   bool visible = true;

@@ -23,7 +23,7 @@ namespace {
 
 const char* kRenderHelp =
     "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
-    "diagnostics|inspector|costs|run|all] [--size 1600x1000] [--theme dark|light] [--fix] [--run [--scale N]]\n"
+    "diagnostics|inspector|costs|run|teach|all] [--size 1600x1000] [--theme dark|light] [--fix] [--run [--scale N]]\n"
     "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
     "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
     "--view all (default) renders the whole window; another view renders that view alone.\n"
@@ -63,12 +63,12 @@ int renderVerb(const std::vector<std::string>& args) {
     }
   }
   const std::string view = a.get("view").value_or("all");
-  static const char* kViews[] = {"all", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run"};
+  static const char* kViews[] = {"all", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run", "teach"};
   bool known = false;
   for (const char* v : kViews) known = known || view == v;
   if (!known) {
     std::cerr << "shardscope render: --view: unknown view '" << view
-              << "' (expected graph, mesh, tensor, edge, diagnostics, inspector, costs, run or all)\n";
+              << "' (expected graph, mesh, tensor, edge, diagnostics, inspector, costs, run, teach or all)\n";
     return 2;
   }
   if (view != "all") opts.soloView = view;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 #include "core/placement_parse.h"
 #include "views/EdgeView.h"
@@ -283,11 +284,12 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
 
   // Arrows: one per (src, dst) pair of the transfers shown (the step's, or the round in flight's).
   auto shownTransfer = [&](const Transfer& t) { return m.overview || t.round == m.round; };
+  std::unordered_map<int64_t, size_t> arrowOf;  // src * ranks + dst -> index into f.arrows
   for (size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
     if (!shownTransfer(t)) continue;
-    auto it = std::find_if(f.arrows.begin(), f.arrows.end(), [&](const TeachArrow& a) { return a.src == t.src && a.dst == t.dst; });
-    if (it == f.arrows.end()) {
+    auto found = arrowOf.find(t.src * ranks + t.dst);
+    if (found == arrowOf.end()) {
       const Rect& a = f.cells[static_cast<size_t>(t.src)].rect;
       const Rect& b = f.cells[static_cast<size_t>(t.dst)].rect;
       const float ax = (a.x0 + a.x1) * 0.5f, ay = (a.y0 + a.y1) * 0.5f, bx = (b.x0 + b.x1) * 0.5f, by = (b.y0 + b.y1) * 0.5f;
@@ -309,22 +311,23 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
       arr.cy = (p0.y + p1.y) * 0.5f + ny * bow;
       arr.paddingOnly = true;
       f.arrows.push_back(arr);
-      it = f.arrows.end() - 1;
+      found = arrowOf.emplace(t.src * ranks + t.dst, f.arrows.size() - 1).first;
     }
-    it->reduces = it->reduces || t.reduces;
-    it->paddingOnly = it->paddingOnly && t.elements == 0;
-    ++it->transfers;
+    TeachArrow& arrow = f.arrows[found->second];
+    arrow.reduces = arrow.reduces || t.reduces;
+    arrow.paddingOnly = arrow.paddingOnly && t.elements == 0;
+    ++arrow.transfers;
   }
   // Chips: the block's atoms in miniature, on the arrow (in flight at `progress`; at rest by round in overview).
   const float miniW = f.cells.empty() ? 0 : f.cells[0].mini.w(), miniH = f.cells.empty() ? 0 : f.cells[0].mini.h();
   for (size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
     if (!shownTransfer(t)) continue;
-    const auto it = std::find_if(f.arrows.begin(), f.arrows.end(), [&](const TeachArrow& a) { return a.src == t.src && a.dst == t.dst; });
+    const TeachArrow& arrow = f.arrows[arrowOf.at(t.src * ranks + t.dst)];
     const float u = m.overview ? static_cast<float>(t.round + 1) / static_cast<float>(s.rounds + 1) : m.progress;
     const std::vector<int> atoms = t.elements > 0 ? f.atoms.covered(t.block) : std::vector<int>{};
     if (atoms.empty()) {  // padding only: a small grey box
-      const ImVec2 p = teachArrowPoint(*it, u);
+      const ImVec2 p = teachArrowPoint(arrow, u);
       const float half = std::min(8.0f, arcRoom * 0.12f);
       TeachChip chip;
       chip.transfer = static_cast<int>(i);
@@ -343,7 +346,7 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
     const float fit = std::min(1.0f, arcRoom * (m.overview ? 0.5f : 0.7f) / std::max(w, h));
     w = std::max(6.0f, w * fit);
     h = std::max(6.0f, h * fit);
-    const ImVec2 p = teachArrowPoint(*it, u);
+    const ImVec2 p = teachArrowPoint(arrow, u);
     TeachChip chip;
     chip.transfer = static_cast<int>(i);
     chip.rect = Rect{p.x - w * 0.5f, p.y - h * 0.5f, p.x + w * 0.5f, p.y + h * 0.5f};
