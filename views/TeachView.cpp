@@ -387,7 +387,9 @@ void drawTeachFrame(ImDrawList* dl, ImVec2 o, const TeachFrame& f) {
       const Rect r = f.atoms.frac(h.atom);
       const ImVec2 a = at(o, c.mini.x0 + r.x0 * c.mini.w(), c.mini.y0 + r.y0 * c.mini.h());
       const ImVec2 b = at(o, c.mini.x0 + r.x1 * c.mini.w(), c.mini.y0 + r.y1 * c.mini.h());
-      dl->AddRectFilled(a, b, groupColor(h.atom, h.partial ? 0.55f : 1.0f));
+      // Partial values are paler; while a reduce combines them they darken with the share combined.
+      const float alpha = !h.partial ? 1.0f : h.of > 0 ? 0.3f + 0.6f * static_cast<float>(h.count) / static_cast<float>(h.of) : 0.55f;
+      dl->AddRectFilled(a, b, groupColor(h.atom, alpha));
       if (h.partial) drawHatch(dl, a, b, pal.hatch, 6.0f);
     }
     for (int a = 0; a < f.atoms.count(); ++a) {
