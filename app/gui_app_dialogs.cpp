@@ -142,7 +142,7 @@ bool GuiApp::newTensor(const NewTensorForm& form) {
   sel_.clear();
   graph_.planReplaced();
   sel_.selectEdge(kPlaygroundRelayout, 0, true);
-  forceTab_ = "teach";
+  forceTab_ = views::ViewId::Teach;
   framesToDraw_ = 3;
   return true;
 }
