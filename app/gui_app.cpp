@@ -357,7 +357,16 @@ void GuiApp::drawView(views::ViewId v) {
     case views::ViewId::Mesh: views::drawMeshView(plan, d, mesh_, sel_, cmds_); break;
     case views::ViewId::Tensor: views::drawTensorView(plan, d, tensor_, sel_, cmds_); break;
     case views::ViewId::Inspector: views::drawInspectorView(plan, d, inspector_, sel_, cmds_); break;
-    case views::ViewId::Costs: views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision()); break;
+    case views::ViewId::Costs: {
+      const std::vector<AppliedCollective>* ac = !doc_.applied().empty() ? &doc_.applied().front().collectives
+                                                 : doc_.appliedAlone()   ? &doc_.appliedAlone()->collectives
+                                                                         : nullptr;
+      views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision(), ac);
+      break;
+    }
+    case views::ViewId::Applied:
+      views::drawAppliedView(plan, d, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
+      break;
     case views::ViewId::Run: {
       const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
       if (a.start) run_.start(plan, runView_.scale);
@@ -369,7 +378,7 @@ void GuiApp::drawView(views::ViewId v) {
 
 void GuiApp::drawPaneContent(int pane) {
   using views::ViewId;
-  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph},     {ViewId::Diagnostics},
+  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph},     {ViewId::Diagnostics, ViewId::Applied},
                                                         {ViewId::Edge, ViewId::Teach}, {ViewId::Mesh, ViewId::Tensor},
                                                         {ViewId::Inspector}, {ViewId::Costs, ViewId::Run}};
   const auto& mine = tabs[static_cast<size_t>(pane)];

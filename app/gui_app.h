@@ -18,6 +18,7 @@
 #include "app/gui_recovery.h"
 #include "app/gui_run.h"
 #include "app/gui_settings.h"
+#include "views/AppliedView.h"
 #include "views/CostsView.h"
 #include "views/DiagnosticsView.h"
 #include "views/Document.h"
@@ -84,6 +85,7 @@ class GuiApp {
   // File > New tensor...: replaces the document with a playground plan and shows the Teach view on it. False
   // (nothing changes) when the form is wrong or the open plan has unsaved edits.
   bool newTensor(const NewTensorForm& form);
+  views::AppliedViewState& appliedState() { return appliedView_; }
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
@@ -125,6 +127,7 @@ class GuiApp {
   views::DiagnosticsViewState diagsView_;
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
+  views::AppliedViewState appliedView_;
   views::RunViewState runView_;
   views::TeachViewState teach_;
   NewTensorForm newTensorForm_;

@@ -16,7 +16,8 @@
   X(Diagnostics, "diagnostics", "Diagnostics") \
   X(Inspector, "inspector", "Inspector")    \
   X(Costs, "costs", "Costs")                \
-  X(Run, "run", "Run")
+  X(Run, "run", "Run")                      \
+  X(Applied, "applied", "Applied")
 
 namespace ss::views {
 
