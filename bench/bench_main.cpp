@@ -33,11 +33,15 @@
 #include "core/io/plan_json.h"
 #include "core/placement_parse.h"
 #include "core/redistribute.h"
+#include "core/teach.h"
 #include "core/check.h"
 #include "core/rules/rules.h"
 #include "views/GraphView.h"
 #include "core/applied/session.h"
 #include "views/HeadlessFrame.h"
+#ifdef SHARDSCOPE_BENCH_HAVE_TEACH_VIEW
+#include "views/TeachView.h"
+#endif
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -372,6 +376,50 @@ json redistributeRate() {
   return json{{"evals", evals}, {"possible", possible}, {"evals_per_s", evals / (elapsed / 1000.0)}};
 }
 
+// Teaching (core/teach.h, views/TeachView.h): expanding a redistribute into block movements and one frame's
+// record pass, on the seed-1 edge (2x4) and at the largest mesh teach pictures (16x16 = 256 ranks, an
+// all_to_all of 3840 transfers).
+json teachRate() {
+  json out = json::object();
+  struct Case { const char* name; std::vector<int64_t> mesh; const char* from; const char* to; };
+  for (const Case& c : {Case{"seed1_2x4", {2, 4}, "RS(1)", "RS(0)"}, Case{"a2a_16x16", {16, 16}, "RS(1)", "RS(0)"},
+                        Case{"ar_16x16", {16, 16}, "RP(sum)", "RR"}}) {
+    ss::DeviceMesh mesh(c.mesh);
+    ss::ParseContext ctx;
+    ctx.mesh = &mesh;
+    const ss::TensorMeta meta{{64, 4096}, ss::DType::BF16, true};
+    const ss::ShardingSpec a = *ss::parseSpec(c.from, ctx), b = *ss::parseSpec(c.to, ctx);
+    long n = 0;
+    auto t0 = Clock::now();
+    ss::TeachPlan tp;
+    while (msSince(t0) < 300.0 || n < 3) {
+      tp = ss::teachRedistribute(meta, mesh, a, b);
+      ++n;
+    }
+    const double expandMs = msSince(t0) / static_cast<double>(n);
+    size_t transfers = 0;
+    for (const auto& s : tp.steps) transfers += s.transfers.size();
+    json r = {{"transfers", transfers}, {"expand_ms", expandMs}};
+#ifdef SHARDSCOPE_BENCH_HAVE_TEACH_VIEW
+    ss::views::TeachMoment m;
+    m.step = 0;
+    m.overview = true;
+    ss::views::TeachFrameOptions o;
+    o.width = 1200;
+    o.height = 800;
+    long f = 0;
+    t0 = Clock::now();
+    while (msSince(t0) < 300.0 || f < 3) {
+      (void)ss::views::teachFrame(tp, m, o);
+      ++f;
+    }
+    r["frame_records_ms"] = msSince(t0) / static_cast<double>(f);
+#endif
+    out[c.name] = r;
+  }
+  return out;
+}
+
 // ---- applied graphs (autoparallel artifacts) ----
 json measureApplied(const std::string& file) {
   json r;
@@ -490,6 +538,7 @@ int main(int argc, char** argv) {
   }
   report["runs"] = runs;
   report["redistribute"] = redistributeRate();
+  report["teach"] = teachRate();
   json exps = json::object();
   const json* r10k = nullptr;
   const json* r100k = nullptr;
@@ -545,6 +594,10 @@ int main(int argc, char** argv) {
                   r["target"].get<long>(), megabytes(r, "autoparallel_bytes").c_str(),
                   cell(r, "load_autoparallel_ms").c_str(), megabytes(r, "fx_bytes").c_str(), cell(r, "load_fx_ms").c_str());
   std::printf("redistribute planner: %.2f M evaluations/s\n", report["redistribute"]["evals_per_s"].get<double>() / 1e6);
+  for (auto it = report["teach"].begin(); it != report["teach"].end(); ++it)
+    std::printf("teach %-10s %5lld transfers: expand %.3f ms, frame records %s ms\n", it.key().c_str(),
+                it.value()["transfers"].get<long long>(), it.value()["expand_ms"].get<double>(),
+                cell(it.value(), "frame_records_ms", 3).c_str());
   for (auto it = exps.begin(); it != exps.end(); ++it)
     std::printf("growth exponent 10k->100k %-20s %.2f\n", it.key().c_str(), it.value().get<double>());
   return 0;
