@@ -23,11 +23,7 @@ namespace {
 
 const char* kRenderHelp =
     "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
-<<<<<<< HEAD
-    "diagnostics|inspector|costs|run|teach|all] [--size 1600x1000] [--theme dark|light] [--fix] [--run [--scale N]]\n"
-=======
-    "diagnostics|inspector|costs|run|applied|all] [--size 1600x1000] [--theme dark|light] [--fix] [--run [--scale N]]\n"
->>>>>>> main
+    "diagnostics|inspector|costs|run|teach|applied|all] [--size 1600x1000] [--theme dark|light] [--fix] [--run [--scale N]]\n"
     "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
     "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
     "--view all (default) renders the whole window; another view renders that view alone.\n"
