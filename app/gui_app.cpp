@@ -208,6 +208,9 @@ void GuiApp::drawUi() {
     top = ImGui::GetFrameHeight();
   }
   const float statusH = ImGui::GetFrameHeight() + 4;
+  // Compare mode follows the document's edits; the graph draws its badges.
+  if (compare_.active && doc_.loaded()) compare_.refresh(doc_.plan(), doc_.revision());
+  graph_.setDiffMarks(compare_.active ? &compare_.marks : nullptr);
   if (!opts_.soloView.empty()) drawSolo(opts_.soloView, 0, io.DisplaySize.y);
   else {
     drawPanes(top, io.DisplaySize.y - statusH);
@@ -218,6 +221,7 @@ void GuiApp::drawUi() {
     if (r) {
       switch (dialog_.purpose()) {
         case kPurposeOpen: openFile(*r); break;
+        case kPurposeCompare: compareWith(*r); break;
         case kPurposeSaveAs:
           if (saveTo(*r) && continueAfterSave_) continuePending();
           break;
@@ -281,6 +285,10 @@ void GuiApp::drawMenuBar() {
       else saveTo(doc_.path());
     }
     if (ImGui::MenuItem("Save as...", "Ctrl+Shift+S", false, doc_.loaded())) startSaveAsDialog(false);
+    if (ImGui::MenuItem("Compare with...", nullptr, false, doc_.loaded())) {
+      dialog_.start(FileDialogMode::Open, "Compare with a plan (B, against the open plan A)", doc_.path(), kPurposeCompare);
+    }
+    if (ImGui::MenuItem("Close comparison", nullptr, false, compare_.active)) closeComparison();
     if (ImGui::MenuItem("Export placements...", nullptr, false, doc_.loaded())) {
       dialog_.start(FileDialogMode::Save, "Export placements (autoparallel save_placements JSON)",
                     doc_.path().empty() ? "placements.json" : doc_.path() + ".placements.json", kPurposeExport);
@@ -350,8 +358,13 @@ void GuiApp::drawView(const std::string& v) {
   const Diagnostics& d = doc_.diagnostics();
   if (v == "graph") graph_.draw(plan, d, sel_, cmds_, doc_.revision());
   else if (v == "diagnostics") views::drawDiagnosticsView(plan, d, diagsView_, sel_, cmds_);
-  else if (v == "edge") views::drawEdgeView(plan, d, edge_, sel_, cmds_);
-  else if (v == "mesh") views::drawMeshView(plan, d, mesh_, sel_, cmds_);
+  else if (v == "edge") {
+    if (compare_.active) drawCompareStrip(false);
+    views::drawEdgeView(plan, d, edge_, sel_, cmds_);
+  } else if (v == "mesh") {
+    if (compare_.active) drawCompareStrip(true);
+    views::drawMeshView(plan, d, mesh_, sel_, cmds_);
+  } else if (v == "changes") views::drawChangesView(plan, compare_, changes_, sel_);
   else if (v == "tensor") views::drawTensorView(plan, d, tensor_, sel_, cmds_);
   else if (v == "inspector") views::drawInspectorView(plan, d, inspector_, sel_, cmds_);
   else if (v == "costs") views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision());
@@ -364,7 +377,7 @@ void GuiApp::drawView(const std::string& v) {
 
 void GuiApp::drawPaneContent(int pane) {
   static const std::vector<std::vector<std::pair<const char*, const char*>>> tabs = {
-      {{"Graph", "graph"}},       {{"Diagnostics", "diagnostics"}},
+      {{"Graph", "graph"}},       {{"Diagnostics", "diagnostics"}, {"Changes", "changes"}},
       {{"Edge", "edge"}},         {{"Mesh", "mesh"}, {"Tensor", "tensor"}},
       {{"Inspector", "inspector"}}, {{"Costs", "costs"}, {"Run", "run"}}};
   const auto& mine = tabs[static_cast<size_t>(pane)];
@@ -376,6 +389,7 @@ void GuiApp::drawPaneContent(int pane) {
       if (std::string(view) == "diagnostics" && doc_.loaded()) {
         title += " (" + std::to_string(doc_.diagnostics().summary().errors) + ")";
       }
+      if (std::string(view) == "changes" && compare_.active) title += " (" + std::to_string(compare_.rows.size()) + ")";
       title += std::string("###") + view;
       ImGuiTabItemFlags f = 0;
       if (forceTab_ == view) {

@@ -18,6 +18,7 @@
 #include "app/gui_recovery.h"
 #include "app/gui_run.h"
 #include "app/gui_settings.h"
+#include "views/ChangesView.h"
 #include "views/CostsView.h"
 #include "views/DiagnosticsView.h"
 #include "views/Document.h"
@@ -36,7 +37,8 @@ struct GuiOptions {
   bool persistSettings = true;     // read and write settings.json (off for tests and render)
   bool allowNativeDialogs = true;  // zenity
   bool recovery = true;            // write and offer recovery files
-  std::string soloView;            // "", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run"
+  std::string soloView;            // "", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run",
+                                   // "changes"
   std::optional<views::ThemeKind> theme;  // overrides the remembered theme
   int width = 1600, height = 1000;
   bool visible = true;
@@ -82,7 +84,13 @@ class GuiApp {
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
+  const std::string& modalText() const { return modalText_; }  // the Problem dialog's text
   bool saveTo(const std::string& path);
+  // Compare mode (File > Compare with...): opens `path` as plan B against the open document. Errors are shown.
+  bool compareWith(const std::string& path);
+  void closeComparison();
+  const views::Comparison& comparison() const { return compare_; }
+  views::ChangesViewState& changesState() { return changes_; }
   void selectFirstProblem();
   // Chooses the tab shown in panes with several views ("mesh"/"tensor", "costs"/"run").
   void showTab(const std::string& view) { forceTab_ = view; }
@@ -97,6 +105,7 @@ class GuiApp {
   void drawPaneContent(int pane);
   void drawView(const std::string& view);
   void drawStatusBar(float height);
+  void drawCompareStrip(bool output);
   void drawModals();
   void afterFrame();
   void applyTheme(views::ThemeKind k);
@@ -106,7 +115,7 @@ class GuiApp {
   void openRecent(const std::string& path);
 
   enum class Pending { None, Quit, OpenDialog, OpenPath };
-  enum Purpose : int { kPurposeOpen = 1, kPurposeSaveAs = 2, kPurposeExport = 3 };
+  enum Purpose : int { kPurposeOpen = 1, kPurposeSaveAs = 2, kPurposeExport = 3, kPurposeCompare = 4 };
 
   Platform& platform_;
   GuiOptions opts_;
@@ -120,6 +129,8 @@ class GuiApp {
   views::DiagnosticsViewState diagsView_;
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
+  views::Comparison compare_;
+  views::ChangesViewState changes_;
   views::NodeListViewState nodeList_;
   views::RunViewState runView_;
   GraphSlot graph_;

@@ -3,6 +3,7 @@
 // searchable node list. One place decides, so the rest of the app does not care which.
 #include "core/diagnostics.h"
 #include "core/plan.h"
+#include "views/GraphDiff.h"
 #include "views/NodeListView.h"
 #include "views/Selection.h"
 
@@ -20,6 +21,10 @@ class GraphSlot {
   // A layout is being computed on the worker thread: keep drawing until it lands.
   bool busy() const;
   views::NodeListViewState& nodeList() { return list_; }
+  // Compare mode: badges over the graph (nullptr: none). The caller keeps `marks` alive while it is set.
+  void setDiffMarks(const views::GraphDiffMarks* marks);
+  // The graph view's last frame (tests): its compare-mode badges.
+  const std::vector<views::DiffBadgeRecord>& diffRecords() const;
 
  private:
   struct Impl;
