@@ -98,10 +98,10 @@ bool usable(const ShardingSpec* s, const Plan& plan, const TensorMeta* meta) {
 }
 bool usable(const ShardingSpec& s, const Plan& plan, const TensorMeta* meta) { return usable(&s, plan, meta); }
 
-Diagnostic make(Severity sev, std::string kind, int node, int input, std::string message) {
+Diagnostic make(Severity sev, DiagKind kind, int node, int input, std::string message) {
   Diagnostic d;
   d.severity = sev;
-  d.kind = std::move(kind);
+  d.kind = kind;
   d.node = node;
   d.input = input;
   d.message = std::move(message);
@@ -145,7 +145,7 @@ void checkShards(const Plan& plan, int n, int o, const ShardingSpec& spec, const
     std::string sizesText;
     for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) sizesText += (sizesText.empty() ? "" : ", ") + std::to_string(*it);
     std::string where = plan.graph.nodes[n].outputs.size() > 1 ? "output " + std::to_string(o) + " " : "";
-    Diagnostic diag = make(Severity::Warning, empty ? "empty-shard" : "uneven-shard", n, -1,
+    Diagnostic diag = make(Severity::Warning, empty ? DiagKind::EmptyShard : DiagKind::UnevenShard, n, -1,
                            where + "dim " + std::to_string(d) + " of size " + std::to_string(meta.shape[d]) +
                                " splits over " + std::to_string(ranks) + " ranks (" + spec.toMeshString() +
                                ") into local sizes " + sizesText +
@@ -223,7 +223,7 @@ void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
   ShardingSpec autosp = *basis;
   for (int m = 0; m < autosp.meshDims() && m < static_cast<int>(seqMesh.size()); ++m)
     if (seqMesh[m] && autosp[m].isShard()) autosp.placements[m].dim = tagDim;
-  Diagnostic d = make(Severity::Error, "seq-dim-mismatch", n, -1,
+  Diagnostic d = make(Severity::Error, DiagKind::SeqDimMismatch, n, -1,
                       node.name + " is tagged " + tag.toString() + (tag.seqDim ? "" : " (a bare key: AutoSP slices dim 1)") +
                           ", so AutoSP shards dim " + std::to_string(tagDim) + " of " + shapeToString(node.outputs[0].shape) +
                           ", but the plan treats dim " + std::to_string(planDim) + " as the sequence (" + from + " is " +
@@ -252,7 +252,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     const TensorMeta* meta = o < node.outputs.size() && node.outputs[o].known ? &node.outputs[o] : nullptr;
     std::string why = validateSpec(*declaredOut[o], plan.mesh, meta ? meta->rank() : -1);
     if (!why.empty()) {
-      Diagnostic d = make(Severity::Error, "invalid-spec", n, -1, "output spec " + declaredOut[o]->toMeshString() + ": " + why);
+      Diagnostic d = make(Severity::Error, DiagKind::InvalidSpec, n, -1, "output spec " + declaredOut[o]->toMeshString() + ": " + why);
       out.push_back(std::move(d));
       declaredOut[o].reset();
       continue;
@@ -276,7 +276,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     if (producer && !usable(producer, plan, meta)) producer = nullptr;  // reported at the producer
     const ShardingSpec* declared = declaredIn(plan, n, in);
     if (declared && !usable(declared, plan, meta)) {
-      out.push_back(make(Severity::Error, "invalid-spec", n, in,
+      out.push_back(make(Severity::Error, DiagKind::InvalidSpec, n, in,
                          "input spec " + declared->toMeshString() + ": " +
                              validateSpec(*declared, plan.mesh, meta ? meta->rank() : -1)));
       declared = nullptr;
@@ -288,14 +288,14 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     if (const int rk = env.redist.find(n, in); rk >= 0) {
       const Redistribute& r = plan.redistributes[rk];
       if (!usable(r.from, plan, meta) || !usable(r.to, plan, meta)) {
-        out.push_back(make(Severity::Error, "bad-redistribute", n, in,
+        out.push_back(make(Severity::Error, DiagKind::BadRedistribute, n, in,
                            "the redistribute " + r.from.toMeshString() + " -> " + r.to.toMeshString() +
                                " does not fit this tensor: " +
                                validateSpec(usable(r.from, plan, meta) ? r.to : r.from, plan.mesh, meta ? meta->rank() : -1)));
         arriving = declared;
       } else {
         if (producer && r.from != *producer) {
-          Diagnostic d = make(Severity::Error, "bad-redistribute", n, in,
+          Diagnostic d = make(Severity::Error, DiagKind::BadRedistribute, n, in,
                               "the redistribute on this edge starts from " + r.from.toMeshString() + ", but " +
                                   producerName + " delivers " + producer->toMeshString());
           d.have = *producer;
@@ -306,7 +306,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
         if (meta) {
           RedistributePlan rp = planRedistribute(*meta, plan.mesh, r.from, r.to, env.opts.cost);
           if (!rp.possible) {
-            Diagnostic d = make(Severity::Error, "bad-redistribute", n, in,
+            Diagnostic d = make(Severity::Error, DiagKind::BadRedistribute, n, in,
                                 "the redistribute " + r.from.toMeshString() + " -> " + r.to.toMeshString() +
                                     " is not possible: " + rp.whyNot);
             d.have = r.from;
@@ -315,7 +315,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
           }
         }
         if (declared && *declared != r.to) {
-          Diagnostic d = make(Severity::Error, "bad-redistribute", n, in,
+          Diagnostic d = make(Severity::Error, DiagKind::BadRedistribute, n, in,
                               "the redistribute on this edge ends in " + r.to.toMeshString() + ", but " + node.name +
                                   " consumes input " + std::to_string(in) + " as " + declared->toMeshString());
           d.have = r.to;
@@ -335,13 +335,13 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
                              : std::string("shape unknown");
       if (autoparallel) {
         d.severity = Severity::Info;
-        d.kind = "redistribute-required";
+        d.kind = DiagKind::RedistributeRequired;
         d.message = "the solver plans a transition from " + producer->toMeshString() + " (" + producerName + ") to " +
                     declared->toMeshString() + ": " + how;
         arriving = declared;
       } else {
         d.severity = Severity::Error;
-        d.kind = "missing-redistribute";
+        d.kind = DiagKind::MissingRedistribute;
         edgeMissing = true;
         d.message = producerName + " delivers " + producer->toMeshString() + " but " + node.name + " consumes input " +
                     std::to_string(in) + " as " + declared->toMeshString() + ", and the plan has no redistribute on this edge";
@@ -362,18 +362,18 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
 
   rules::RuleFn rule = rules::findRule(node.op);
   if (!rule) {
-    Diagnostic d = make(Severity::Info, "unchecked-op", n, -1, "no sharding rule for " + node.op + "; its specs are not checked");
+    Diagnostic d = make(Severity::Info, DiagKind::UncheckedOp, n, -1, "no sharding rule for " + node.op + "; its specs are not checked");
     out.push_back(std::move(d));
     return out;
   }
   rules::RuleResult r = rule(ctx);
   if (r.verdict == rules::Verdict::BadShapes) {
-    out.push_back(make(Severity::Error, "shape-mismatch", n, r.input, r.message));
+    out.push_back(make(Severity::Error, DiagKind::ShapeMismatch, n, r.input, r.message));
     return out;
   }
   if (!r.ok()) {
     bool partial = r.verdict == rules::Verdict::PartialIntoNonlinear;
-    Diagnostic d = make(Severity::Error, partial ? "partial-into-nonlinear" : "incompatible-inputs", n, r.input, r.message);
+    Diagnostic d = make(Severity::Error, partial ? DiagKind::PartialIntoNonlinear : DiagKind::IncompatibleInputs, n, r.input, r.message);
     if (r.input >= 0 && r.input < ctx.inputCount()) d.have = ctx.inSpecs[r.input];
     d.want = r.want;
     d.notes = r.notes;
@@ -388,7 +388,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   }
   for (size_t o = 0; o < r.outputs.size() && o < declaredOut.size(); ++o) {
     if (edgeMissing || !r.outputs[o] || !declaredOut[o] || *r.outputs[o] == *declaredOut[o]) continue;
-    Diagnostic d = make(Severity::Error, "output-spec-mismatch", n, -1,
+    Diagnostic d = make(Severity::Error, DiagKind::OutputSpecMismatch, n, -1,
                         node.name + (declaredOut.size() > 1 ? " output " + std::to_string(o) : std::string()) +
                             " is declared " + declaredOut[o]->toMeshString() + ", but its inputs as they arrive make " +
                             r.outputs[o]->toMeshString());
@@ -403,7 +403,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     const auto& s = *r.shapes[o];
     if (std::any_of(s.begin(), s.end(), [](int64_t x) { return x < 0; })) continue;
     if (s == node.outputs[o].shape) continue;
-    out.push_back(make(Severity::Error, "shape-mismatch", n, -1,
+    out.push_back(make(Severity::Error, DiagKind::ShapeMismatch, n, -1,
                        node.name + (node.outputs.size() > 1 ? " output " + std::to_string(o) : std::string()) +
                            " declares shape " + shapeToString(node.outputs[o].shape) + ", but " + rules::ruleKey(node.op) +
                            " of its inputs gives " + shapeToString(s)));
@@ -465,7 +465,7 @@ std::vector<Diagnostic> planWideChecks(const Plan& plan, const std::vector<std::
     bool ok = r.node >= 0 && r.node < plan.graph.size() && r.input >= 0 &&
               r.input < static_cast<int>(refs[r.node].size());
     if (!ok)
-      out.push_back(make(Severity::Error, "bad-redistribute", -1, -1,
+      out.push_back(make(Severity::Error, DiagKind::BadRedistribute, -1, -1,
                          "a redistribute sits on node " + std::to_string(r.node) + " input " + std::to_string(r.input) +
                              ", which is not an edge of the graph"));
   }
@@ -539,7 +539,7 @@ void Checker::merge() {
   std::map<std::string, std::pair<size_t, int>> unchecked;  // op -> (position in items, node count)
   for (const auto& diags : perNode_) {
     for (const Diagnostic& d : diags) {
-      if (d.kind == "unchecked-op") {
+      if (d.kind == DiagKind::UncheckedOp) {
         std::string op = d.message;
         auto [it, fresh] = unchecked.try_emplace(op, merged_.items.size(), 0);
         ++it->second.second;

@@ -1,6 +1,9 @@
 // Diagnostics: summary, per-node lookups, and the two output forms of `shardscope check`.
 #include "core/diagnostics.h"
 
+#include <array>
+#include <ostream>
+
 #include <nlohmann/json.hpp>
 
 #include "core/plan.h"
@@ -15,6 +18,44 @@ const char* severityName(Severity s) {
   }
   return "error";
 }
+
+namespace {
+struct KindRow {
+  DiagKind kind;
+  const char* name;
+};
+constexpr KindRow kKindRows[] = {
+#define SS_DIAG_KIND_ROW(e, s) {DiagKind::e, s},
+    SS_DIAGNOSTIC_KINDS(SS_DIAG_KIND_ROW)
+#undef SS_DIAG_KIND_ROW
+};
+constexpr auto kKinds = [] {
+  std::array<DiagKind, std::size(kKindRows)> a{};
+  for (size_t i = 0; i < a.size(); ++i) a[i] = kKindRows[i].kind;
+  return a;
+}();
+// The enumerators are the table's rows in order, so a kind indexes its row.
+static_assert([] {
+  for (size_t i = 0; i < std::size(kKindRows); ++i)
+    if (static_cast<size_t>(kKindRows[i].kind) != i) return false;
+  return true;
+}());
+}  // namespace
+
+const char* diagKindName(DiagKind k) {
+  auto i = static_cast<size_t>(k);
+  return i < std::size(kKindRows) ? kKindRows[i].name : "unknown";
+}
+
+std::optional<DiagKind> diagKindFromName(std::string_view name) {
+  for (const auto& r : kKindRows)
+    if (name == r.name) return r.kind;
+  return std::nullopt;
+}
+
+std::span<const DiagKind> allDiagKinds() { return kKinds; }
+
+std::ostream& operator<<(std::ostream& os, DiagKind k) { return os << diagKindName(k); }
 
 DiagnosticSummary Diagnostics::summary() const {
   DiagnosticSummary s;
@@ -66,7 +107,7 @@ nlohmann::json diagnosticsToJson(const Plan& plan, const Diagnostics& d) {
   for (const auto& x : d.items) {
     nlohmann::json j;
     j["severity"] = severityName(x.severity);
-    j["kind"] = x.kind;
+    j["kind"] = diagKindName(x.kind);
     j["node"] = x.node >= 0 ? nlohmann::json(nodeName(plan, x.node)) : nlohmann::json(nullptr);
     j["input"] = x.input >= 0 ? nlohmann::json(x.input) : nlohmann::json(nullptr);
     j["have"] = specJson(x.have);
@@ -91,7 +132,7 @@ std::string diagnosticsToText(const Plan& plan, const Diagnostics& d) {
     out += ": ";
     out += x.node >= 0 ? nodeName(plan, x.node) : std::string("plan");
     if (x.input >= 0) out += " (input " + std::to_string(x.input) + ")";
-    out += " [" + x.kind + "]: " + x.message + "\n";
+    out += std::string(" [") + diagKindName(x.kind) + "]: " + x.message + "\n";
     if (!x.fix.empty()) out += "  fix: " + x.fix + "\n";
     for (const auto& n : x.notes) out += "  note: " + n + "\n";
   }

@@ -1,11 +1,11 @@
 #pragma once
 // Diagnostics: what the checker finds in a Plan. Plain values; views and the CLI only read them.
-//
-// Kinds (stable strings, used in JSON and tests): "incompatible-inputs", "missing-redistribute",
-// "redistribute-required", "partial-into-nonlinear", "seq-dim-mismatch", "shape-mismatch", "uneven-shard",
-// "empty-shard", "unchecked-op", "invalid-spec", "bad-redistribute".
+#include <cstdint>
+#include <iosfwd>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -19,9 +19,36 @@ struct Plan;
 enum class Severity : uint8_t { Info, Warning, Error };
 const char* severityName(Severity s);  // "info", "warning", "error"
 
+// The one table of diagnostic kinds: X(enumerator, stable string). The strings appear in `check --json`, in the
+// text output and in docs/checks.md (a test holds every one of them to that page). Adding a kind is one line
+// here; never reorder or rename a string (files and scripts match on it).
+#define SS_DIAGNOSTIC_KINDS(X)                       \
+  X(MissingRedistribute, "missing-redistribute")     \
+  X(RedistributeRequired, "redistribute-required")   \
+  X(IncompatibleInputs, "incompatible-inputs")       \
+  X(PartialIntoNonlinear, "partial-into-nonlinear")  \
+  X(OutputSpecMismatch, "output-spec-mismatch")      \
+  X(ShapeMismatch, "shape-mismatch")                 \
+  X(SeqDimMismatch, "seq-dim-mismatch")              \
+  X(UnevenShard, "uneven-shard")                     \
+  X(EmptyShard, "empty-shard")                       \
+  X(UncheckedOp, "unchecked-op")                     \
+  X(InvalidSpec, "invalid-spec")                     \
+  X(BadRedistribute, "bad-redistribute")
+
+enum class DiagKind : uint8_t {
+#define SS_DIAG_KIND_ENUM(e, s) e,
+  SS_DIAGNOSTIC_KINDS(SS_DIAG_KIND_ENUM)
+#undef SS_DIAG_KIND_ENUM
+};
+const char* diagKindName(DiagKind k);                           // the stable string
+std::optional<DiagKind> diagKindFromName(std::string_view name);  // nullopt for a string not in the table
+std::span<const DiagKind> allDiagKinds();                       // table order
+std::ostream& operator<<(std::ostream& os, DiagKind k);         // the stable string (test messages)
+
 struct Diagnostic {
   Severity severity = Severity::Error;
-  std::string kind;
+  DiagKind kind = DiagKind::InvalidSpec;
   int node = -1;                        // node index in the plan's graph; -1 = plan-wide
   int input = -1;                       // input index on that node; -1 = the node itself
   std::optional<ShardingSpec> have;     // what arrives (producer's output spec)

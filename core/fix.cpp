@@ -173,7 +173,7 @@ struct Work {
   bool fix(const Diagnostic& d) {
     const int n = d.node;
     if (n < 0 || n >= plan.graph.size()) return false;
-    if (d.kind == "missing-redistribute" && d.want && d.input >= 0) {
+    if (d.kind == DiagKind::MissingRedistribute && d.want && d.input >= 0) {
       if (redistributeInto(n, d.input, *d.want)) return true;
       // No redistribute reaches the declared spec (S -> P, a changed Partial op): consume what arrives instead;
       // the next round fixes the op's inputs if its rule objects.
@@ -181,12 +181,12 @@ struct Work {
                    "drop the input spec " + d.want->toMeshString() + " at " + edge(n, d.input) +
                        " (no redistribute reaches it from " + (d.have ? d.have->toMeshString() : "?") + ")");
     }
-    if (d.kind == "bad-redistribute" && d.input >= 0 && plan.findRedistribute(n, d.input)) {
+    if (d.kind == DiagKind::BadRedistribute && d.input >= 0 && plan.findRedistribute(n, d.input)) {
       return apply(RemoveRedistribute{n, d.input}, "remove the redistribute at " + edge(n, d.input) + " (" + d.message + ")");
     }
-    if (d.kind == "incompatible-inputs" || d.kind == "partial-into-nonlinear") return fixIncompatible(n);
-    if (d.kind == "output-spec-mismatch") return fixOutputMismatch(n);
-    if (d.kind == "seq-dim-mismatch" && d.want) {
+    if (d.kind == DiagKind::IncompatibleInputs || d.kind == DiagKind::PartialIntoNonlinear) return fixIncompatible(n);
+    if (d.kind == DiagKind::OutputSpecMismatch) return fixOutputMismatch(n);
+    if (d.kind == DiagKind::SeqDimMismatch && d.want) {
       auto it = plan.tags.find(n);
       if (it == plan.tags.end()) return false;
       for (const auto& p : d.want->placements)

@@ -38,7 +38,7 @@ std::vector<int> filterDiagnostics(const Plan& plan, const Diagnostics& diags, c
     if (d.severity == Severity::Warning && !state.showWarnings) continue;
     if (d.severity == Severity::Info && !state.showInfos) continue;
     if (!needle.empty()) {
-      const std::string hay = lower(d.kind + " " + nodeName(plan, d.node) + " " + d.message);
+      const std::string hay = lower(std::string(diagKindName(d.kind)) + " " + nodeName(plan, d.node) + " " + d.message);
       if (hay.find(needle) == std::string::npos) continue;
     }
     out.push_back(static_cast<int>(i));
@@ -80,7 +80,7 @@ void drawDiagnosticsView(const Plan& plan, const Diagnostics& diags, Diagnostics
   if (!ImGui::BeginTable("##diags", 4, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("sev", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("warning").x + 4);
-  ImGui::TableSetupColumn("kind", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("missing-redistribute").x + 4);
+  ImGui::TableSetupColumn("kind", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize(diagKindName(DiagKind::MissingRedistribute)).x + 4);
   ImGui::TableSetupColumn("node", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("index_put (in 2)").x + 4);
   ImGui::TableSetupColumn("message", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
@@ -112,7 +112,7 @@ void drawDiagnosticsView(const Plan& plan, const Diagnostics& diags, Diagnostics
       ImGui::SameLine();
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(severityColor(d.severity)), "%s", severityName(d.severity));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(d.kind.c_str());
+      ImGui::TextUnformatted(diagKindName(d.kind));
       ImGui::TableNextColumn();
       const std::string where = nodeName(plan, d.node) + (d.input >= 0 ? " (in " + std::to_string(d.input) + ")" : "");
       ImGui::TextUnformatted(where.c_str());

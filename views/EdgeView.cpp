@@ -153,7 +153,7 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
   for (size_t i = 0; i < e.diagnostics.size(); ++i) {
     const Diagnostic* d = e.diagnostics[i];
     if (i > 0) ImGui::SameLine();
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)), "%s%s", d->kind.c_str(),
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)), "%s%s", diagKindName(d->kind),
                        i + 1 < e.diagnostics.size() ? "," : "");
     if (ImGui::IsItemHovered()) {
       ImGui::BeginTooltip();

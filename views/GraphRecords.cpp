@@ -22,7 +22,7 @@ uint8_t severityRank(Severity s) {
 
 bool isRedistributeProblem(const Diagnostic& d) {
   return d.input >= 0 && d.severity != Severity::Info &&
-         (d.kind == "missing-redistribute" || d.kind == "incompatible-inputs" || d.kind == "bad-redistribute");
+         (d.kind == DiagKind::MissingRedistribute || d.kind == DiagKind::IncompatibleInputs || d.kind == DiagKind::BadRedistribute);
 }
 
 // "all_to_all", "all_gather + all_reduce", "chunk"; "invalid" when the transform is not allowed.

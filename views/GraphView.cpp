@@ -341,7 +341,7 @@ void drawTooltip(const Plan& plan, const Diagnostics& diags, const GraphViewStat
       const Diagnostic* d = &item;
       if (shown++ == 3) { ImGui::TextDisabled("..."); break; }
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(graphSeverityColour(static_cast<uint8_t>(d->severity) + 1)),
-                         "%s: %s", d->kind.c_str(), d->message.c_str());
+                         "%s: %s", diagKindName(d->kind), d->message.c_str());
     }
     ImGui::EndTooltip();
   } else if (st.hoveredEdge >= 0) {

@@ -149,7 +149,7 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
   }
   for (const Diagnostic* d : diags.forNode(n)) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)));
-    ImGui::TextWrapped("%s%s: %s", d->kind.c_str(), d->input >= 0 ? (" (input " + std::to_string(d->input) + ")").c_str() : "",
+    ImGui::TextWrapped("%s%s: %s", diagKindName(d->kind), d->input >= 0 ? (" (input " + std::to_string(d->input) + ")").c_str() : "",
                        d->message.c_str());
     ImGui::PopStyleColor();
     if (!d->fix.empty()) ImGui::TextWrapped("  fix: %s", d->fix.c_str());

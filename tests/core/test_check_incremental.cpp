@@ -71,7 +71,7 @@ TEST_CASE("incremental check follows edits and undo", "[check][incremental]") {
   c.update(p, applied->touchedNodes);
   sameAsFull(c, p);
   REQUIRE(c.diagnostics().items.size() == 1);
-  CHECK(c.diagnostics().items[0].kind == "missing-redistribute");
+  CHECK(c.diagnostics().items[0].kind == DiagKind::MissingRedistribute);
 
   auto out = applyCommand(p, SetOutputSpec{p.graph.find("relu_50"), 0, spec("R", p.mesh)});
   REQUIRE(out.ok());

@@ -1,6 +1,10 @@
 // One small plan per diagnostic kind, with the exact diagnostic, and the fix planner's answer to it.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+#include <set>
+
 #include "core/check.h"
 #include "core/fix.h"
 #include "plan_text.h"
@@ -13,7 +17,7 @@ namespace {
 
 std::vector<std::string> kinds(const Diagnostics& d) {
   std::vector<std::string> k;
-  for (const auto& x : d.items) k.push_back(x.kind);
+  for (const auto& x : d.items) k.push_back(diagKindName(x.kind));
   return k;
 }
 
@@ -31,7 +35,7 @@ TEST_CASE("unchecked-op is reported once per op", "[check]") {
                  json::array(), "c");
   Diagnostics d = checkPlan(p);
   REQUIRE(d.items.size() == 1);
-  CHECK(d.items[0].kind == "unchecked-op");
+  CHECK(d.items[0].kind == DiagKind::UncheckedOp);
   CHECK(d.items[0].severity == Severity::Info);
   CHECK(d.items[0].node == p.graph.find("a"));
   CHECK(d.items[0].message == "no sharding rule for aten.frobnicate.default; its specs are not checked");
@@ -46,7 +50,7 @@ TEST_CASE("partial-into-nonlinear and its fix (an all_reduce)", "[check][fix]") 
                  json::array(), "relu");
   Diagnostics d = checkPlan(p);
   REQUIRE(d.items.size() == 1);
-  CHECK(d.items[0].kind == "partial-into-nonlinear");
+  CHECK(d.items[0].kind == DiagKind::PartialIntoNonlinear);
   CHECK(d.items[0].input == 0);
   CHECK(d.items[0].have->toMeshString() == "P(sum)");
   CHECK(d.items[0].want->toMeshString() == "R");
@@ -187,4 +191,23 @@ TEST_CASE("fix: a declared input spec no redistribute can reach is dropped", "[c
   CHECK(f.remaining.items.empty());
   Plan q = applied(p, f);
   CHECK(!q.specs[q.graph.find("r")].inputs[0].has_value());
+}
+
+// The kind table: each stable string names one kind, reads back to it, and is documented in docs/checks.md.
+TEST_CASE("diagnostic kinds: one table of stable strings, each documented") {
+  std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) + "/docs/checks.md");
+  REQUIRE(in);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::set<std::string> seen;
+  REQUIRE(allDiagKinds().size() >= 12);
+  for (DiagKind k : allDiagKinds()) {
+    const std::string name = diagKindName(k);
+    INFO(name);
+    CHECK(seen.insert(name).second);
+    CHECK(diagKindFromName(name) == k);
+    CHECK(doc.find("`" + name + "`") != std::string::npos);
+  }
+  CHECK(diagKindName(DiagKind::OutputSpecMismatch) == std::string("output-spec-mismatch"));
+  CHECK(!diagKindFromName("no-such-kind"));
+  CHECK(!diagKindFromName(""));
 }

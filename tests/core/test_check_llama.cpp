@@ -33,7 +33,7 @@ TEST_CASE("a LLaMA graph with one projection's weight left replicated", "[check]
   Diagnostics d = checkPlan(p);
   REQUIRE(d.hasErrors());
   CHECK(d.items[0].node == mm);
-  CHECK(d.items[0].kind == "output-spec-mismatch");
+  CHECK(d.items[0].kind == DiagKind::OutputSpecMismatch);
   CHECK(d.items[0].have == was);
   FixPlan f = planFix(p);
   CHECK(!f.remaining.hasErrors());

@@ -40,7 +40,7 @@ TEST_CASE("seed 1: index_put gets RS(0) and RS(1) with no redistribute", "[check
   CHECK(d.summary().errors == 2);
 
   const Diagnostic& miss = d.items[0];
-  CHECK(miss.kind == "missing-redistribute");
+  CHECK(miss.kind == DiagKind::MissingRedistribute);
   CHECK(miss.node == ip);
   CHECK(miss.input == 2);
   CHECK(miss.have->toMeshString() == "RS(1)");
@@ -58,7 +58,7 @@ TEST_CASE("seed 1: index_put gets RS(0) and RS(1) with no redistribute", "[check
                         formatBytes(rp.totalBytes()) + " per rank, " + formatTimeUs(rp.totalTimeUs()));
 
   const Diagnostic& inc = d.items[1];
-  CHECK(inc.kind == "incompatible-inputs");
+  CHECK(inc.kind == DiagKind::IncompatibleInputs);
   CHECK(inc.severity == Severity::Error);
   CHECK(inc.node == ip);
   CHECK(inc.input == 2);
@@ -143,7 +143,7 @@ TEST_CASE("teaching samples: each collective kind is present and the plan checks
     Diagnostics d = checkPlan(broken);
     CHECK(d.hasErrors());
     int missing = 0;
-    for (const auto& x : d.items) missing += x.kind == "missing-redistribute";
+    for (const auto& x : d.items) missing += x.kind == DiagKind::MissingRedistribute;
     CHECK(missing == static_cast<int>(plan.redistributes.size()));
   }
 }
@@ -153,7 +153,7 @@ TEST_CASE("seed 2: AutoSP samples, bare tags on sequence-first inputs", "[check]
   Diagnostics d = checkPlan(seqFirst);
   REQUIRE(d.items.size() == 2);
   for (const auto& x : d.items) {
-    CHECK(x.kind == "seq-dim-mismatch");
+    CHECK(x.kind == DiagKind::SeqDimMismatch);
     CHECK(x.severity == Severity::Error);
     CHECK(x.message.find("a bare key: AutoSP slices dim 1") != std::string::npos);
     CHECK(x.want->toMeshString() == "S(0)");

@@ -78,7 +78,7 @@ TEST_CASE("FX shape inference never infers a size no tensor can have", "[hardeni
   // The checker still reports the impossible expand from its arguments.
   const Diagnostics d = checkPlan(*p);
   REQUIRE(d.summary().errors == 1);
-  CHECK(d.items[0].kind == "shape-mismatch");
+  CHECK(d.items[0].kind == DiagKind::ShapeMismatch);
   CHECK(d.items[0].message == "expand: input shape [16, 128, 1, 64] cannot expand to [16, 128, 71, -14]");
   CHECK_FALSE(shapeWithinLimits({16, -1}));
   CHECK_FALSE(shapeWithinLimits({int64_t{1} << 54}));

@@ -130,7 +130,7 @@ TEST_CASE("graph view: problems are marked, filters and collapse hide without mo
   Diagnostics diags;
   Diagnostic d;
   d.severity = Severity::Error;
-  d.kind = "incompatible-inputs";
+  d.kind = DiagKind::IncompatibleInputs;
   d.node = bad;
   d.input = 1;
   d.message = "inputs disagree";
