@@ -209,7 +209,7 @@ void GuiApp::drawUi() {
   }
   const float statusH = ImGui::GetFrameHeight() + 4;
   // Compare mode follows the document's edits; the graph draws its badges.
-  if (compare_.active && doc_.loaded()) compare_.refresh(doc_.plan(), doc_.revision());
+  if (compare_.active && doc_.loaded()) compare_.refresh(doc_.plan(), doc_.revision(), &doc_.diagnostics());
   graph_.setDiffMarks(compare_.active ? &compare_.marks : nullptr);
   if (!opts_.soloView.empty()) drawSolo(opts_.soloView, 0, io.DisplaySize.y);
   else {

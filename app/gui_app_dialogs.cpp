@@ -136,7 +136,7 @@ bool GuiApp::openFile(const std::string& path) {
 
 bool GuiApp::compareWith(const std::string& path) {
   if (!doc_.loaded()) return false;
-  Result<bool> r = compare_.open(path, doc_.plan(), doc_.revision());
+  Result<bool> r = compare_.open(path, doc_.plan(), doc_.revision(), &doc_.diagnostics());
   if (!r.ok()) {
     modalName_ = kModalError;
     modalText_ = "Cannot compare with " + path + ":\n" + r.error().message;

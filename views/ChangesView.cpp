@@ -148,7 +148,7 @@ GraphDiffMarks graphDiffMarks(const Plan& a, const Plan& /*b*/, const PlanDiff& 
 
 // ---- comparison ----
 
-Result<bool> Comparison::open(const std::string& path, const Plan& a, uint64_t revision) {
+Result<bool> Comparison::open(const std::string& path, const Plan& a, uint64_t revision, const Diagnostics* diagsA) {
   Result<Plan> loaded = loadPlanFile(path);
   if (!loaded.ok()) return Error{loaded.error().toString(path)};
   Comparison next;
@@ -157,14 +157,19 @@ Result<bool> Comparison::open(const std::string& path, const Plan& a, uint64_t r
   next.b = std::move(loaded).value();
   next.b.normalizeSpecs();
   *this = std::move(next);
-  refresh(a, revision);
+  refresh(a, revision, diagsA);
   return true;
 }
 
-void Comparison::refresh(const Plan& a, uint64_t revision) {
+void Comparison::refresh(const Plan& a, uint64_t revision, const Diagnostics* diagsA) {
   if (!active || revision == revisionA) return;
   const auto t0 = std::chrono::steady_clock::now();
-  diff = diffPlans(a, b);
+  DiffOptions opts;
+  opts.diagnosticsA = diagsA;
+  // B never changes: its diagnostics from the first diff serve every later one (moved out, the diff copies them).
+  Diagnostics diagsB = std::move(diff.diagnosticsB);
+  if (revisionA != ~uint64_t{0}) opts.diagnosticsB = &diagsB;
+  diff = diffPlans(a, b, opts);
   marks = graphDiffMarks(a, b, diff);
   rows = changeRows(a, b, diff);
   revisionA = revision;

@@ -46,9 +46,10 @@ struct Comparison {
   double diffMs = 0;                  // time of the last diff (status line)
 
   // Loads B (any format, detected), diffs it against `a`. On error nothing changes.
-  Result<bool> open(const std::string& path, const Plan& a, uint64_t revision);
-  // Re-diffs when A changed (its revision differs from revisionA).
-  void refresh(const Plan& a, uint64_t revision);
+  Result<bool> open(const std::string& path, const Plan& a, uint64_t revision, const Diagnostics* diagsA = nullptr);
+  // Re-diffs when A changed (its revision differs from revisionA). `diagsA`: A's current diagnostics when the
+  // caller has them (the document does), else the checker runs; B's are kept from the first diff.
+  void refresh(const Plan& a, uint64_t revision, const Diagnostics* diagsA = nullptr);
   void close() { *this = Comparison{}; }
 };
 
