@@ -169,7 +169,8 @@ void GuiApp::terminate() {
 
 bool GuiApp::step(double idleWaitS) {
   // Something animates (a run in progress, a dialog thread, a drag): draw at a calm pace.
-  const bool busy = run_.active() || dialog_.active() || graph_.busy() || (imguiCreated_ && ImGui::IsMouseDragging(0));
+  const bool busy = run_.active() || dialog_.active() || graph_.busy() || teach_.playing ||
+                    (imguiCreated_ && ImGui::IsMouseDragging(0));
   if (framesToDraw_ > 0 || busy) {
     frame();
     if (framesToDraw_ > 0) --framesToDraw_;
@@ -271,6 +272,7 @@ void GuiApp::drawMenuBar() {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open...", "Ctrl+O")) startOpenDialog();
+    if (ImGui::MenuItem("New tensor...")) modalName_ = kModalNewTensor;
     if (ImGui::BeginMenu("Open recent", !settings_.recent.empty())) {
       std::string chosen;
       for (const std::string& r : settings_.recent) {
@@ -361,7 +363,14 @@ void GuiApp::drawView(const std::string& v) {
   else if (v == "edge") {
     if (compare_.active) drawCompareStrip(false);
     views::drawEdgeView(plan, d, edge_, sel_, cmds_);
-  } else if (v == "mesh") {
+    if (edge_.playRequested) {  // the Edge view's Play button: play the same edge in the Teach view
+      edge_.playRequested = false;
+      teach_.playRequested = true;
+      forceTab_ = "teach";
+    }
+  }
+  else if (v == "teach") views::drawTeachView(plan, d, teach_, sel_, cmds_);
+  else if (v == "mesh") {
     if (compare_.active) drawCompareStrip(true);
     views::drawMeshView(plan, d, mesh_, sel_, cmds_);
   } else if (v == "changes") views::drawChangesView(plan, compare_, changes_, sel_);
@@ -378,7 +387,7 @@ void GuiApp::drawView(const std::string& v) {
 void GuiApp::drawPaneContent(int pane) {
   static const std::vector<std::vector<std::pair<const char*, const char*>>> tabs = {
       {{"Graph", "graph"}},       {{"Diagnostics", "diagnostics"}, {"Changes", "changes"}},
-      {{"Edge", "edge"}},         {{"Mesh", "mesh"}, {"Tensor", "tensor"}},
+      {{"Edge", "edge"}, {"Teach", "teach"}}, {{"Mesh", "mesh"}, {"Tensor", "tensor"}},
       {{"Inspector", "inspector"}}, {{"Costs", "costs"}, {"Run", "run"}}};
   const auto& mine = tabs[static_cast<size_t>(pane)];
   char id[32];

@@ -30,6 +30,8 @@
 #include "views/Selection.h"
 #include "views/TensorView.h"
 #include "app/gui_graph_slot.h"
+#include "app/gui_new_tensor.h"
+#include "views/TeachView.h"
 
 namespace ss::app {
 
@@ -81,6 +83,10 @@ class GuiApp {
   views::TensorViewState& tensorState() { return tensor_; }
   views::DiagnosticsViewState& diagnosticsState() { return diagsView_; }
   views::NodeListViewState& nodeListState() { return nodeList_; }
+  views::TeachViewState& teachState() { return teach_; }
+  // File > New tensor...: replaces the document with a playground plan and shows the Teach view on it. False
+  // (nothing changes) when the form is wrong or the open plan has unsaved edits.
+  bool newTensor(const NewTensorForm& form);
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
@@ -133,6 +139,8 @@ class GuiApp {
   views::ChangesViewState changes_;
   views::NodeListViewState nodeList_;
   views::RunViewState runView_;
+  views::TeachViewState teach_;
+  NewTensorForm newTensorForm_;
   GraphSlot graph_;
   RunPanel run_;
   FileDialog dialog_;

@@ -103,6 +103,9 @@ void GuiApp::drawModals() {
     ImGui::TextUnformatted(modalText_.c_str());
     ImGui::PopTextWrapPos();
     if (modalButton("OK", "modal.ok")) close = true;
+  } else if (modalName_ == kModalNewTensor) {
+    const NewTensorAction a = drawNewTensorForm(newTensorForm_, !doc_.dirty());
+    if (a == NewTensorAction::Cancel || (a == NewTensorAction::Create && newTensor(newTensorForm_))) close = true;
   } else {
     close = true;
   }
@@ -150,6 +153,20 @@ bool GuiApp::compareWith(const std::string& path) {
     if (row.input >= 0) sel_.selectEdge(row.node, row.input, true);
     else sel_.selectNode(row.node, true);
   }
+  framesToDraw_ = 3;
+  return true;
+}
+
+bool GuiApp::newTensor(const NewTensorForm& form) {
+  if (doc_.dirty()) return false;
+  Result<Plan> p = buildPlayground(form);
+  if (!p.ok()) return false;
+  doc_.reset(std::move(p).value(), "");
+  sel_.clear();
+  closeComparison();  // B was compared with the old document
+  graph_.planReplaced();
+  sel_.selectEdge(kPlaygroundRelayout, 0, true);
+  forceTab_ = "teach";
   framesToDraw_ = 3;
   return true;
 }

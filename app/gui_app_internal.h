@@ -11,6 +11,7 @@ inline constexpr const char* kModalRecover = "Recover unsaved edits?";
 inline constexpr const char* kModalAbout = "About shardscope";
 inline constexpr const char* kModalShortcuts = "Keyboard shortcuts";
 inline constexpr const char* kModalError = "Problem";
+inline constexpr const char* kModalNewTensor = "New tensor";
 
 // A dialog button whose place tests can find (views/UiProbe.h).
 inline bool modalButton(const char* label, const char* probe) {

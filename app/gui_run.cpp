@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "app/run_client.h"
+#include "core/op_safety.h"
 #include "core/run_report.h"
 
 namespace ss::app {
@@ -52,6 +53,14 @@ void RunPanel::start(const Plan& plan, int scale) {
   fresh.scale = opts.scale;
   fresh.rankProgress.assign(static_cast<size_t>(std::min<int64_t>(plan.mesh.size(), 4096)), 0.0f);
   model_ = fresh;
+  // The same refusal as `shardscope run`: nothing starts when an op is off the allow-list (core/op_safety.h).
+  if (auto unsafe = unsafeNodes(plan.graph); !unsafe.empty()) {
+    model_.status = views::RunStatus::Failed;
+    model_.stage = "unsafe-op";
+    model_.error = "refused: " + unsafe[0].toString();
+    model_.errorNode = unsafe[0].name;
+    return;
+  }
   Result<bool> r = impl_->client.start(plan, opts);
   if (!r.ok()) {
     model_.status = views::RunStatus::Failed;
@@ -74,6 +83,7 @@ bool RunPanel::poll() {
       case RunEvent::Kind::Started: model_.stage = "running " + e.text; break;
       case RunEvent::Kind::Progress: {
         const float frac = e.nodes > 0 ? static_cast<float>(e.node) / static_cast<float>(e.nodes) : 0.0f;
+        if (e.etaSec >= 0) model_.etaS = e.etaSec;
         if (e.rank < 0) {
           model_.stage = "reference, batch " + std::to_string(e.batch);
         } else {
@@ -93,6 +103,10 @@ bool RunPanel::poll() {
           for (const BatchResult& b : rep.batches) model_.batches.push_back(toRow(b));
           model_.rtol = rep.rtol;
           model_.device = rep.device + (rep.backend.empty() ? "" : " (" + rep.backend + ")");
+          model_.etaS = -1;
+          if (!rep.blas.empty())
+            model_.blas = rep.blas + ", " + std::to_string(rep.blasThreads) + " threads; " + std::to_string(rep.ranks) +
+                          " ranks x " + std::to_string(rep.threadsPerRank);
           if (rep.error) {
             model_.error = rep.error->message;
             model_.errorRank = rep.error->rank;
@@ -104,6 +118,7 @@ bool RunPanel::poll() {
           switch (rep.verdict()) {
             case RunVerdict::Match: model_.status = views::RunStatus::Passed; break;
             case RunVerdict::Mismatch: model_.status = views::RunStatus::Mismatch; break;
+            case RunVerdict::Refused:
             case RunVerdict::Failed:
               model_.status = rep.error && rep.error->stage == "cancelled" ? views::RunStatus::Cancelled
                                                                           : views::RunStatus::Failed;

@@ -29,6 +29,9 @@ struct RunClient::Impl {
   bool sawReport = false;   // child sent one (queued)
   bool ended = false;       // reader finished and the child was reaped (final event queued)
   bool cancelled = false;
+  bool overBudget = false;
+  double budgetSec = 0;  // the run's wall-clock budget; the client kills a child that outlives it by 30 s
+  std::chrono::steady_clock::time_point startedAt;
   pid_t pid = -1;
   std::string stderrTail;
   std::thread writer, reader, errReader;
@@ -126,6 +129,8 @@ Result<bool> RunClient::start(const Plan& plan, const RunOptions& options) {
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
+    // The child holds nothing it does not need: only its three pipes (the runner closes the rest again itself).
+    ::close_range(3, ~0U, 0);
     const char* argv[] = {runner.c_str(), "-", "--events", "--options", optionsText.c_str(), nullptr};
     ::execv(runner.c_str(), const_cast<char* const*>(argv));
     std::string msg = "cannot start " + runner + ": " + std::strerror(errno) + "\n";
@@ -141,7 +146,9 @@ Result<bool> RunClient::start(const Plan& plan, const RunOptions& options) {
   im.pid = pid;
   im.queue.clear();
   im.report.reset();
-  im.sawReport = im.ended = im.cancelled = false;
+  im.sawReport = im.ended = im.cancelled = im.overBudget = false;
+  im.budgetSec = options.budgetSec;
+  im.startedAt = std::chrono::steady_clock::now();
   im.stderrTail.clear();
   int inFd = in[1], outFd = out[0], errFd = err[0];
   im.writer = std::thread([inFd, planText] {
@@ -199,7 +206,11 @@ Result<bool> RunClient::start(const Plan& plan, const RunOptions& options) {
     if (!m.sawReport) {
       RunReport r;
       RunError e;
-      if (m.cancelled) {
+      if (m.overBudget) {
+        e.stage = "budget";
+        e.message = "the runner outlived its wall-clock budget of " + std::to_string(static_cast<int>(m.budgetSec)) +
+                    " s and was killed";
+      } else if (m.cancelled) {
         e.stage = "cancelled";
         e.message = "cancelled";
       } else {
@@ -227,6 +238,12 @@ std::vector<RunEvent> RunClient::poll() { return wait(0); }
 std::vector<RunEvent> RunClient::wait(int timeoutMs) {
   Impl& im = *impl_;
   std::unique_lock<std::mutex> lock(im.mutex);
+  // Defence in depth behind the runner's own watchdog: a child 30 s past its budget is killed.
+  if (im.budgetSec > 0 && im.pid > 0 && !im.ended && !im.overBudget &&
+      std::chrono::steady_clock::now() - im.startedAt > std::chrono::duration<double>(im.budgetSec + 30)) {
+    im.overBudget = true;
+    ::kill(im.pid, SIGKILL);
+  }
   if (timeoutMs > 0)
     im.cv.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return !im.queue.empty() || !im.started; });
   std::vector<RunEvent> out(std::make_move_iterator(im.queue.begin()), std::make_move_iterator(im.queue.end()));

@@ -10,6 +10,9 @@
 //   makes the report itself (stage "crash" or "cancelled", with the child's last stderr line).
 // - cancel() stops the child (SIGTERM, then SIGKILL after 2 s) and is safe to call at any time; the destructor
 //   cancels and reaps. A crash in the child never takes the caller down.
+// - The child inherits only its three pipes (every other descriptor is closed before exec). A child still
+//   running 30 s past its RunOptions::budgetSec (the runner stops itself at the budget) is killed by poll/wait
+//   and reported with stage "budget".
 // - Thread-safety: one owner thread calls start/poll/wait/cancel; the client's own threads do the I/O.
 #include <functional>
 #include <memory>

@@ -1,5 +1,4 @@
 // `shardscope layout`: every rank's coordinate, local shape and global offset for one tensor and spec.
-#include <charconv>
 #include <iostream>
 
 #include "app/cli_args.h"
@@ -20,30 +19,6 @@ Prints every rank's mesh coordinate, local shape and global offset of a tensor l
   --json              {"ranks": [{"rank", "coord", "local_shape", "offset"}, ...]} in rank order
 Empty shards (0 elements on some dim) are marked in the text output; their offset is clamped to the size.
 )HELP";
-
-Result<std::vector<int64_t>> parseShape(const std::string& s) {
-  std::vector<int64_t> out;
-  std::string_view t = s;
-  if (!t.empty() && (t.front() == '[' || t.front() == '(')) t = t.substr(1);
-  if (!t.empty() && (t.back() == ']' || t.back() == ')')) t.remove_suffix(1);
-  size_t i = 0;
-  if (t.empty()) return out;  // a scalar
-  while (i <= t.size()) {
-    while (i < t.size() && t[i] == ' ') ++i;
-    int64_t v = 0;
-    auto [p, ec] = std::from_chars(t.data() + i, t.data() + t.size(), v);
-    if (ec != std::errc() || p == t.data() + i || v < 0)
-      return Error::at("expected a non-negative size", static_cast<int>(i) + 1);
-    out.push_back(v);
-    i = static_cast<size_t>(p - t.data());
-    while (i < t.size() && t[i] == ' ') ++i;
-    if (i == t.size()) break;
-    if (t[i] != ',' && t[i] != 'x') return Error::at(std::string("unexpected '") + t[i] + "' in the shape", static_cast<int>(i) + 1);
-    ++i;
-  }
-  if (out.size() > 64) return Error::at("a tensor has at most 64 dims", 1);
-  return out;
-}
 
 std::string coordString(const std::vector<int64_t>& c) {
   std::string s = "(";

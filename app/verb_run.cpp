@@ -1,6 +1,7 @@
 // `shardscope run`: re-run a plan on local ranks (in the shardscope-runner child process) and compare the loss
-// with a single-device reference. Exit 0 when every batch matches, 1 when a loss differs, 2 for bad input,
-// 3 when the run failed (the error printed with rank and node).
+// with a single-device reference. Exit 0 when every batch matches, 1 when a loss differs, 2 for bad input or a
+// refused plan (an op off core's allow-list, core/op_safety.h: refused here before the child starts; or over
+// the memory bound), 3 when the run failed (the error printed with rank and node).
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "app/verbs.h"
 #include "core/edit.h"
 #include "core/io/load.h"
+#include "core/op_safety.h"
 #include "core/placement_parse.h"
 #include "core/run_report.h"
 
@@ -21,7 +23,7 @@ namespace {
 constexpr const char* kHelp =
     "usage: shardscope run FILE [--device cpu|cuda] [--batches N] [--rtol X] [--seq-dim KEY=DIM]...\n"
     "                           [--placement NODE=SPEC]... [--scale N] [--seed S] [--timeout SECONDS]\n"
-    "                           [--dtype f32|f64|planned] [--no-grad] [--json]\n"
+    "                           [--budget SECONDS] [--dtype f32|f64|planned] [--no-grad] [--json]\n"
     "Runs the plan twice in a child process: a single-device reference and a sharded run on one thread per rank\n"
     "(Gloo over loopback), each rank holding only its shards and performing exactly the plan's redistributes.\n"
     "Reports per batch the per-rank losses, their combination, the reference, the relative error, the verdict\n"
@@ -29,7 +31,18 @@ constexpr const char* kHelp =
     "  --seq-dim KEY=DIM      set the AutoSP tag of inputs tagged KEY to (KEY, DIM)\n"
     "  --placement NODE=SPEC  set NODE's output spec (any notation, e.g. RS(0))\n"
     "  --scale N              divide tensor sizes by N keeping the bug's ratios (docs/runner.md)\n"
-    "Exit: 0 every batch matches, 1 a loss differs, 2 bad input, 3 the run failed.";
+    "  --budget SECONDS       wall-clock budget of the whole run (default 900)\n"
+    "Only pure tensor ops run (core/op_safety.cpp); a plan with any other op is refused before anything runs.\n"
+    "Exit: 0 every batch matches, 1 a loss differs, 2 bad input or a refused plan, 3 the run failed.";
+
+// "ETA 12 s", "ETA 3 min 5 s", "ETA unknown".
+std::string formatEta(double s) {
+  if (s < 0) return "ETA unknown";
+  char buf[48];
+  if (s < 90) std::snprintf(buf, sizeof buf, "ETA %.0f s", s);
+  else std::snprintf(buf, sizeof buf, "ETA %d min %d s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return buf;
+}
 
 int bad(const std::string& msg) {
   std::fprintf(stderr, "shardscope run: %s\n", msg.c_str());
@@ -50,7 +63,7 @@ bool parseNumber(const std::string& s, T& out) {
 
 int runVerb(const std::vector<std::string>& args) {
   auto parsed = parseArgs(args, {{"device"}, {"batches"}, {"rtol"}, {"seq-dim", true, true}, {"placement", true, true},
-                                 {"scale"}, {"seed"}, {"timeout"}, {"dtype"}, {"no-grad", false}, {"json", false}});
+                                 {"scale"}, {"seed"}, {"timeout"}, {"budget"}, {"dtype"}, {"no-grad", false}, {"json", false}});
   if (!parsed) return bad(parsed.error().toString());
   if (parsed->positionals.size() != 1) return bad("expected one plan FILE");
   const std::string file = parsed->positionals[0];
@@ -60,6 +73,14 @@ int runVerb(const std::vector<std::string>& args) {
     return 2;
   }
   Plan plan = std::move(*loaded);
+  // Running a plan is as safe as viewing it: an op off the allow-list is refused before the child starts.
+  if (auto unsafe = unsafeNodes(plan.graph); !unsafe.empty()) {
+    std::fprintf(stderr, "%s: refused: %s\n", file.c_str(), unsafe[0].toString().c_str());
+    if (unsafe.size() > 1)
+      std::fprintf(stderr, "%s: and %zu more unsafe node%s (shardscope check lists them as unsafe-op)\n",
+                   file.c_str(), unsafe.size() - 1, unsafe.size() > 2 ? "s" : "");
+    return 2;
+  }
 
   RunOptions opts;
   if (auto v = parsed->get("device")) {
@@ -74,6 +95,8 @@ int runVerb(const std::vector<std::string>& args) {
     return bad("--scale " + *v + ": expected an integer >= 1");
   if (auto v = parsed->get("timeout"); v && (!parseNumber(*v, opts.timeoutSec) || opts.timeoutSec <= 0))
     return bad("--timeout " + *v + ": expected seconds > 0");
+  if (auto v = parsed->get("budget"); v && (!parseNumber(*v, opts.budgetSec) || opts.budgetSec <= 0))
+    return bad("--budget " + *v + ": expected seconds > 0");
   if (auto v = parsed->get("seed")) {
     uint64_t s = 0;
     if (!parseNumber(*v, s)) return bad("--seed " + *v + ": expected an integer");
@@ -119,10 +142,13 @@ int runVerb(const std::vector<std::string>& args) {
   bool json = parsed->has("json");
   // Progress on a terminal only (one rewritten line); notes are part of the report.
   const bool tty = !json && ::isatty(2);
+  double eta = -1;  // the runner's latest estimate (reference and rank 0 progress carry one)
   RunReport report = runToCompletion(plan, opts, [&](const RunEvent& e) {
     if (!tty || e.kind != RunEvent::Kind::Progress) return;
+    if (e.etaSec >= 0) eta = e.etaSec;
     std::string who = e.rank < 0 ? "reference" : "rank " + std::to_string(e.rank);
-    std::fprintf(stderr, "\r%s batch %d: node %d/%d   ", who.c_str(), e.batch, e.node, e.nodes);
+    std::fprintf(stderr, "\r%s batch %d: node %d/%d, %s   ", who.c_str(), e.batch, e.node, e.nodes,
+                 formatEta(eta).c_str());
     std::fflush(stderr);
   });
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
@@ -132,7 +158,9 @@ int runVerb(const std::vector<std::string>& args) {
     std::cout << report.summary();
   }
   std::cout.flush();
-  if (report.error) std::fprintf(stderr, "%s: run failed: %s\n", file.c_str(), report.error->toString().c_str());
+  if (report.error)
+    std::fprintf(stderr, "%s: run %s: %s\n", file.c_str(), report.error->refused() ? "refused" : "failed",
+                 report.error->toString().c_str());
   return report.exitCode();
 }
 

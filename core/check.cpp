@@ -30,6 +30,7 @@
 #include <thread>
 
 #include "core/layout.h"
+#include "core/op_safety.h"
 #include "core/rules/engine.h"
 
 namespace ss {
@@ -359,6 +360,10 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
 
   if (node.kind == NodeKind::Placeholder) checkSeqDim(env, n, out);
   if (node.kind != NodeKind::Call) return out;
+  if (auto why = unsafeReason(node)) {  // core/op_safety.h: the runner would refuse this node
+    out.push_back(make(Severity::Error, DiagKind::UnsafeOp, n, -1, *why));
+    return out;
+  }
 
   rules::RuleFn rule = rules::findRule(node.op);
   if (!rule) {

@@ -34,7 +34,8 @@ const char* severityName(Severity s);  // "info", "warning", "error"
   X(EmptyShard, "empty-shard")                       \
   X(UncheckedOp, "unchecked-op")                     \
   X(InvalidSpec, "invalid-spec")                     \
-  X(BadRedistribute, "bad-redistribute")
+  X(BadRedistribute, "bad-redistribute")             \
+  X(UnsafeOp, "unsafe-op")
 
 enum class DiagKind : uint8_t {
 #define SS_DIAG_KIND_ENUM(e, s) e,

@@ -1,6 +1,7 @@
 #include "core/layout.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 
 namespace ss {
@@ -159,6 +160,34 @@ std::string shapeToString(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
+}
+
+Result<std::vector<int64_t>> parseShape(std::string_view s) {
+  std::vector<int64_t> out;
+  std::string_view t = s;
+  int base = 1;  // columns count in `s`, 1-based: past a leading bracket
+  if (!t.empty() && (t.front() == '[' || t.front() == '(')) {
+    t = t.substr(1);
+    base = 2;
+  }
+  if (!t.empty() && (t.back() == ']' || t.back() == ')')) t.remove_suffix(1);
+  size_t i = 0;
+  if (t.empty()) return out;  // a scalar
+  while (i <= t.size()) {
+    while (i < t.size() && t[i] == ' ') ++i;
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(t.data() + i, t.data() + t.size(), v);
+    if (ec != std::errc() || p == t.data() + i || v < 0)
+      return Error::at("expected a non-negative size", static_cast<int>(i) + base);
+    out.push_back(v);
+    i = static_cast<size_t>(p - t.data());
+    while (i < t.size() && t[i] == ' ') ++i;
+    if (i == t.size()) break;
+    if (t[i] != ',' && t[i] != 'x') return Error::at(std::string("unexpected '") + t[i] + "' in the shape", static_cast<int>(i) + base);
+    ++i;
+  }
+  if (out.size() > 64) return Error::at("a tensor has at most 64 dims", 1);
+  return out;
 }
 
 }  // namespace ss

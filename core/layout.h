@@ -9,6 +9,7 @@
 // do not split. Nothing here allocates tensor data: a 10^12-element tensor is just numbers.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/placement.h"
@@ -56,5 +57,8 @@ Result<std::vector<int64_t>> localShape(const std::vector<int64_t>& globalShape,
                                         const ShardingSpec& spec, int64_t rank);
 
 std::string shapeToString(const std::vector<int64_t>& shape);  // "[16, 32, 1, 64]"
+// The inverse, as users type it: "8,6", "[8, 6]", "(8, 6)", "8x6"; "" or "[]" is a scalar. Errors carry the
+// 1-based column; sizes are non-negative, at most 64 dims.
+Result<std::vector<int64_t>> parseShape(std::string_view text);
 
 }  // namespace ss

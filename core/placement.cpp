@@ -78,22 +78,19 @@ std::vector<int> ShardingSpec::meshDimsSharding(int tensorDim) const {
   return dims;
 }
 
-namespace {
-// The shard order is "default" when every sharded tensor dim is split in mesh-dim order.
-bool orderIsDefault(const ShardingSpec& s) {
-  if (s.order.size() != s.placements.size()) return true;  // absent, or malformed (validateSpec says so)
-  for (int m = 0; m < s.meshDims(); ++m) {
-    if (!s.placements[m].isShard()) continue;
-    for (int m2 = m + 1; m2 < s.meshDims(); ++m2)
-      if (s.placements[m2].isShard(s.placements[m].dim) && s.order[m2] < s.order[m]) return false;
+bool ShardingSpec::defaultOrder() const {
+  if (order.size() != placements.size()) return true;  // absent, or malformed (validateSpec says so)
+  for (int m = 0; m < meshDims(); ++m) {
+    if (!placements[m].isShard()) continue;
+    for (int m2 = m + 1; m2 < meshDims(); ++m2)
+      if (placements[m2].isShard(placements[m].dim) && order[m2] < order[m]) return false;
   }
   return true;
 }
-}  // namespace
 
 std::string ShardingSpec::toMeshString() const {
   std::string s;
-  bool withOrder = !orderIsDefault(*this);
+  bool withOrder = !defaultOrder();
   for (int m = 0; m < meshDims(); ++m) {
     s += placements[m].shortString();
     if (withOrder && placements[m].isShard()) s += "[" + std::to_string(order[m]) + "]";
@@ -157,7 +154,7 @@ std::string ShardingSpec::toJaxString(int tensorRank, const DeviceMesh& mesh) co
 
 bool ShardingSpec::operator==(const ShardingSpec& o) const {
   if (placements != o.placements) return false;
-  bool a = orderIsDefault(*this), b = orderIsDefault(o);
+  bool a = defaultOrder(), b = o.defaultOrder();
   if (a && b) return true;
   if (a != b) return false;
   // Both explicit: compare the relative order per tensor dim.

@@ -59,6 +59,8 @@ struct ShardingSpec {
   bool isReplicated() const;
   bool hasPartial() const;
   bool hasShardOn(int tensorDim) const;
+  // Every sharded tensor dim is split in mesh-dim order (no order given, or one that changes nothing).
+  bool defaultOrder() const;
   // Mesh dims that shard `tensorDim`, in the order they split it (shard order, else mesh-dim order).
   std::vector<int> meshDimsSharding(int tensorDim) const;
 

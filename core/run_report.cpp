@@ -48,12 +48,13 @@ const char* runVerdictName(RunVerdict v) {
     case RunVerdict::Match: return "match";
     case RunVerdict::Mismatch: return "mismatch";
     case RunVerdict::Failed: return "failed";
+    case RunVerdict::Refused: return "refused";
   }
   return "failed";
 }
 
 RunVerdict RunReport::verdict() const {
-  if (error) return RunVerdict::Failed;
+  if (error) return error->refused() ? RunVerdict::Refused : RunVerdict::Failed;
   if (batches.empty()) return RunVerdict::Mismatch;
   for (const auto& b : batches)
     if (!b.match) return RunVerdict::Mismatch;
@@ -65,6 +66,7 @@ int RunReport::exitCode() const {
     case RunVerdict::Match: return 0;
     case RunVerdict::Mismatch: return 1;
     case RunVerdict::Failed: return 3;
+    case RunVerdict::Refused: return 2;
   }
   return 3;
 }
@@ -90,6 +92,10 @@ std::string RunReport::summary() const {
       os << "\n";
     }
   }
+  if (!blas.empty())
+    os << "blas: " << blas << ", " << blasThreads << " thread" << (blasThreads == 1 ? "" : "s") << " per call; threads: "
+       << "reference " << referenceThreads << ", " << ranks << " ranks x " << threadsPerRank << "\n";
+  if (peakRssBytes > 0) os << "peak memory: " << fmt(static_cast<double>(peakRssBytes) / (1 << 20), "%.0f") << " MiB\n";
   if (error) os << "error (" << error->stage << "): " << error->toString() << "\n";
   os << "verdict: " << runVerdictName(verdict());
   if (referenceSeconds > 0 || shardedSeconds > 0)
@@ -100,7 +106,7 @@ std::string RunReport::summary() const {
 
 void to_json(nlohmann::json& j, const RunOptions& o) {
   j = {{"device", o.device}, {"batches", o.batches}, {"rtol", o.rtol}, {"scale", o.scale},
-       {"timeout_s", o.timeoutSec}, {"compute_dtype", o.computeDtype}, {"gradients", o.gradients},
+       {"timeout_s", o.timeoutSec}, {"budget_s", o.budgetSec}, {"compute_dtype", o.computeDtype}, {"gradients", o.gradients},
        {"memory_limit_bytes", o.memoryLimitBytes}};
   j["seed"] = o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr);
 }
@@ -112,6 +118,7 @@ void from_json(const nlohmann::json& j, RunOptions& o) {
   getIf(j, "rtol", o.rtol);
   getIf(j, "scale", o.scale);
   getIf(j, "timeout_s", o.timeoutSec);
+  getIf(j, "budget_s", o.budgetSec);
   getIf(j, "compute_dtype", o.computeDtype);
   getIf(j, "gradients", o.gradients);
   getIf(j, "memory_limit_bytes", o.memoryLimitBytes);
@@ -161,7 +168,9 @@ void to_json(nlohmann::json& j, const RunReport& r) {
        {"backend", r.backend}, {"scale", r.scale}, {"rtol", r.rtol}, {"seed", r.seed},
        {"batches", r.batches}, {"notes", r.notes}, {"memory_estimate_bytes", r.memoryEstimateBytes},
        {"memory_available_bytes", r.memoryAvailableBytes}, {"reference_s", r.referenceSeconds},
-       {"sharded_s", r.shardedSeconds}, {"verdict", runVerdictName(r.verdict())}, {"exit_code", r.exitCode()}};
+       {"sharded_s", r.shardedSeconds}, {"blas", r.blas}, {"blas_threads", r.blasThreads},
+       {"threads_per_rank", r.threadsPerRank}, {"reference_threads", r.referenceThreads},
+       {"peak_rss_bytes", r.peakRssBytes}, {"verdict", runVerdictName(r.verdict())}, {"exit_code", r.exitCode()}};
   j["error"] = r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr);
 }
 
@@ -181,6 +190,11 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   getIf(j, "memory_available_bytes", r.memoryAvailableBytes);
   getIf(j, "reference_s", r.referenceSeconds);
   getIf(j, "sharded_s", r.shardedSeconds);
+  getIf(j, "blas", r.blas);
+  getIf(j, "blas_threads", r.blasThreads);
+  getIf(j, "threads_per_rank", r.threadsPerRank);
+  getIf(j, "reference_threads", r.referenceThreads);
+  getIf(j, "peak_rss_bytes", r.peakRssBytes);
   if (j.contains("error") && !j["error"].is_null()) r.error = j["error"].get<RunError>();
 }
 
@@ -204,6 +218,7 @@ void to_json(nlohmann::json& j, const RunEvent& e) {
   if (e.kind == RunEvent::Kind::Progress) {
     j["node"] = e.node;
     j["nodes"] = e.nodes;
+    if (e.etaSec >= 0) j["eta_s"] = e.etaSec;
   }
   if (!e.text.empty()) j["text"] = e.text;
   if (e.batchResult) j["result"] = *e.batchResult;
@@ -223,6 +238,7 @@ void from_json(const nlohmann::json& j, RunEvent& e) {
   getIf(j, "batch", e.batch);
   getIf(j, "node", e.node);
   getIf(j, "nodes", e.nodes);
+  getIf(j, "eta_s", e.etaSec);
   getIf(j, "text", e.text);
   if (j.contains("result")) e.batchResult = j["result"].get<BatchResult>();
   if (j.contains("report")) e.report = j["report"].get<RunReport>();

@@ -3,7 +3,8 @@
 // (RunOptions), what it streams while running (RunEvent, one JSON object per line) and what it found (RunReport).
 //
 // Contract: plain values, no Torch. JSON conversion round-trips (fromJson(toJson(x)) == x up to NaN fields).
-// A RunReport's verdict decides the `shardscope run` exit code: Match 0, Mismatch 1, Failed 3.
+// A RunReport's verdict decides the `shardscope run` exit code: Match 0, Mismatch 1, Refused 2 (the plan was
+// refused before anything ran: an op off the allow-list of core/op_safety.h, or over the memory bound), Failed 3.
 // Losses per batch: `rankLosses[r]` is rank r's local loss; `combined` merges them as the loss node's output
 // spec says (mesh dims with Partial(sum) are summed, every other mesh dim averaged; for a replicated or
 // AutoSP-style local-mean loss that is the mean of the ranks); `relError = |combined - reference| / |reference|`
@@ -27,6 +28,7 @@ struct RunOptions {
   double rtol = -1;               // < 0 = the plan's run.rtol
   int scale = 1;                  // divide sizes by this (runner/plan_scale.h); 1 = real sizes
   double timeoutSec = 60;         // a collective waiting longer than this fails the run
+  double budgetSec = 900;         // wall-clock budget of the whole run (stage "budget" when exceeded); <= 0: none
   std::optional<uint64_t> seed;   // nullopt = the plan's run.seed
   std::string computeDtype = "f32";  // floating tensors run in "f32", "f64" or "planned" (the plan's dtypes)
   bool gradients = true;          // compute parameter gradients (gradRatio)
@@ -50,17 +52,20 @@ struct BatchResult {
 };
 
 struct RunError {
-  std::string stage;      // "load", "scale", "memory", "setup", "reference", "sharded", "collective", "cancelled", "crash"
+  // "load", "scale", "unsafe-op", "memory", "setup", "reference", "sharded", "collective", "budget", "cancelled",
+  // "crash". "unsafe-op" and "memory" are refusals before anything ran (verdict Refused, exit 2).
+  std::string stage;
   int rank = -1;          // -1: not rank-specific (the reference run, setup)
   int nodeIndex = -1;
   std::string node;       // node name, empty when not at a node
   std::string message;    // one line
   std::string toString() const;  // "rank 3, node index_put: shape mismatch: ..."
+  bool refused() const { return stage == "unsafe-op" || stage == "memory"; }
   bool operator==(const RunError&) const = default;
 };
 
-enum class RunVerdict : uint8_t { Match, Mismatch, Failed };
-const char* runVerdictName(RunVerdict v);  // "match", "mismatch", "failed"
+enum class RunVerdict : uint8_t { Match, Mismatch, Failed, Refused };
+const char* runVerdictName(RunVerdict v);  // "match", "mismatch", "failed", "refused"
 
 struct RunReport {
   std::string planName;
@@ -78,9 +83,16 @@ struct RunReport {
   int64_t memoryAvailableBytes = 0;
   double referenceSeconds = 0;
   double shardedSeconds = 0;
+  // Where the products ran: the BLAS library LibTorch's sgemm resolved to (its file), its thread count, and the
+  // thread budget of the run (rank threads x intra-op threads per rank <= cores).
+  std::string blas;             // e.g. "OpenBLAS 0.3.21 (/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3)"
+  int blasThreads = 0;          // threads the BLAS itself uses per call (0 unknown)
+  int threadsPerRank = 0;       // intra-op threads of each rank thread in the sharded run
+  int referenceThreads = 0;     // intra-op threads of the reference run
+  int64_t peakRssBytes = 0;     // the runner process's peak resident memory (VmHWM)
 
-  RunVerdict verdict() const;   // Failed when error; Mismatch when a batch does not match (or none ran)
-  int exitCode() const;         // 0, 1, 3
+  RunVerdict verdict() const;   // Refused/Failed when error; Mismatch when a batch does not match (or none ran)
+  int exitCode() const;         // 0, 1, 2, 3
   std::string summary() const;  // multi-line human table
 };
 
@@ -95,6 +107,7 @@ struct RunEvent {
   std::string text;       // Note text; Started: plan name
   std::optional<BatchResult> batchResult;  // Batch
   std::optional<RunReport> report;         // Report (the last event)
+  double etaSec = -1;     // Progress: seconds left for the whole run, from the reference's pace (< 0: unknown)
 };
 
 void to_json(nlohmann::json& j, const RunOptions& o);

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/layout.h"
+#include "core/op_safety.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {
@@ -71,7 +72,15 @@ ResolvedOp resolveOp(const Node& node) {
   std::string overload = parts.size() > 2 ? parts[2] : "";
   if (overload == "default") overload = "";
   if (ns == "prims" && name == "convert_element_type") { ns = "aten"; name = "_to_copy"; overload = ""; }
-  if (auto h = findOp(ns + "::" + name, overload)) return {*h};
+  if (auto h = findOp(ns + "::" + name, overload)) {
+    // Defence in depth behind the allow-list: nothing that takes a Storage runs, whatever its name.
+    for (const auto& a : h->schema().arguments())
+      if (a.type()->kind() == c10::TypeKind::StorageType ||
+          (a.type()->kind() == c10::TypeKind::OptionalType &&
+           a.type()->castRaw<c10::OptionalType>()->getElementType()->kind() == c10::TypeKind::StorageType))
+        throw std::runtime_error("op " + op + " takes a Storage; the runner refuses it");
+    return {*h};
+  }
   if (name == "scaled_dot_product_attention")
     if (auto h = findOp("aten::_scaled_dot_product_attention", "")) return {*h, true, false};
   if (name == "_scaled_dot_product_attention")
@@ -364,6 +373,8 @@ std::optional<std::vector<at::Tensor>> runEmulated(const Node& node, const std::
 
 std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values, const std::vector<at::Tensor>& inputs) {
   const Node& node = env.plan->graph.nodes[n];
+  // The runner trusts no caller: every node is checked against core's allow-list right before it runs.
+  if (auto why = unsafeReason(node)) throw std::runtime_error("refused: " + *why);
   if (node.op == "operator.getitem") {
     const Arg& src = node.args.at(0);
     int64_t idx = node.args.at(1).i;

@@ -5,10 +5,20 @@
 //   PLAN is any plan file core can load; `-` reads a native plan from stdin.
 //   --options: a RunOptions object as JSON (core/run_report.h), e.g. {"scale": 4, "batches": 3}.
 //   --events: stdout carries one RunEvent JSON object per line, the last one {"event": "report", ...};
-//             otherwise a human summary. Exit code: RunReport::exitCode() (0 match, 1 mismatch, 3 failed),
-//             2 for unusable arguments or input.
+//             otherwise a human summary. Exit code: RunReport::exitCode() (0 match, 1 mismatch, 2 refused,
+//             3 failed), 2 for unusable arguments or input.
+//   --sandbox-report: enter the sandbox, print its state as JSON and exit (tests).
+// Before running, the child refuses a plan with an op off core's allow-list (core/op_safety.h: it trusts no
+// parent), enters its sandbox (runner/sandbox.h: no inherited descriptors, no file writes, a private working
+// folder, an address-space cap) and arms a watchdog for the wall-clock budget (RunOptions::budgetSec).
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <iostream>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -16,13 +26,18 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/load.h"
+#include "core/op_safety.h"
 #include "core/run_report.h"
 #include "runner/infer_shapes.h"
 #include "runner/runner.h"
+#include "runner/sandbox.h"
 
 namespace {
 
+std::mutex gEmitMutex;
+
 void emitLine(const std::string& line) {
+  std::lock_guard<std::mutex> lock(gEmitMutex);
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
@@ -34,6 +49,65 @@ int usage(const std::string& why) {
   return 2;
 }
 
+void emitReport(const ss::RunReport& report) {
+  ss::RunEvent e;
+  e.kind = ss::RunEvent::Kind::Report;
+  e.report = report;
+  emitLine(ss::runEventLine(e));
+}
+
+// Address space the run may map: what it may allocate (the memory allowance) plus LibTorch's own mappings
+// (libraries, thread stacks, malloc arenas, OpenBLAS buffers), which are virtual, not resident.
+int64_t addressSpaceFor(const ss::RunOptions& o, int64_t ranks) {
+  int64_t allowance = o.memoryLimitBytes > 0 ? o.memoryLimitBytes : ss::runner::availableMemoryBytes();
+  if (allowance <= 0) return 0;
+  const int64_t cores = std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
+  return allowance + (int64_t{6} << 30) + (ranks + cores) * (int64_t{256} << 20);
+}
+
+// Stops the run at its budget: asks runPlan to stop between nodes; if it has not returned 15 s later (one op
+// running long), reports the budget itself and exits.
+class Watchdog {
+ public:
+  Watchdog(double seconds, bool events, std::atomic<bool>& stop) : events_(events) {
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, seconds, &stop] {
+      std::unique_lock<std::mutex> lock(m_);
+      if (cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done_; })) return;
+      expired = true;
+      stop = true;
+      if (cv_.wait_for(lock, std::chrono::seconds(15), [&] { return done_; })) return;
+      ss::RunReport r;
+      r.error = ss::RunError{"budget", -1, -1, "", budgetMessage(seconds)};
+      if (events_) emitReport(r);
+      std::fprintf(stderr, "%s\n", r.error->message.c_str());
+      ss::runner::leaveSandbox();
+      std::_Exit(r.exitCode());
+    });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  static std::string budgetMessage(double seconds) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "the run exceeded its wall-clock budget of %g s (--budget)", seconds);
+    return buf;
+  }
+  std::atomic<bool> expired{false};
+
+ private:
+  bool events_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -43,6 +117,12 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--events") events = true;
+    else if (a == "--sandbox-report") {
+      ss::runner::enterSandbox(ss::runner::openFilesFor(8));
+      std::printf("%s\n", ss::runner::sandboxReportJson().c_str());
+      ss::runner::leaveSandbox();
+      return 0;
+    }
     else if (a == "--options" && i + 1 < argc) optionsJson = argv[++i];
     else if (a.rfind("--options=", 0) == 0) optionsJson = a.substr(10);
     else if (a == "--help" || a == "-h") return usage("runs a plan on local ranks and compares with a reference"), 0;
@@ -73,23 +153,38 @@ int main(int argc, char** argv) {
     if (events) {
       ss::RunReport report;
       report.error = ss::RunError{"load", -1, -1, "", msg};
-      ss::RunEvent e;
-      e.kind = ss::RunEvent::Kind::Report;
-      e.report = report;
-      emitLine(ss::runEventLine(e));
+      emitReport(report);
     }
     std::fprintf(stderr, "%s\n", msg.c_str());
     return 2;
   }
 
-  ss::runner::EventSink sink;
-  if (events) sink = [](const ss::RunEvent& e) { emitLine(ss::runEventLine(e)); };
-  ss::RunReport report = ss::runner::runPlan(*plan, options, sink);
+  // Refuse before anything runs (runPlan checks again, and every node is checked right before it runs).
+  if (auto unsafe = ss::unsafeNodes(plan->graph); !unsafe.empty()) {
+    ss::RunReport report;
+    report.planName = plan->name;
+    report.error = ss::RunError{"unsafe-op", -1, unsafe[0].node, unsafe[0].name, unsafe[0].reason};
+    if (events) emitReport(report);
+    std::fprintf(stderr, "%s: refused: %s\n", planPath == "-" ? "<stdin>" : planPath.c_str(),
+                 unsafe[0].toString().c_str());
+    return 2;
+  }
+
+  ss::runner::enterSandbox(ss::runner::openFilesFor(plan->mesh.size()));
+  ss::runner::limitAddressSpace(addressSpaceFor(options, plan->mesh.size()));
+  std::atomic<bool> cancel{false};
+  ss::RunReport report;
+  {
+    Watchdog watchdog(options.budgetSec, events, cancel);
+    ss::runner::EventSink sink;
+    if (events) sink = [](const ss::RunEvent& e) { emitLine(ss::runEventLine(e)); };
+    report = ss::runner::runPlan(*plan, options, sink, &cancel);
+    if (watchdog.expired.load()) report.error = ss::RunError{"budget", -1, -1, "", Watchdog::budgetMessage(options.budgetSec)};
+  }
+  report.peakRssBytes = ss::runner::peakRssBytes();
+  ss::runner::leaveSandbox();
   if (events) {
-    ss::RunEvent e;
-    e.kind = ss::RunEvent::Kind::Report;
-    e.report = report;
-    emitLine(ss::runEventLine(e));
+    emitReport(report);
   } else {
     std::fputs(report.summary().c_str(), stdout);
     std::fflush(stdout);

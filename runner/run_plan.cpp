@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/layout.h"
+#include "core/op_safety.h"
 #include "core/redistribute.h"
 #include "runner/plan_scale.h"
 #include "runner/runner.h"
@@ -284,6 +285,13 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     e.kind = RunEvent::Kind::Started;
     e.text = input.name;
     events.emit(e);
+  }
+
+  // ---- safety: refuse before anything runs (core/op_safety.h) ----
+  if (auto unsafe = unsafeNodes(input.graph); !unsafe.empty()) {
+    report.error = RunError{"unsafe-op", -1, unsafe[0].node, unsafe[0].name, unsafe[0].reason};
+    for (size_t k = 1; k < unsafe.size() && k < 16; ++k) report.notes.push_back("also " + unsafe[k].toString());
+    return report;
   }
 
   // ---- device ----

@@ -212,6 +212,14 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
     }
     probeItem("edge.insert");
   }
+  if ((e.existing != nullptr || e.differs) && e.redistribute.possible) {
+    ImGui::SameLine();
+    if (ImGui::Button("Play")) {  // step by step in the Teach view (views/TeachView.h)
+      state.playRequested = true;
+      if (sel.input != state.input) sel.selectEdge(sel.node, state.input);
+    }
+    probeItem("edge.play");
+  }
   ImGui::Separator();
 
   // The two layouts: side by side when each fits, else stacked.

@@ -39,6 +39,7 @@ struct EdgeViewState {
   uint64_t seenGeneration = ~uint64_t{0};
   int input = -1;              // the shown input when the selection is a node
   bool sideBySide = true;      // last frame's arrangement (tests read it)
+  bool playRequested = false;  // the Play button: the app shows this edge's redistribute in the Teach view
 };
 
 void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& state, Selection& sel,

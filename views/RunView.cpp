@@ -126,9 +126,12 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(sc), "%s", runStatusName(m.status));
   if (running || m.elapsedS > 0) {
     ImGui::SameLine();
-    ImGui::TextDisabled("%s  %.1f s%s", m.stage.c_str(), m.elapsedS,
+    char eta[48] = "";
+    if (running && m.etaS >= 0) std::snprintf(eta, sizeof eta, ", ETA %.0f s", m.etaS);
+    ImGui::TextDisabled("%s  %.1f s%s%s", m.stage.c_str(), m.elapsedS, eta,
                         m.scale > 1 ? (", sizes / " + std::to_string(m.scale)).c_str() : "");
   }
+  if (!m.blas.empty()) ImGui::TextDisabled("BLAS: %s", m.blas.c_str());
   if (running && !m.rankProgress.empty()) {
     const float w = ImGui::GetContentRegionAvail().x;
     const int perRow = std::max(1, static_cast<int>(w / 110));

@@ -37,6 +37,8 @@ struct RunViewModel {
   std::string errorNode;             // node name where it failed (jump target)
   std::string device = "cpu";
   double elapsedS = 0;
+  double etaS = -1;                  // seconds left for the whole run, from the reference's pace; < 0 unknown
+  std::string blas;                  // "OpenBLAS 0.3.21 ..., 2 threads; 8 ranks x 1" once the report is in
   int scale = 1;                     // sizes were divided by this for the run
 };
 

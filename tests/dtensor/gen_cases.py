@@ -146,6 +146,8 @@ def redistribute_cases():
         add([8, 6], [2, 2], [P(op), S(0)], [R, S(0)])
         add([8, 6], [2, 2], [P(op), R], [S(1), R])
     add([8, 6], [2, 2], [P("sum"), R], [P("avg"), R])
+    for op in ["avg", "max", "min", "product"]:  # Replicate -> Partial of other reduce ops (local, if at all)
+        add([7, 5], [4], [R], [P(op)])
     add([8, 6], [4], [P("max")], [P("sum")])
     # _StridedShard sources and targets (FSDP over TP).
     add([8, 4], [2, 2], [SS(0, 2), S(0)], [R, R])

@@ -94,7 +94,8 @@ TEST_CASE("a run that would not fit in memory is refused with numbers", "[runner
   CHECK(r.error->message.find("needs about") != std::string::npos);
   CHECK(r.error->message.find("1.0 GiB is available") != std::string::npos);
   CHECK(r.memoryEstimateBytes == est.totalBytes);
-  CHECK(r.exitCode() == 3);
+  CHECK(r.verdict() == RunVerdict::Refused);  // refused before anything ran
+  CHECK(r.exitCode() == 2);
 }
 
 TEST_CASE("one rank failing stops the others at their next collective", "[runner][failure]") {
