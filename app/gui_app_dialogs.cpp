@@ -181,7 +181,15 @@ void GuiApp::closeComparison() {
 void GuiApp::drawCompareStrip(bool output) {
   const Plan& a = doc_.plan();
   const int input = sel_.input >= 0 ? sel_.input : edge_.input;
-  const views::LayoutPair p = output ? views::outputLayoutsAB(a, compare_.b, compare_.diff, sel_.node, sel_.output)
+  // The Mesh view shows a selected edge's tensor as it arrives: compare its producer's output then.
+  int node = sel_.node, out = sel_.output;
+  if (output && sel_.hasEdge() && sel_.node < a.graph.size() &&
+      sel_.input < static_cast<int>(a.graph.inputs(sel_.node).size())) {
+    const TensorRef r = a.graph.inputs(sel_.node)[static_cast<size_t>(sel_.input)];
+    node = r.node;
+    out = r.output;
+  }
+  const views::LayoutPair p = output ? views::outputLayoutsAB(a, compare_.b, compare_.diff, node, out)
                                      : views::edgeLayoutsAB(a, compare_.b, compare_.diff, sel_.node, input);
   const float h = std::max(ImGui::GetContentRegionAvail().y * 0.42f, 120.0f);
   ImGui::BeginChild(output ? "##cmpmesh" : "##cmpedge", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
