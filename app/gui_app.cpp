@@ -1,5 +1,7 @@
 // Section index: lifecycle | frame | menus and shortcuts | panes. Dialogs and file actions: gui_app_dialogs.cpp.
 #include "app/gui_app.h"
+
+#include "views/Keys.h"
 #include "app/gui_app_internal.h"
 
 #include <imgui.h>
@@ -27,10 +29,9 @@ double nowSeconds() {
   return duration_cast<duration<double>>(steady_clock::now().time_since_epoch()).count();
 }
 
-// Key codes: the GLFW backend maps keys by GLFW code (letters are their ASCII capitals); the headless platform
-// uses the same numbers, so shortcuts and tests agree.
-constexpr int kKeyF5 = 294;
-constexpr int kKeyEscape = 256;
+// Key codes: views/Keys.h (GLFW's, as the GLFW backend and the headless platform both use).
+using views::keys::kEscape;
+using views::keys::kF5;
 
 bool pressed(int key) { return key >= 0 && key < 512 && ImGui::IsKeyPressed(key, false); }
 
@@ -58,16 +59,7 @@ bool GuiApp::init(std::string& error) {
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // our own settings.json holds the layout
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
-  // Same key numbers as the GLFW backend (it overwrites these with the same values).
-  const int keys[][2] = {{ImGuiKey_Tab, 258},      {ImGuiKey_LeftArrow, 263}, {ImGuiKey_RightArrow, 262},
-                         {ImGuiKey_UpArrow, 265},  {ImGuiKey_DownArrow, 264}, {ImGuiKey_PageUp, 266},
-                         {ImGuiKey_PageDown, 267}, {ImGuiKey_Home, 268},      {ImGuiKey_End, 269},
-                         {ImGuiKey_Insert, 260},   {ImGuiKey_Delete, 261},    {ImGuiKey_Backspace, 259},
-                         {ImGuiKey_Space, 32},     {ImGuiKey_Enter, 257},     {ImGuiKey_Escape, 256},
-                         {ImGuiKey_KeyPadEnter, 335}, {ImGuiKey_A, 'A'},      {ImGuiKey_C, 'C'},
-                         {ImGuiKey_V, 'V'},        {ImGuiKey_X, 'X'},         {ImGuiKey_Y, 'Y'},
-                         {ImGuiKey_Z, 'Z'}};
-  for (const auto& k : keys) io.KeyMap[k[0]] = k[1];
+  views::keys::mapImGuiKeys(io);  // as the GLFW backend maps them (it overwrites these with the same values)
 
   PlatformOptions po;
   po.width = opts_.width;
@@ -204,7 +196,7 @@ void GuiApp::drawUi() {
   handleShortcuts();
   const ImGuiIO& io = ImGui::GetIO();
   float top = 0;
-  if (opts_.soloView.empty()) {
+  if (!opts_.soloView) {
     drawMenuBar();
     top = ImGui::GetFrameHeight();
   }
@@ -212,7 +204,7 @@ void GuiApp::drawUi() {
   // Compare mode follows the document's edits; the graph draws its badges.
   if (compare_.active && doc_.loaded()) compare_.refresh(doc_.plan(), doc_.revision(), &doc_.diagnostics());
   graph_.setDiffMarks(compare_.active ? &compare_.marks : nullptr);
-  if (!opts_.soloView.empty()) drawSolo(opts_.soloView, 0, io.DisplaySize.y);
+  if (opts_.soloView) drawSolo(*opts_.soloView, 0, io.DisplaySize.y);
   else {
     drawPanes(top, io.DisplaySize.y - statusH);
     drawStatusBar(statusH);
@@ -261,11 +253,11 @@ void GuiApp::handleShortcuts() {
     if (shortcut(false, 'Z')) doc_.undo();
     if (shortcut(true, 'Z') || shortcut(false, 'Y')) doc_.redo();
   }
-  if (pressed(kKeyF5) && !run_.active() && doc_.loaded()) {
+  if (pressed(kF5) && !run_.active() && doc_.loaded()) {
     run_.start(doc_.plan(), runView_.scale);
-    forceTab_ = "run";
+    forceTab_ = views::ViewId::Run;
   }
-  if (pressed(kKeyEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
+  if (pressed(kEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
 }
 
 void GuiApp::drawMenuBar() {
@@ -323,10 +315,10 @@ void GuiApp::drawMenuBar() {
   if (ImGui::BeginMenu("Run")) {
     if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) {
       run_.start(doc_.plan(), runView_.scale);
-      forceTab_ = "run";
+      forceTab_ = views::ViewId::Run;
     }
     if (ImGui::MenuItem("Cancel run", nullptr, false, run_.active())) run_.cancel();
-    if (ImGui::MenuItem("Show run panel")) forceTab_ = "run";
+    if (ImGui::MenuItem("Show run panel")) forceTab_ = views::ViewId::Run;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -350,7 +342,7 @@ void placeWindow(const views::Rect& r) {
 }
 }  // namespace
 
-void GuiApp::drawView(const std::string& v) {
+void GuiApp::drawView(views::ViewId v) {
   if (!doc_.loaded()) {
     ImGui::TextWrapped("No plan open. File > Open (Ctrl+O), drop a file on the window, or start with "
                        "`shardscope FILE`.");
@@ -358,56 +350,60 @@ void GuiApp::drawView(const std::string& v) {
   }
   const Plan& plan = doc_.plan();
   const Diagnostics& d = doc_.diagnostics();
-  if (v == "graph") graph_.draw(plan, d, sel_, cmds_, doc_.revision());
-  else if (v == "diagnostics") views::drawDiagnosticsView(plan, d, diagsView_, sel_, cmds_);
-  else if (v == "edge") {
-    if (compare_.active) drawCompareStrip(false);
-    views::drawEdgeView(plan, d, edge_, sel_, cmds_);
-    if (edge_.playRequested) {  // the Edge view's Play button: play the same edge in the Teach view
-      edge_.playRequested = false;
-      teach_.playRequested = true;
-      forceTab_ = "teach";
+  switch (v) {
+    case views::ViewId::Graph: graph_.draw(plan, d, sel_, doc_.revision()); break;
+    case views::ViewId::Diagnostics: views::drawDiagnosticsView(plan, d, diagsView_, sel_, cmds_); break;
+    case views::ViewId::Edge:
+      if (compare_.active) drawCompareStrip(false);
+      views::drawEdgeView(plan, d, edge_, sel_, cmds_);
+      if (edge_.playRequested) {  // the Edge view's Play button: play the same edge in the Teach view
+        edge_.playRequested = false;
+        teach_.playRequested = true;
+        forceTab_ = views::ViewId::Teach;
+      }
+      break;
+    case views::ViewId::Teach: views::drawTeachView(plan, d, teach_, sel_, cmds_); break;
+    case views::ViewId::Mesh:
+      if (compare_.active) drawCompareStrip(true);
+      views::drawMeshView(plan, d, mesh_, sel_, cmds_);
+      break;
+    case views::ViewId::Changes: views::drawChangesView(plan, compare_, changes_, sel_); break;
+    case views::ViewId::Tensor: views::drawTensorView(plan, d, tensor_, sel_, cmds_); break;
+    case views::ViewId::Inspector: views::drawInspectorView(plan, d, inspector_, sel_, cmds_); break;
+    case views::ViewId::Costs: views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision()); break;
+    case views::ViewId::Run: {
+      const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
+      if (a.start) run_.start(plan, runView_.scale);
+      if (a.cancel) run_.cancel();
+      break;
     }
-  }
-  else if (v == "teach") views::drawTeachView(plan, d, teach_, sel_, cmds_);
-  else if (v == "mesh") {
-    if (compare_.active) drawCompareStrip(true);
-    views::drawMeshView(plan, d, mesh_, sel_, cmds_);
-  } else if (v == "changes") views::drawChangesView(plan, compare_, changes_, sel_);
-  else if (v == "tensor") views::drawTensorView(plan, d, tensor_, sel_, cmds_);
-  else if (v == "inspector") views::drawInspectorView(plan, d, inspector_, sel_, cmds_);
-  else if (v == "costs") views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision());
-  else if (v == "run") {
-    const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
-    if (a.start) run_.start(plan, runView_.scale);
-    if (a.cancel) run_.cancel();
   }
 }
 
 void GuiApp::drawPaneContent(int pane) {
-  static const std::vector<std::vector<std::pair<const char*, const char*>>> tabs = {
-      {{"Graph", "graph"}},       {{"Diagnostics", "diagnostics"}, {"Changes", "changes"}},
-      {{"Edge", "edge"}, {"Teach", "teach"}}, {{"Mesh", "mesh"}, {"Tensor", "tensor"}},
-      {{"Inspector", "inspector"}}, {{"Costs", "costs"}, {"Run", "run"}}};
+  using views::ViewId;
+  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph},     {ViewId::Diagnostics, ViewId::Changes},
+                                                        {ViewId::Edge, ViewId::Teach}, {ViewId::Mesh, ViewId::Tensor},
+                                                        {ViewId::Inspector}, {ViewId::Costs, ViewId::Run}};
   const auto& mine = tabs[static_cast<size_t>(pane)];
   char id[32];
   std::snprintf(id, sizeof(id), "##tabs%d", pane);
   if (ImGui::BeginTabBar(id)) {
-    for (const auto& [label, view] : mine) {
-      std::string title = label;
-      if (std::string(view) == "diagnostics" && doc_.loaded()) {
+    for (const ViewId view : mine) {
+      std::string title = views::viewLabel(view);
+      if (view == ViewId::Diagnostics && doc_.loaded()) {
         title += " (" + std::to_string(doc_.diagnostics().summary().errors) + ")";
       }
-      if (std::string(view) == "changes" && compare_.active) title += " (" + std::to_string(compare_.rows.size()) + ")";
-      title += std::string("###") + view;
+      if (view == ViewId::Changes && compare_.active) title += " (" + std::to_string(compare_.rows.size()) + ")";
+      title += std::string("###") + views::viewName(view);
       ImGuiTabItemFlags f = 0;
       if (forceTab_ == view) {
         f |= ImGuiTabItemFlags_SetSelected;
-        forceTab_.clear();
+        forceTab_.reset();
       }
       if (ImGui::BeginTabItem(title.c_str(), nullptr, f)) {
         ImGui::BeginChild("##content", ImVec2(0, 0), false,
-                          std::string(view) == "graph" ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
+                          view == ViewId::Graph ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
         drawView(view);
         ImGui::EndChild();
         ImGui::EndTabItem();
@@ -459,22 +455,21 @@ void GuiApp::drawPanes(float top, float bottom) {
   }
 }
 
-void GuiApp::drawSolo(const std::string& view, float top, float bottom) {
+void GuiApp::drawSolo(views::ViewId view, float top, float bottom) {
   const ImGuiIO& io = ImGui::GetIO();
   placeWindow(views::Rect{0, top, io.DisplaySize.x, bottom});
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10, 8));
   if (ImGui::Begin("##solo", nullptr, kPaneFlags)) {
-    std::string title = view;
-    if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+    const char* title = views::viewLabel(view);
     const views::Fonts& f = views::currentFonts();
     if (f.large) ImGui::PushFont(f.large);
-    ImGui::TextUnformatted(title.c_str());
+    ImGui::TextUnformatted(title);
     if (f.large) ImGui::PopFont();
     ImGui::SameLine();
     ImGui::TextDisabled("%s", doc_.windowTitle().c_str());
     ImGui::Separator();
     ImGui::BeginChild("##solocontent", ImVec2(0, 0), false,
-                      view == "graph" ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
+                      view == views::ViewId::Graph ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
     drawView(view);
     ImGui::EndChild();
   }

@@ -25,10 +25,10 @@
 #include "views/EdgeView.h"
 #include "views/InspectorView.h"
 #include "views/MeshView.h"
-#include "views/NodeListView.h"
 #include "views/RunView.h"
 #include "views/Selection.h"
 #include "views/TensorView.h"
+#include "views/ViewId.h"
 #include "app/gui_graph_slot.h"
 #include "app/gui_new_tensor.h"
 #include "views/TeachView.h"
@@ -39,8 +39,7 @@ struct GuiOptions {
   bool persistSettings = true;     // read and write settings.json (off for tests and render)
   bool allowNativeDialogs = true;  // zenity
   bool recovery = true;            // write and offer recovery files
-  std::string soloView;            // "", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run",
-                                   // "changes"
+  std::optional<views::ViewId> soloView;  // one view alone (render --view); none = the panes
   std::optional<views::ThemeKind> theme;  // overrides the remembered theme
   int width = 1600, height = 1000;
   bool visible = true;
@@ -82,7 +81,6 @@ class GuiApp {
   views::EdgeViewState& edgeState() { return edge_; }
   views::TensorViewState& tensorState() { return tensor_; }
   views::DiagnosticsViewState& diagnosticsState() { return diagsView_; }
-  views::NodeListViewState& nodeListState() { return nodeList_; }
   views::TeachViewState& teachState() { return teach_; }
   // File > New tensor...: replaces the document with a playground plan and shows the Teach view on it. False
   // (nothing changes) when the form is wrong or the open plan has unsaved edits.
@@ -98,8 +96,8 @@ class GuiApp {
   const views::Comparison& comparison() const { return compare_; }
   views::ChangesViewState& changesState() { return changes_; }
   void selectFirstProblem();
-  // Chooses the tab shown in panes with several views ("mesh"/"tensor", "costs"/"run").
-  void showTab(const std::string& view) { forceTab_ = view; }
+  // Chooses the tab shown in panes with several views (Mesh/Tensor, Costs/Run).
+  void showTab(views::ViewId view) { forceTab_ = view; }
   int redrawsRequested() const { return framesToDraw_; }
 
  private:
@@ -107,9 +105,9 @@ class GuiApp {
   void drawMenuBar();
   void handleShortcuts();
   void drawPanes(float top, float bottom);
-  void drawSolo(const std::string& view, float top, float bottom);
+  void drawSolo(views::ViewId view, float top, float bottom);
   void drawPaneContent(int pane);
-  void drawView(const std::string& view);
+  void drawView(views::ViewId view);
   void drawStatusBar(float height);
   void drawCompareStrip(bool output);
   void drawModals();
@@ -137,7 +135,6 @@ class GuiApp {
   views::CostsViewState costs_;
   views::Comparison compare_;
   views::ChangesViewState changes_;
-  views::NodeListViewState nodeList_;
   views::RunViewState runView_;
   views::TeachViewState teach_;
   NewTensorForm newTensorForm_;
@@ -154,7 +151,7 @@ class GuiApp {
   std::string modalText_;
   int draggingSplitter_ = -1;
   int framesToDraw_ = 3;
-  std::string forceTab_;
+  std::optional<views::ViewId> forceTab_;
   std::string recoveryError_;
   double startTime_ = 0;
   float contentScale_ = 1.0f;  // monitor content scale: fonts are rasterised and sizes scaled by it

@@ -146,7 +146,7 @@ bool GuiApp::compareWith(const std::string& path) {
     return false;
   }
   changes_ = views::ChangesViewState{};
-  forceTab_ = "changes";
+  forceTab_ = views::ViewId::Changes;
   // Select the first change, so the graph, Edge and Mesh views open on it.
   if (!compare_.rows.empty() && compare_.rows.front().node >= 0) {
     const views::ChangeRow& row = compare_.rows.front();
@@ -166,7 +166,7 @@ bool GuiApp::newTensor(const NewTensorForm& form) {
   closeComparison();  // B was compared with the old document
   graph_.planReplaced();
   sel_.selectEdge(kPlaygroundRelayout, 0, true);
-  forceTab_ = "teach";
+  forceTab_ = views::ViewId::Teach;
   framesToDraw_ = 3;
   return true;
 }

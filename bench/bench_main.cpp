@@ -34,9 +34,7 @@
 #include "core/io/plan_json.h"
 #include "core/placement_parse.h"
 #include "core/redistribute.h"
-#ifdef SHARDSCOPE_BENCH_HAVE_CHECK
 #include "core/check.h"
-#endif
 #include "views/GraphView.h"
 #include "views/HeadlessFrame.h"
 
@@ -162,13 +160,11 @@ json measure(long target, const std::string& dir, int frames) {
   if (!loaded) return json{{"error", loaded.error().toString(base + ".plan.json")}};
   ss::Plan plan = std::move(*loaded);
   ss::Diagnostics diags;
-#ifdef SHARDSCOPE_BENCH_HAVE_CHECK
   ss::Checker checker;
   t0 = Clock::now();
   diags = checker.run(plan);
   r["check_ms"] = msSince(t0);
   r["diagnostics"] = diags.items.size();
-#endif
   r["peak_load_check_mb"] = peakRssKb() / 1024.0;
 
   for (const char* ext : {".autoparallel.json", ".fx.txt"}) {
@@ -280,7 +276,6 @@ json measure(long target, const std::string& dir, int frames) {
                                      again.diagnosticsAdded == d.diagnosticsAdded;
   }
 
-#ifdef SHARDSCOPE_BENCH_HAVE_CHECK
   // One edit: a mid-graph mm's output spec flipped to replicated, then the incremental re-check.
   int target_node = -1;
   for (int v = plan.graph.size() / 2; v < plan.graph.size(); ++v)
@@ -295,7 +290,6 @@ json measure(long target, const std::string& dir, int frames) {
       r["recheck_diagnostics"] = d2.items.size();
     }
   }
-#endif
   return r;
 }
 

@@ -76,7 +76,7 @@ bool shapeWithinLimits(const std::vector<int64_t>& shape) {
   for (int64_t d : shape) {
     if (d < 0 || d > kMaxTensorDimSize) return false;
     numel *= d;
-    if (numel > (__int128{1} << 62)) return false;
+    if (numel > (__int128{1} << limits::kMaxTensorElementsLog2)) return false;
   }
   return true;
 }
@@ -193,7 +193,7 @@ const TensorMeta* Graph::meta(TensorRef r) const {
 }
 
 std::string Graph::validate() const {
-  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string_view> seen;  // views of the nodes' own names
   std::vector<TensorRef> refs;
   for (int i = 0; i < size(); ++i) {
     const Node& n = nodes[i];

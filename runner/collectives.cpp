@@ -208,7 +208,10 @@ struct StepRunner {
         throw CollectiveError("all_reduce over local shapes " + shapeToString(t.sizes().vec()) + " and " +
                               shapeToString(s) + " (" + where + ")");
     enter(d, "all_reduce");
-    std::vector<at::Tensor> v{commIn(t.contiguous().clone())};
+    // Nobody else holds this tensor (the executor handed over a dead value: no other handle, view or autograd
+    // use): reduce in its own memory; otherwise into a copy.
+    const bool sole = t.use_count() == 1 && t.storage().use_count() == 1 && !t.requires_grad() && t.is_contiguous();
+    std::vector<at::Tensor> v{commIn(sole ? t : t.contiguous().clone())};
     const at::ScalarType type = t.scalar_type();
     c10d::AllreduceOptions o;
     o.reduceOp = toC10d(op);
@@ -393,7 +396,7 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
 
 }  // namespace
 
-at::Tensor RankComm::redistribute(const at::Tensor& local, const std::vector<int64_t>& global,
+at::Tensor RankComm::redistribute(at::Tensor local, const std::vector<int64_t>& global,
                                   const ShardingSpec& from, const ShardingSpec& to, const std::string& where) {
   if (from == to) return local;
   // Calls live as long as the communicator: the backward pass may use them after the forward returns.
@@ -404,7 +407,7 @@ at::Tensor RankComm::redistribute(const at::Tensor& local, const std::vector<int
   RedistCall* call = callPtr.get();
   if (local.requires_grad())
     return RedistributeFn::apply(local, static_cast<int64_t>(reinterpret_cast<intptr_t>(call)));
-  at::Tensor t = local;
+  at::Tensor t = std::move(local);
   for (auto& s : call->steps) t = call->runner->forward(s, t);
   return t;
 }

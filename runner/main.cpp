@@ -8,13 +8,17 @@
 //             otherwise a human summary. Exit code: RunReport::exitCode() (0 match, 1 mismatch, 2 refused,
 //             3 failed), 2 for unusable arguments or input.
 //   --sandbox-report: enter the sandbox, print its state as JSON and exit (tests).
+// Usage: shardscope-runner --gemm-bench M K N: the float product speed on every core, as JSON (benchmarks).
 // Before running, the child refuses a plan with an op off core's allow-list (core/op_safety.h: it trusts no
 // parent), enters its sandbox (runner/sandbox.h: no inherited descriptors, no file writes, a private working
 // folder, an address-space cap) and arms a watchdog for the wall-clock budget (RunOptions::budgetSec).
+#include <malloc.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -112,6 +116,10 @@ class Watchdog {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "infer-shapes") return ss::runner::inferShapesMain(argc - 1, argv + 1);
+  if (argc == 5 && std::string(argv[1]) == "--gemm-bench") {  // scripts/bench_run.sh: the product bound
+    std::printf("%s\n", ss::runner::gemmBenchJson(std::atoll(argv[2]), std::atoll(argv[3]), std::atoll(argv[4])).c_str());
+    return 0;
+  }
   std::string planPath, optionsJson;
   bool events = false;
   for (int i = 1; i < argc; ++i) {
@@ -172,6 +180,10 @@ int main(int argc, char** argv) {
 
   ss::runner::enterSandbox(ss::runner::openFilesFor(plan->mesh.size()));
   ss::runner::limitAddressSpace(addressSpaceFor(options, plan->mesh.size()));
+  // Tensors of 1 MiB and more straight from mmap and back to the system on free. glibc's default (a threshold
+  // that grows to the largest block freed) keeps freed tensors in each thread's arena, where the other rank
+  // threads cannot reuse them: seed 1 at real size peaked at 3.5 GB instead of 2 (docs/performance.md).
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::atomic<bool> cancel{false};
   ss::RunReport report;
   {

@@ -35,8 +35,9 @@ MemoryEstimate estimateMemory(const Plan& plan, const RunOptions& options) {
       e.referenceBytes += m.numel() * b;
       const auto& specs = n < static_cast<int>(plan.specs.size()) ? plan.specs[n].outputs
                                                                     : std::vector<std::optional<ShardingSpec>>{};
-      // Every rank also builds each placeholder whole before slicing it.
-      bool whole = node.kind == NodeKind::Placeholder || k >= specs.size() || !specs[k];
+      // Placeholders are made whole once (counted with the reference) and shared; each rank's piece is counted
+      // as if it were a copy (it is one when the graph writes in place).
+      bool whole = k >= specs.size() || !specs[k];
       for (int64_t r = 0; r < ranks; ++r) {
         int64_t local = m.numel();
         if (!whole) {

@@ -1,20 +1,34 @@
 // runPlan: options, scale, memory check, placeholder data from the seed, the reference run, the sharded run on
 // rank threads (Gloo), loss combination, gradient ratio, error collection. See runner/runner.h for the contract.
+//
+// Memory and threads (docs/performance.md, "Runs"): whole placeholders are made once (parameters once per run,
+// inputs once per batch) and shared read-only by the reference and every rank, each rank's piece a view of them
+// unless the graph mutates tensors in place; each node's value is dropped after its last reader; the reference's
+// compared outputs are kept in the compute dtype only until rank 0 has compared its batch; gradients of
+// replicated parameters are summed over ranks into one shared buffer. One thread budget: the reference uses
+// every core (intra-op and BLAS); in the sharded run ranks x threads per rank <= cores.
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #ifdef SHARDSCOPE_CUDA
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #endif
 
+#include <malloc.h>
+
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "core/layout.h"
 #include "core/op_safety.h"
 #include "core/redistribute.h"
+#include "runner/blas.h"
 #include "runner/plan_scale.h"
 #include "runner/runner.h"
 #include "runner/torch_internal.h"
@@ -91,9 +105,15 @@ at::Tensor placeholderData(const Plan& plan, int n, int batch, uint64_t seed, at
   return at::randint(0, bound, m.shape, gen, at::TensorOptions().dtype(at::kLong)).to(type);
 }
 
+// Own storage for a piece when the graph may write into it (an in-place op), else a contiguous view of `t`.
+at::Tensor ownIf(const at::Tensor& t, bool copy) {
+  return copy ? t.clone(at::MemoryFormat::Contiguous) : t.contiguous().detach();  // detach: a TensorImpl of its own
+}
+
 // This rank's piece of a placeholder: AutoSP tags slice their tag's dim whatever the spec says; otherwise the
-// spec's layout (Partial(sum) mesh dims: the value on coordinate 0, zeros elsewhere).
-at::Tensor localPiece(const Plan& plan, int n, const at::Tensor& whole, int64_t rank) {
+// spec's layout (Partial(sum) mesh dims: the value on coordinate 0, zeros elsewhere). A view of `whole` (shared
+// by every rank) unless `copy`.
+at::Tensor localPiece(const Plan& plan, int n, const at::Tensor& whole, int64_t rank, bool copy) {
   auto tag = plan.tags.find(n);
   if (tag != plan.tags.end()) {
     int dim = tag->second.effectiveDim();
@@ -104,10 +124,10 @@ at::Tensor localPiece(const Plan& plan, int n, const at::Tensor& whole, int64_t 
     auto sizes = chunkSizes(whole.size(dim), sp);
     int64_t idx = rank % sp, off = 0;
     for (int64_t k = 0; k < idx; ++k) off += sizes[k];
-    return whole.narrow(dim, std::min(off, whole.size(dim)), sizes[idx]).clone();
+    return ownIf(whole.narrow(dim, std::min(off, whole.size(dim)), sizes[idx]), copy);
   }
   const auto& outs = plan.specs.at(n).outputs;
-  if (outs.empty() || !outs[0]) return whole.clone();
+  if (outs.empty() || !outs[0]) return ownIf(whole, copy);
   auto shard = shardOnRank(whole.sizes().vec(), plan.mesh, *outs[0], rank);
   if (!shard) throw std::runtime_error("spec " + outs[0]->toMeshString() + ": " + shard.error().message);
   at::Tensor t = whole;
@@ -122,13 +142,12 @@ at::Tensor localPiece(const Plan& plan, int n, const at::Tensor& whole, int64_t 
       t = t.index_select(d, at::tensor(idx, at::kLong));
     }
   }
-  t = t.clone();
   const auto coord = plan.mesh.coordOf(rank);
   for (int d = 0; d < plan.mesh.ndim(); ++d) {
     const Placement& p = (*outs[0])[d];
-    if (p.isPartial() && p.reduce == ReduceOp::Sum && coord[d] != 0) t.zero_();
+    if (p.isPartial() && p.reduce == ReduceOp::Sum && coord[d] != 0) return at::zeros(t.sizes(), t.options());
   }
-  return t;
+  return ownIf(t, copy);
 }
 
 // Floating parameters that every rank holds whole (replicated, untagged): their summed gradients are compared.
@@ -167,7 +186,8 @@ std::vector<at::Tensor> collectOutputs(const Plan& plan, const Values& values, c
   int o = plan.graph.outputNode();
   for (int k : which) {
     const auto& v = values.at(o);
-    out.push_back(k < static_cast<int>(v.size()) && v[k].defined() ? v[k].detach().to(at::kDouble).cpu() : at::Tensor());
+    // The compute dtype (exact: the values were computed in it); converted to double only to compare.
+    out.push_back(k < static_cast<int>(v.size()) && v[k].defined() ? v[k].detach().cpu() : at::Tensor());
   }
   return out;
 }
@@ -178,8 +198,9 @@ double maxRelError(const std::vector<at::Tensor>& sharded, const std::vector<at:
     if (k >= sharded.size() || !sharded[k].defined() || !reference[k].defined() ||
         sharded[k].sizes() != reference[k].sizes())
       return std::numeric_limits<double>::infinity();
-    double ref = reference[k].norm().item<double>();
-    double diff = (sharded[k] - reference[k]).norm().item<double>();
+    at::Tensor r = reference[k].to(at::kDouble);
+    double ref = r.norm().item<double>();
+    double diff = (sharded[k].to(at::kDouble) - r).norm().item<double>();
     worst = std::max(worst, ref > 0 ? diff / ref : diff);
   }
   return worst;
@@ -194,17 +215,112 @@ double lossValue(const Plan& plan, int lossNode, const Values& values) {
   return outs[0].to(at::kDouble).item<double>();
 }
 
-// Flattened gradients of `params` (zeros where a parameter got none).
-at::Tensor flatGrads(const Values& values, const std::vector<int>& params) {
-  std::vector<at::Tensor> parts;
+// ||gradients of `params}|| over all of them (a parameter without a gradient counts as zeros), in double.
+double gradNorm(const Values& values, const std::vector<int>& params) {
+  double sq = 0;
   for (int p : params) {
-    const at::Tensor& t = values.at(p).at(0);
-    at::Tensor g = t.grad();
-    parts.push_back(g.defined() ? g.detach().to(at::kDouble).reshape({-1})
-                                : at::zeros({t.numel()}, t.options().dtype(at::kDouble)));
+    at::Tensor g = values.at(p).at(0).grad();
+    if (g.defined()) sq += g.detach().to(at::kDouble).pow(2).sum().item<double>();
   }
-  if (parts.empty()) return at::zeros({0}, at::kDouble);
-  return at::cat(parts);
+  return std::sqrt(sq);
+}
+
+// Whole placeholder tensors, made once and shared read-only: parameters (the same every batch) for the whole run,
+// inputs per batch until each of their `consumers` has taken its pieces. Thread-safe.
+class Placeholders {
+ public:
+  Placeholders(const Plan& plan, uint64_t seed, at::ScalarType floatType) : plan_(plan), seed_(seed), float_(floatType) {}
+  at::Tensor whole(int n, int batch) {
+    std::lock_guard<std::mutex> lock(m_);
+    const Node& node = plan_.graph.nodes[n];
+    bool param = node.placeholderKind == PlaceholderKind::Param || node.placeholderKind == PlaceholderKind::Buffer;
+    auto& slot = param ? params_[n] : batches_[batch].tensors[n];
+    if (!slot.defined()) slot = placeholderData(plan_, n, batch, seed_, float_);
+    return slot;
+  }
+  // One consumer (the reference, or a rank) has taken every piece of `batch`: the last one frees its inputs.
+  void taken(int batch, int consumers) {
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = batches_.find(batch);
+    if (it != batches_.end() && ++it->second.takenBy >= consumers) batches_.erase(it);
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(m_);
+    params_.clear();
+    batches_.clear();
+  }
+
+ private:
+  struct Batch {
+    std::map<int, at::Tensor> tensors;
+    int takenBy = 0;
+  };
+  const Plan& plan_;
+  uint64_t seed_;
+  at::ScalarType float_;
+  std::mutex m_;
+  std::map<int, at::Tensor> params_;
+  std::map<int, Batch> batches_;
+};
+
+// The sum over ranks of each rank's gradients of `params`, per batch, in one shared double buffer per parameter
+// (all ranks are threads of this process): the last rank to add takes the norm and frees the buffers.
+class GradSum {
+ public:
+  GradSum(int ranks, int batches) : ranks_(ranks), norms_(batches, std::nan("")), pending_(batches) {}
+  void add(int batch, const Values& values, const std::vector<int>& params) {
+    std::lock_guard<std::mutex> lock(m_);
+    Pending& p = pending_.at(batch);
+    if (p.sums.empty()) p.sums.resize(params.size());
+    for (size_t k = 0; k < params.size(); ++k) {
+      at::Tensor g = values.at(params[k]).at(0).grad();
+      if (!g.defined()) continue;
+      if (!p.sums[k].defined()) p.sums[k] = at::zeros(g.sizes(), g.options().dtype(at::kDouble));
+      p.sums[k].add_(g.detach());
+    }
+    if (++p.added < ranks_) return;
+    double sq = 0;
+    for (const at::Tensor& t : p.sums)
+      if (t.defined()) sq += t.pow(2).sum().item<double>();
+    norms_[batch] = std::sqrt(sq);
+    p.sums.clear();
+  }
+  double norm(int batch) const { return norms_.at(batch); }
+
+ private:
+  struct Pending {
+    std::vector<at::Tensor> sums;
+    int added = 0;
+  };
+  int ranks_;
+  std::mutex m_;
+  std::vector<double> norms_;
+  std::vector<Pending> pending_;
+};
+
+// Nodes the loss depends on (the only ones whose autograd history its backward can reach).
+std::vector<bool> lossAncestors(const Plan& plan, int lossNode) {
+  std::vector<bool> in(plan.graph.size(), false);
+  std::vector<int> todo{lossNode};
+  while (!todo.empty()) {
+    int n = todo.back();
+    todo.pop_back();
+    if (n < 0 || n >= plan.graph.size() || in[n]) continue;
+    in[n] = true;
+    for (const TensorRef& r : plan.graph.inputs(n)) todo.push_back(r.node);
+  }
+  return in;
+}
+
+// True when some op writes into a tensor in place (its name ends in '_': add_, index_put_, _index_put_impl_):
+// then every rank needs its own copy of the placeholders instead of views of the shared whole ones.
+bool mutatesInPlace(const Plan& plan) {
+  for (const Node& node : plan.graph.nodes) {
+    if (node.kind != NodeKind::Call) continue;
+    std::string name = node.opName();
+    if (!name.empty() && name.back() == '_') return true;
+  }
+  return false;
 }
 
 at::ScalarType floatTypeOf(const RunOptions& o) {
@@ -213,10 +329,28 @@ at::ScalarType floatTypeOf(const RunOptions& o) {
   return at::kFloat;
 }
 
-// Serialises events from several threads; progress at most every ~1/20 of a graph per rank.
+// Serialises events from several threads; progress at most every ~1/20 of a graph per rank, with an ETA for the
+// whole run from the measured pace: while the reference runs, its pace (the sharded run assumed as long); in the
+// sharded run, rank 0's pace once it has done a twentieth of its work, else the reference's.
 struct Events {
   const EventSink& sink;
   std::mutex mutex;
+  int batches = 1;
+  Clock::time_point refStart = Clock::now(), shardStart = Clock::now();
+  double refSeconds = -1;  // set when the reference is done
+  double eta(int rank, int batch, int done, int total) {
+    double units = batch + (total > 0 ? static_cast<double>(done) / total : 0.0);  // batches done
+    if (rank < 0) {
+      double elapsed = secondsSince(refStart);
+      if (units <= 0.02) return -1;
+      double pace = elapsed / units;
+      return pace * (batches - units) + pace * batches;
+    }
+    double elapsed = secondsSince(shardStart);
+    if (units >= 0.05 * batches) return elapsed / units * (batches - units);
+    if (refSeconds > 0) return std::max(0.0, refSeconds - elapsed);
+    return -1;
+  }
   void emit(const RunEvent& e) {
     if (!sink) return;
     std::lock_guard<std::mutex> lock(mutex);
@@ -239,6 +373,7 @@ struct Events {
       e.batch = batch;
       e.node = done;
       e.nodes = total;
+      if (rank <= 0) e.etaSec = eta(rank, batch, done, total);
       emit(e);
     };
   }
@@ -246,9 +381,8 @@ struct Events {
 
 struct RankOutcome {
   std::optional<RunError> error;
-  std::vector<std::vector<at::Tensor>> outputs;  // rank 0: comparable outputs per batch
+  std::vector<double> outputRelError;  // rank 0: max rel. error of the comparable outputs per batch
   std::vector<double> losses;  // per batch
-  std::vector<double> gradNorm;  // rank 0: norm of the summed gradients per batch
 };
 
 RunError nodeError(const Plan& plan, const char* stage, int rank, const NodeError& e) {
@@ -276,6 +410,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   report.rtol = options.rtol >= 0 ? options.rtol : input.run.rtol;
   report.seed = options.seed.value_or(input.run.seed);
   const int batches = options.batches > 0 ? options.batches : std::max(input.run.batches, 1);
+  events.batches = batches;
   auto fail = [&](const std::string& stage, const std::string& msg) {
     report.error = RunError{stage, -1, -1, "", msg};
     return report;
@@ -351,32 +486,61 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   std::vector<double> refLoss(batches, 0), refGradNorm(batches, std::nan(""));
   const std::vector<int> compared = comparableOutputs(plan, lossNode);
   std::vector<std::vector<at::Tensor>> refOutputs(batches);
+  const bool copyPieces = mutatesInPlace(plan);
+  const std::vector<bool> recordGrad = wantGrads ? lossAncestors(plan, lossNode) : std::vector<bool>{};
+  Placeholders wholes(plan, seed, floatType);
+
+  // ---- threads: one budget for rank threads, ATen's intra-op pool and the BLAS ----
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int perRank = std::max(1, cores / std::max(ranks, 1));
+  {
+    BlasInfo blas = detectBlas();
+    report.blas = blas.toString();
+    if (!blas.optimized)
+      events.note(report, "products run on " + blas.name +
+                              " (tens of times slower than OpenBLAS): install libopenblas0-pthread (scripts/common.sh)");
+  }
+  report.referenceThreads = cores;
+  report.threadsPerRank = perRank;
+  at::set_num_threads(cores);
+  setBlasThreads(cores);
+  report.blasThreads = detectBlas().threads;
 
   // ---- reference ----
   auto t0 = Clock::now();
+  events.refStart = t0;
   for (int b = 0; b < batches; ++b) {
     try {
       Values values(plan.graph.size());
       for (int n = 0; n < plan.graph.size(); ++n)
         if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
-          at::Tensor t = placeholderData(plan, n, b, seed, floatType).to(deviceOf(0));
+          at::Tensor whole = wholes.whole(n, b);
+          at::Tensor t = (copyPieces ? whole.clone() : whole.detach()).to(deviceOf(0));
           if (wantGrads && plan.graph.nodes[n].placeholderKind == PlaceholderKind::Param && t.is_floating_point())
             t.requires_grad_(true);
           values[n] = {t};
         }
+      wholes.taken(b, 1);
       ExecEnv env;
       env.plan = &plan;
       env.floatType = floatType;
       env.device = deviceOf(0);
       env.stop = cancel;
       env.progress = events.progress(-1, b);
+      env.releaseDead = true;
+      env.keep = {lossNode};
+      env.aliasSameTypeCopies = !copyPieces;
+      env.recordGrad = recordGrad;
       runGraph(env, values);
       refLoss[b] = lossValue(plan, lossNode, values);
       refOutputs[b] = collectOutputs(plan, values, compared);
-      const at::Tensor& loss = values[lossNode][0];
+      const at::Tensor loss = values[lossNode][0];
       if (wantGrads && loss.requires_grad()) {
+        // Only the placeholders (gradients) and the loss are needed by the backward's own saved tensors.
+        for (int n = 0; n < plan.graph.size(); ++n)
+          if (plan.graph.nodes[n].kind != NodeKind::Placeholder) values[n].clear();
         loss.backward();
-        refGradNorm[b] = flatGrads(values, params).norm().item<double>();
+        refGradNorm[b] = gradNorm(values, params);
       }
     } catch (const NodeError& e) {
       report.error = nodeError(plan, "reference", -1, e);
@@ -388,6 +552,10 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     }
   }
   report.referenceSeconds = secondsSince(t0);
+  events.refSeconds = report.referenceSeconds;
+  // The reference's freed tensors sit in the main thread's malloc arena, which the rank threads (arenas of their
+  // own) would not reuse: give them back to the system before the ranks allocate.
+  ::malloc_trim(0);
 
   // ---- sharded ----
   auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
@@ -396,11 +564,15 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   Rendezvous rv;
   std::atomic<bool> stop{false};  // set on cancel only
   std::vector<RankOutcome> outcomes(ranks);
+  GradSum gradSum(ranks, batches);
+  setBlasThreads(perRank);
   t0 = Clock::now();
+  events.shardStart = t0;
   auto rankMain = [&](int rank) {
     RankOutcome& out = outcomes[rank];
     int stage = 0;  // 0 setup, 1 running
     try {
+      at::set_num_threads(perRank);
       const c10::Device device = deviceOf(rank);
 #ifdef SHARDSCOPE_CUDA
       c10::cuda::OptionalCUDAGuard guard;
@@ -414,7 +586,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
           if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
             at::Tensor t;
             try {
-              t = localPiece(plan, n, placeholderData(plan, n, b, seed, floatType), rank).to(device);
+              t = localPiece(plan, n, wholes.whole(n, b), rank, copyPieces).to(device);
             } catch (const std::exception& e) {
               throw NodeError(n, conciseMessage(e));
             }
@@ -422,6 +594,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
               t.requires_grad_(true);
             values[n] = {t};
           }
+        wholes.taken(b, ranks);
         ExecEnv env;
         env.plan = &plan;
         env.rank = rank;
@@ -437,17 +610,27 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
           }
           progress(done, total);
         };
+        env.releaseDead = true;
+        env.keep = {lossNode};
+        env.aliasSameTypeCopies = !copyPieces;
+        env.recordGrad = recordGrad;
         runGraph(env, values);
         out.losses.push_back(lossValue(plan, lossNode, values));
-        if (rank == 0) out.outputs.push_back(collectOutputs(plan, values, compared));
-        const at::Tensor& loss = values[lossNode][0];
-        if (wantGrads && loss.requires_grad()) {
-          loss.backward();
-          at::Tensor sum = comm.sumOverMesh(flatGrads(values, params), "batch " + std::to_string(b));
-          out.gradNorm.push_back(sum.norm().item<double>());
-        } else {
-          out.gradNorm.push_back(std::nan(""));
+        if (rank == 0) {
+          // Compared now, so neither this batch's outputs nor the reference's outlive it.
+          out.outputRelError.push_back(compared.empty() ? std::nan("")
+                                                        : maxRelError(collectOutputs(plan, values, compared), refOutputs[b]));
+          refOutputs[b].clear();
         }
+        const at::Tensor loss = values[lossNode][0];
+        if (wantGrads && loss.requires_grad()) {
+          for (int n = 0; n < plan.graph.size(); ++n)
+            if (plan.graph.nodes[n].kind != NodeKind::Placeholder) values[n].clear();
+          loss.backward();
+          gradSum.add(b, values, params);
+        }
+        values.clear();
+        ::malloc_trim(0);  // this batch's tensors, freed in this thread's arena, go back before the next batch
       }
     } catch (const NodeError& e) {
       out.error = nodeError(plan, "sharded", rank, e);
@@ -469,6 +652,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     for (auto& t : threads) t.join();
   }
   report.shardedSeconds = secondsSince(t0);
+  wholes.clear();
 
   // ---- results ----
   for (int r = 0; r < ranks; ++r) {
@@ -503,10 +687,10 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     double diff = std::fabs(br.combined - br.reference);
     br.relError = br.reference != 0 ? diff / std::fabs(br.reference) : diff;
     br.outputsCompared = static_cast<int>(compared.size());
-    br.outputRelError = compared.empty() ? std::nan("") : maxRelError(outcomes[0].outputs.at(b), refOutputs[b]);
+    br.outputRelError = outcomes[0].outputRelError.at(b);
     br.match = std::isfinite(br.relError) && br.relError <= report.rtol &&
                (compared.empty() || (std::isfinite(br.outputRelError) && br.outputRelError <= report.rtol));
-    double shardedNorm = outcomes[0].gradNorm.empty() ? std::nan("") : outcomes[0].gradNorm.at(b);
+    double shardedNorm = gradSum.norm(b);
     br.gradRatio = refGradNorm[b] > 0 ? shardedNorm / refGradNorm[b] : std::nan("");
     report.batches.push_back(br);
     RunEvent e;
@@ -522,6 +706,25 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
                             "x the reference's (the gradient of the sum of per-rank losses: with local-mean "
                             "losses this is AutoSP's sp_size factor)");
   return report;
+}
+
+std::string gemmBenchJson(int64_t m, int64_t k, int64_t n) {
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  at::set_num_threads(cores);
+  setBlasThreads(cores);
+  at::Generator gen = at::detail::createCPUGenerator(1);
+  at::Tensor a = at::randn({m, k}, gen, at::kFloat), b = at::randn({k, n}, gen, at::kFloat);
+  at::Tensor c = at::mm(a, b);
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < 3; ++r) {
+    auto t = Clock::now();
+    at::mm_out(c, a, b);
+    best = std::min(best, secondsSince(t));
+  }
+  const double gflops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) / best / 1e9;
+  BlasInfo blas = detectBlas();
+  return nlohmann::json{{"gflops", gflops}, {"seconds", best}, {"threads", blas.threads}, {"blas", blas.toString()}}
+      .dump();
 }
 
 }  // namespace ss::runner

@@ -39,4 +39,8 @@ struct MemoryEstimate {
 MemoryEstimate estimateMemory(const Plan& plan, const RunOptions& options);
 int64_t availableMemoryBytes();  // MemAvailable from /proc/meminfo; 0 when unknown
 
+// The machine's float product speed: [m, k] x [k, n] on every core (one warm-up, then the best of 3), as
+// {"gflops": ..., "blas": "...", "threads": cores, "seconds": best}. For scripts/bench_run.sh's bound.
+std::string gemmBenchJson(int64_t m, int64_t k, int64_t n);
+
 }  // namespace ss::runner

@@ -49,7 +49,9 @@ class RankComm {
   // Turns `local` (this rank's piece of a tensor of global shape `global` laid out as `from`) into its piece
   // under `to`, one mesh dim at a time, as DTensor does. Differentiable: the backward applies the adjoint
   // collectives (all_gather <-> reduce-scatter, all_to_all <-> reverse all_to_all, chunk <-> zero-pad).
-  at::Tensor redistribute(const at::Tensor& local, const std::vector<int64_t>& global, const ShardingSpec& from,
+  // `local` is taken by value: a caller that hands over its last handle (std::move) lets an all_reduce work in the
+  // tensor's own memory instead of a copy (only when no other handle, view or autograd use of it exists).
+  at::Tensor redistribute(at::Tensor local, const std::vector<int64_t>& global, const ShardingSpec& from,
                           const ShardingSpec& to, const std::string& where);
 
   // Sums a tensor over the whole mesh (used to combine gradients); returns the sum on every rank.
@@ -74,6 +76,15 @@ struct ExecEnv {
   c10::Device device = c10::kCPU;    // device arguments (and absent ones on factories) become this
   const std::atomic<bool>* stop = nullptr;
   std::function<void(int done, int total)> progress;
+  // Drop each node's value after its last reader (peak memory: live values only, not the whole graph). Off for
+  // shape inference, which reads every node afterwards. `keep`: nodes whose values must survive (the loss).
+  bool releaseDead = false;
+  std::vector<int> keep;
+  // Run a same-type aten::_to_copy as the identity (only valid when the graph has no in-place op).
+  bool aliasSameTypeCopies = false;
+  // Nodes whose autograd history is needed (ancestors of the loss); the others (a joint graph's explicit
+  // backward) run without recording, so they save no tensors. Empty: record everything.
+  std::vector<bool> recordGrad;
 };
 
 using Values = std::vector<std::vector<at::Tensor>>;

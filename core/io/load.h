@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <string>
 
+#include "core/limits.h"
+
 #include "core/plan.h"
 
 namespace ss {
 
-inline constexpr int64_t kMaxFileBytes = int64_t{2} << 30;  // 2 GiB
-inline constexpr int kMaxJsonDepth = 256;
+using limits::kMaxFileBytes;  // core/limits.h
+using limits::kMaxJsonDepth;
 
 enum class FileKind : uint8_t { NativePlan, AutoparallelJson, AutoparallelPlacements, FxText, Unknown };
 const char* fileKindName(FileKind k);
