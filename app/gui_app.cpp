@@ -370,7 +370,16 @@ void GuiApp::drawView(views::ViewId v) {
     case views::ViewId::Changes: views::drawChangesView(plan, compare_, changes_, sel_); break;
     case views::ViewId::Tensor: views::drawTensorView(plan, d, tensor_, sel_, cmds_); break;
     case views::ViewId::Inspector: views::drawInspectorView(plan, d, inspector_, sel_, cmds_); break;
-    case views::ViewId::Costs: views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision()); break;
+    case views::ViewId::Costs: {
+      const std::vector<AppliedCollective>* ac = !doc_.applied().empty() ? &doc_.applied().front().collectives
+                                                 : doc_.appliedAlone()   ? &doc_.appliedAlone()->collectives
+                                                                         : nullptr;
+      views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision(), ac);
+      break;
+    }
+    case views::ViewId::Applied:
+      views::drawAppliedView(plan, d, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
+      break;
     case views::ViewId::Run: {
       const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
       if (a.start) run_.start(plan, runView_.scale);
@@ -382,7 +391,7 @@ void GuiApp::drawView(views::ViewId v) {
 
 void GuiApp::drawPaneContent(int pane) {
   using views::ViewId;
-  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph},     {ViewId::Diagnostics, ViewId::Changes},
+  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph},     {ViewId::Diagnostics, ViewId::Applied, ViewId::Changes},
                                                         {ViewId::Edge, ViewId::Teach}, {ViewId::Mesh, ViewId::Tensor},
                                                         {ViewId::Inspector}, {ViewId::Costs, ViewId::Run}};
   const auto& mine = tabs[static_cast<size_t>(pane)];

@@ -18,6 +18,7 @@
 #include "app/gui_recovery.h"
 #include "app/gui_run.h"
 #include "app/gui_settings.h"
+#include "views/AppliedView.h"
 #include "views/ChangesView.h"
 #include "views/CostsView.h"
 #include "views/DiagnosticsView.h"
@@ -85,6 +86,7 @@ class GuiApp {
   // File > New tensor...: replaces the document with a playground plan and shows the Teach view on it. False
   // (nothing changes) when the form is wrong or the open plan has unsaved edits.
   bool newTensor(const NewTensorForm& form);
+  views::AppliedViewState& appliedState() { return appliedView_; }
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
@@ -133,6 +135,7 @@ class GuiApp {
   views::DiagnosticsViewState diagsView_;
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
+  views::AppliedViewState appliedView_;
   views::Comparison compare_;
   views::ChangesViewState changes_;
   views::RunViewState runView_;

@@ -133,6 +133,8 @@ bool GuiApp::openFile(const std::string& path) {
   graph_.planReplaced();
   addRecent(settings_, path);
   selectFirstProblem();
+  // autoparallel's artifacts: the applied graph beside the plan (the Diagnostics pane's other tab).
+  if (!doc_.applied().empty() || doc_.appliedAlone()) forceTab_ = views::ViewId::Applied;
   framesToDraw_ = 3;
   return true;
 }

@@ -36,6 +36,9 @@ const char* severityName(Severity s);  // "info", "warning", "error"
   X(InvalidSpec, "invalid-spec")                     \
   X(BadRedistribute, "bad-redistribute")             \
   X(UnsafeOp, "unsafe-op")                           \
+  X(TransitionNotApplied, "transition-not-applied")  \
+  X(UnplannedCollective, "unplanned-collective")     \
+  X(LocalShapeMismatch, "local-shape-mismatch")     \
   X(InvalidTag, "invalid-tag")                       \
   X(UnknownLossNode, "unknown-loss-node")
 

@@ -177,7 +177,6 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
 
   std::string_view name, op;
   if (!f[Name] || !asString(*f[Name], name) || !f[Op] || !asString(*f[Op], op)) return false;
-  if (!b_.checkName(name, Where{})) return false;
   Node& n = b_.beginNode();  // dropped with the Plan on any failure
   NodeSpecs& sp = b_.specsOf(i);
   n.name.assign(name);

@@ -212,7 +212,7 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   // failure the whole Plan is dropped, so a half-read node never escapes.
   Node& n = b_.beginNode();
   std::string_view name, op;
-  if (!f[Name] || !asString(*f[Name], name) || !b_.checkName(name, Where{})) return false;
+  if (!f[Name] || !asString(*f[Name], name)) return false;  // endNode checks the name
   if (!f[Op] || !asString(*f[Op], op)) return false;
   n.name.assign(name);
   n.op.assign(op);

@@ -62,7 +62,7 @@ TEST_CASE("check: truncated, empty and missing files", "[hardening][cli]") {
   CHECK(refused("check " + scratch().string() + "/missing.plan.json") ==
         "DIR/missing.plan.json: cannot open: No such file or directory\n");
   CHECK(refused("check " + write("binary.plan.json", std::string("\x00\xff\xfe\n", 4))) ==
-        "DIR/binary.plan.json:1:1: not a plan file: expected a JSON object or FX graph text\n");
+        "DIR/binary.plan.json:1:1: not a plan file: expected a JSON object (shardscope plan, autoparallel export), FX graph text (print_readable, a repro script) or a TORCH_TRACE log\n");
 }
 
 TEST_CASE("check: native plans with a huge mesh or an unknown placement", "[hardening][cli]") {

@@ -129,7 +129,7 @@ TEST_CASE("hostile bytes: deep nesting, binary, bad UTF-8, control characters", 
   };
   CHECK(msg("{\"format\": \"shardscope-plan\", \"d\": " + std::string(100000, '[') + std::string(100000, ']') + "}") ==
         "x.json:1:291: JSON nests deeper than 256 levels");
-  CHECK(msg(std::string("\xff\xfe\x00\x01", 4)) == "x.json:1:1: not a plan file: expected a JSON object or FX graph text");
+  CHECK(msg(std::string("\xff\xfe\x00\x01", 4)) == "x.json:1:1: not a plan file: expected a JSON object (shardscope plan, autoparallel export), FX graph text (print_readable, a repro script) or a TORCH_TRACE log");
   CHECK(msg("{\"format\": \"shardscope-plan\", \"name\": \"\xff\"}").rfind("x.json:1:40: invalid JSON: ", 0) == 0);
   CHECK(msg("{\"format\": \"shardscope-plan\", \"version\": NaN}").rfind("x.json:1:42: invalid JSON: ", 0) == 0);
   // A name with a newline is echoed escaped: the message stays one line.
