@@ -146,11 +146,25 @@ void GuiApp::afterFrame() {
     if (!err.empty()) recoveryError_ = err;
   }
   if (run_.poll()) framesToDraw_ = std::max(framesToDraw_, 2);
+  if (run_.model().reports != runReportsSeen_) applyRunMarks();
   platform_.setTitle(doc_.windowTitle());
   if (platform_.closeRequested() && !finished_) {
     platform_.setCloseRequested(false);
     requestQuit();
   }
+}
+
+void GuiApp::applyRunMarks() {
+  runReportsSeen_ = run_.model().reports;
+  const auto& d = run_.model().firstDivergence;
+  const int node = d && doc_.loaded() ? doc_.plan().graph.find(d->node) : -1;
+  graph_.setDivergentNode(node);
+  mesh_.divergence = views::DivergenceMarks{};
+  if (node < 0) return;
+  mesh_.divergence = views::DivergenceMarks{node, d->output, d->wrongRanks};
+  sel_.selectNode(node, true);
+  if (d->output > 0) sel_.output = d->output;
+  framesToDraw_ = std::max(framesToDraw_, 3);
 }
 
 void GuiApp::terminate() {

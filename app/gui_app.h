@@ -119,6 +119,7 @@ class GuiApp {
   void startSaveAsDialog(bool thenContinue);
   void continuePending();
   void openRecent(const std::string& path);
+  void applyRunMarks();  // a run report arrived: mark, fade and select its first divergent node
 
   enum class Pending { None, Quit, OpenDialog, OpenPath };
   enum Purpose : int { kPurposeOpen = 1, kPurposeSaveAs = 2, kPurposeExport = 3, kPurposeCompare = 4 };
@@ -143,6 +144,7 @@ class GuiApp {
   NewTensorForm newTensorForm_;
   GraphSlot graph_;
   RunPanel run_;
+  uint64_t runReportsSeen_ = 0;
   FileDialog dialog_;
   RecoveryWriter recovery_;
   std::vector<RecoveryInfo> offeredRecoveries_;

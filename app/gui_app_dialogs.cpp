@@ -211,7 +211,12 @@ void GuiApp::selectFirstProblem() {
     }
   }
   if (best == nullptr || best->severity == Severity::Info) {
-    // A clean plan: show where its data moves (the costliest edge), else the first placed op.
+    // A clean plan: the edge its description says to look at (the teaching samples), else where its data
+    // moves (the costliest edge), else the first placed op.
+    if (const std::optional<EdgeRef> look = lookAtEdge(doc_.plan())) {
+      sel_.selectEdge(look->node, look->input, true);
+      return;
+    }
     const views::CostReport costs = views::computeCosts(doc_.plan());
     if (!costs.edges.empty()) {
       sel_.selectEdge(costs.edges.front().node, costs.edges.front().input, true);

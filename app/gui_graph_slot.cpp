@@ -32,6 +32,9 @@ void GraphSlot::focusSearch() {
   impl_->state.focusSearch = true;
 }
 
+void GraphSlot::setDivergentNode(int node) { impl_->state.divergentNode = node; }
+int GraphSlot::divergentNode() const { return impl_->state.divergentNode; }
+
 void GraphSlot::planReplaced() {
   impl_->state.fitRequested = true;
   impl_->state.relayoutRequested = true;  // a document replaced in place keeps its address: ask for a fresh layout

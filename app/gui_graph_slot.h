@@ -23,6 +23,9 @@ class GraphSlot {
   void setDiffMarks(const views::GraphDiffMarks* marks);
   // The graph view's last frame (tests): its compare-mode badges.
   const std::vector<views::DiffBadgeRecord>& diffRecords() const;
+  // The last run's first divergent node (-1: none): the graph marks it and fades what runs after it.
+  void setDivergentNode(int node);
+  int divergentNode() const;
 
  private:
   struct Impl;

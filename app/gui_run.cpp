@@ -52,6 +52,7 @@ void RunPanel::start(const Plan& plan, int scale) {
   fresh.rtol = plan.run.rtol;
   fresh.scale = opts.scale;
   fresh.rankProgress.assign(static_cast<size_t>(std::min<int64_t>(plan.mesh.size(), 4096)), 0.0f);
+  fresh.reports = model_.reports;  // keeps counting across runs
   model_ = fresh;
   // The same refusal as `shardscope run`: nothing starts when an op is off the allow-list (core/op_safety.h).
   if (auto unsafe = unsafeNodes(plan.graph); !unsafe.empty()) {
@@ -102,6 +103,8 @@ bool RunPanel::poll() {
           model_.batches.clear();
           for (const BatchResult& b : rep.batches) model_.batches.push_back(toRow(b));
           model_.rtol = rep.rtol;
+          model_.firstDivergence = rep.firstDivergence;
+          ++model_.reports;
           model_.device = rep.device + (rep.backend.empty() ? "" : " (" + rep.backend + ")");
           model_.etaS = -1;
           if (!rep.blas.empty())

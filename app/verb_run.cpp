@@ -3,6 +3,7 @@
 // refused plan (an op off core's allow-list, core/op_safety.h: refused here before the child starts; or over
 // the memory bound), 3 when the run failed (the error printed with rank and node).
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <unistd.h>
 
@@ -23,7 +24,8 @@ namespace {
 constexpr const char* kHelp =
     "usage: shardscope run FILE [--device cpu|cuda] [--batches N] [--rtol X] [--seq-dim KEY=DIM]...\n"
     "                           [--placement NODE=SPEC]... [--scale N] [--seed S] [--timeout SECONDS]\n"
-    "                           [--budget SECONDS] [--dtype f32|f64|planned] [--no-grad] [--json]\n"
+    "                           [--budget SECONDS] [--dtype f32|f64|planned] [--no-grad] [--no-localise]\n"
+    "                           [--distributed] [--json]\n"
     "Runs the plan twice in a child process: a single-device reference and a sharded run on one thread per rank\n"
     "(Gloo over loopback), each rank holding only its shards and performing exactly the plan's redistributes.\n"
     "Reports per batch the per-rank losses, their combination, the reference, the relative error, the verdict\n"
@@ -31,6 +33,9 @@ constexpr const char* kHelp =
     "  --seq-dim KEY=DIM      set the AutoSP tag of inputs tagged KEY to (KEY, DIM)\n"
     "  --placement NODE=SPEC  set NODE's output spec (any notation, e.g. RS(0))\n"
     "  --scale N              divide tensor sizes by N keeping the bug's ratios (docs/runner.md)\n"
+    "  --no-localise          do not compare every node with the reference (no first divergence)\n"
+    "  --distributed          join torch.distributed's env:// rendezvous (MASTER_ADDR, MASTER_PORT, WORLD_SIZE,\n"
+    "                         RANK): this process runs its block of the mesh's ranks; process 0 prints the report\n"
     "  --budget SECONDS       wall-clock budget of the whole run (default 900)\n"
     "Only pure tensor ops run (core/op_safety.cpp); a plan with any other op is refused before anything runs.\n"
     "Exit: 0 every batch matches, 1 a loss differs, 2 bad input or a refused plan, 3 the run failed.";
@@ -63,7 +68,8 @@ bool parseNumber(const std::string& s, T& out) {
 
 int runVerb(const std::vector<std::string>& args) {
   auto parsed = parseArgs(args, {{"device"}, {"batches"}, {"rtol"}, {"seq-dim", true, true}, {"placement", true, true},
-                                 {"scale"}, {"seed"}, {"timeout"}, {"budget"}, {"dtype"}, {"no-grad", false}, {"json", false}});
+                                 {"scale"}, {"seed"}, {"timeout"}, {"budget"}, {"dtype"}, {"no-grad", false}, {"json", false},
+                                 {"no-localise", false}, {"distributed", false}});
   if (!parsed) return bad(parsed.error().toString());
   if (parsed->positionals.size() != 1) return bad("expected one plan FILE");
   const std::string file = parsed->positionals[0];
@@ -107,6 +113,11 @@ int runVerb(const std::vector<std::string>& args) {
     opts.computeDtype = *v;
   }
   opts.gradients = !parsed->has("no-grad");
+  opts.localise = !parsed->has("no-localise");
+  opts.distributed = parsed->has("distributed");
+  // --distributed: every process gets the report and exits with its code; process 0 (RANK=0) prints it.
+  const char* procRank = std::getenv("RANK");
+  const bool printsReport = !opts.distributed || !procRank || std::string(procRank) == "0";
 
   // Edits, through the same commands the GUI uses (validated, one-line errors).
   for (const auto& sd : parsed->all("seq-dim")) {
@@ -152,7 +163,9 @@ int runVerb(const std::vector<std::string>& args) {
     std::fflush(stderr);
   });
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
-  if (json) {
+  if (!printsReport) {
+    // the report is process 0's to print
+  } else if (json) {
     std::cout << nlohmann::json(report).dump(2) << "\n";
   } else {
     std::cout << report.summary();

@@ -1,7 +1,9 @@
 // `shardscope teach`: a redistribute as DTensor plans it, step by step: the text of every step (which rank sends
 // which block to which rank, what each holds after, bytes per rank) and, with --out, one rendered frame per
 // step (DIR/step_00.png is the start, step_NN.png shows step NN) drawn off-screen like `shardscope render`.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,7 +29,7 @@ namespace ss::app {
 namespace {
 
 const char* kTeachHelp = R"HELP(Usage: shardscope teach --shape 8,6 --mesh 2x4 --from SPEC --to SPEC [--names dp,tp] [--dtype bf16]
-                       [--out DIR] [--size 1600x900] [--theme dark|light]
+                       [--out DIR [--animate N]] [--size 1600x900] [--theme dark|light]
 
 Plays a redistribute step by step, as DTensor plans it (one collective per mesh dim). Prints, per step, which
 rank sends which block (global index ranges, half-open) to which rank in which round, what each rank holds
@@ -35,6 +37,8 @@ after and the bytes each rank sends and receives (uneven shards travel padded). 
 ("RS(1)", "(Replicate(), Shard(dim=1))", "[R, S1]", "P(None, 'tp')" with --names, ...).
   --out DIR   also writes DIR/step_00.png (the start), DIR/step_01.png (step 1), ... and DIR/frames.json (where
               each rank's cell is in every frame). Needs an X server (xvfb-run -a shardscope teach ...).
+  --animate N also writes the animation the Teach view plays, N frames per round: DIR/anim_000.png, ...
+              (blocks in flight along their arrows; e.g. ffmpeg -i DIR/anim_%03d.png teach.gif).
 Exit codes: 0 ok, 1 no valid redistribute between the specs (e.g. S->P), 2 bad flags or specs.
 )HELP";
 
@@ -51,7 +55,8 @@ std::string rectJson(const views::Rect& r, ImVec2 o) {
 }
 
 // Renders every frame into `dir`. Returns an error message, empty on success.
-std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int h, views::ThemeKind theme) {
+// `animate` > 0 adds the animation the Teach view plays, `animate` frames per round: DIR/anim_000.png, ...
+std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int h, views::ThemeKind theme, int animate) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create " + dir + ": " + ec.message();
@@ -75,11 +80,18 @@ std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int
   std::string json = "{\"atoms\": [";
   for (int a = 0; a < atoms.count(); ++a) json += (a ? ", " : "") + rectJson(atoms.frac(a), ImVec2(0, 0));
   json += "], \"frames\": [";
-  const int frames = static_cast<int>(tp.steps.size()) + 1;
-  for (int i = 0; i < frames && error.empty(); ++i) {
+  const int stepFrames = static_cast<int>(tp.steps.size()) + 1;
+  const double length = views::teachTimelineLength(tp);
+  const int animFrames = animate > 0 ? static_cast<int>(std::lround(length * animate)) + 1 : 0;
+  for (int i = 0; i < stepFrames + animFrames && error.empty(); ++i) {
+    const bool anim = i >= stepFrames;
     views::TeachMoment m;
-    m.step = i - 1;
-    m.overview = i > 0;
+    if (anim) {
+      m = views::teachMomentAt(tp, static_cast<double>(i - stepFrames) / animate);
+    } else {
+      m.step = i - 1;
+      m.overview = i > 0;
+    }
     std::vector<unsigned char> pixels;
     int pw = 0, ph = 0;
     views::TeachPage page;
@@ -99,7 +111,8 @@ std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int
       platform->endFrame(clear);
     }
     char name[32];
-    std::snprintf(name, sizeof name, "step_%02d.png", i);
+    if (anim) std::snprintf(name, sizeof name, "anim_%03d.png", i - stepFrames);
+    else std::snprintf(name, sizeof name, "step_%02d.png", i);
     const std::string path = (std::filesystem::path(dir) / name).string();
     if (pixels.empty() || pw <= 0 || ph <= 0) error = "nothing was rendered";
     else if (!stbi_write_png(path.c_str(), pw, ph, 4, pixels.data(), pw * 4)) error = "cannot write " + path;
@@ -109,8 +122,12 @@ std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int
       const views::TeachCell& cell = page.frame.cells[c];
       json += std::string(c ? ", " : "") + "{\"rank\": " + std::to_string(cell.rank) + ", \"rect\": " +
               rectJson(cell.rect, page.origin) + ", \"mini\": " + rectJson(cell.mini, page.origin) + ", \"held\": [";
-      for (size_t k = 0; k < cell.held.size(); ++k) json += (k ? ", " : "") + std::to_string(cell.held[k].atom);
-      json += "]}";
+      std::string partial;
+      for (size_t k = 0; k < cell.held.size(); ++k) {
+        json += (k ? ", " : "") + std::to_string(cell.held[k].atom);
+        if (cell.held[k].partial) partial += (partial.empty() ? "" : ", ") + std::to_string(cell.held[k].atom);
+      }
+      json += "], \"partial\": [" + partial + "]}";
     }
     json += "], \"chips\": " + std::to_string(page.frame.chips.size()) + ", \"arrows\": " +
             std::to_string(page.frame.arrows.size()) + "}";
@@ -125,7 +142,7 @@ std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int
 #endif
 
 int teachVerb(const std::vector<std::string>& argv) {
-  auto args = parseArgs(argv, {{"shape"}, {"mesh"}, {"names"}, {"from"}, {"to"}, {"dtype"}, {"out"}, {"size"}, {"theme"}});
+  auto args = parseArgs(argv, {{"shape"}, {"mesh"}, {"names"}, {"from"}, {"to"}, {"dtype"}, {"out"}, {"size"}, {"theme"}, {"animate"}});
   if (!args) return fail(args.error().message);
   for (const char* req : {"shape", "mesh", "from", "to"})
     if (!args->get(req)) return fail(std::string("missing --") + req + " (see shardscope teach --help)");
@@ -154,6 +171,14 @@ int teachVerb(const std::vector<std::string>& argv) {
         w > 8192 || h > 8192)
       return fail("--size: expected WIDTHxHEIGHT between 400x300 and 8192x8192, got '" + *s + "'");
   }
+  int animate = 0;
+  if (auto s = args->get("animate")) {
+    char* end = nullptr;
+    const long v = std::strtol(s->c_str(), &end, 10);
+    if (end == s->c_str() || *end != '\0' || v < 1 || v > 30)
+      return fail("--animate: expected frames per round between 1 and 30, got '" + *s + "'");
+    animate = static_cast<int>(v);
+  }
   const std::string theme = args->get("theme").value_or("dark");
   if (theme != "dark" && theme != "light") return fail("--theme: expected dark or light, got '" + theme + "'");
 
@@ -165,7 +190,8 @@ int teachVerb(const std::vector<std::string>& argv) {
   std::cout << tp.text();
   if (auto out = args->get("out")) {
 #ifdef SHARDSCOPE_WITH_GUI
-    const std::string err = renderFrames(tp, *out, w, h, theme == "light" ? views::ThemeKind::Light : views::ThemeKind::Dark);
+    const std::string err = renderFrames(tp, *out, w, h, theme == "light" ? views::ThemeKind::Light : views::ThemeKind::Dark,
+                                         animate);
     if (!err.empty()) return fail(err);
 #else
     return fail("--out: this build has no GUI (configured with SHARDSCOPE_WITH_GUI=OFF); the text above is all");

@@ -34,10 +34,15 @@
 #include "core/io/plan_json.h"
 #include "core/placement_parse.h"
 #include "core/redistribute.h"
+#include "core/teach.h"
 #include "core/check.h"
+#include "core/rules/rules.h"
 #include "views/GraphView.h"
 #include "core/applied/session.h"
 #include "views/HeadlessFrame.h"
+#ifdef SHARDSCOPE_BENCH_HAVE_TEACH_VIEW
+#include "views/TeachView.h"
+#endif
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -52,11 +57,14 @@ struct Options {
   std::string dir = "/tmp/shardscope-bench";
   std::vector<std::string> applied;  // --applied FILE: autoparallel artifacts (a log, an applied graph alone)
   bool sizesGiven = false;
+  std::vector<std::string> files;  // --files: measure these real graphs instead of generated plans
 };
 
 const char* kUsage =
     "usage: shardscope_bench [--sizes 1k,10k,100k] [--stress] [--json] [--frames N] [--dir DIR]\n"
-    "  --stress adds a 1M-node plan. Results: a table on stdout, or one JSON object with --json.\n"
+    "       shardscope_bench --files A.py,B.json,... [--json] [--frames N]\n"
+    "  --stress adds a 1M-node plan. --files measures the given graphs (load, check, unchecked ops, the app's\n"
+    "  first frame) instead. Results: a table on stdout, or one JSON object with --json.\n"
     "  --applied FILE (repeatable) opens autoparallel artifacts (a TORCH_TRACE log, an applied graph alone) as\n"
     "  `shardscope check` and the app do, and times open and check (alone: no generated sizes unless --sizes).\n";
 
@@ -298,6 +306,98 @@ json measure(long target, const std::string& dir, int frames) {
   return r;
 }
 
+std::string cell(const json& r, const char* key, int decimals = 1);
+
+// A real graph file (e.g. autoparallel's overlap-simulator repros): what opening it costs. load_ms reads and
+// parses it (for FX text: shape inference included), check_ms is the full check; first_frame_ms is the app's first
+// graph frame (layout included), so load + check + first frame is the time until the graph is on screen.
+// Process CPU time (all threads), in ms: on a shared machine wall time also counts the waits for a core.
+double cpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+json measureFile(const std::string& path, int frames) {
+  json r;
+  r["file"] = std::filesystem::path(path).filename().string();
+  auto t0 = Clock::now();
+  double c0 = cpuMs();
+  auto loaded = ss::loadPlanFile(path);
+  r["load_ms"] = msSince(t0);
+  r["load_cpu_ms"] = cpuMs() - c0;
+  if (!loaded) return json{{"file", r["file"]}, {"error", loaded.error().toString(path)}};
+  ss::Plan plan = std::move(*loaded);
+  r["nodes"] = plan.graph.size();
+  long known = 0, calls = 0;
+  for (const auto& n : plan.graph.nodes) {
+    if (n.kind != ss::NodeKind::Call) continue;
+    ++calls;
+    known += !n.outputs.empty() && n.outputs[0].known;
+  }
+  r["calls"] = calls;
+  r["calls_with_shapes"] = known;
+  ss::Diagnostics diags;
+  ss::Checker checker;
+  t0 = Clock::now();
+  c0 = cpuMs();
+  diags = checker.run(plan);
+  r["check_ms"] = msSince(t0);
+  r["check_cpu_ms"] = cpuMs() - c0;
+  long unchecked = 0, errors = 0;
+  for (const auto& n : plan.graph.nodes)  // the nodes an unchecked-op diagnostic stands for
+    unchecked += n.kind == ss::NodeKind::Call && !ss::rules::findRule(n.op);
+  for (const auto& d : diags.items) errors += d.severity == ss::Severity::Error;
+  r["unchecked_ops"] = unchecked;
+  r["errors"] = errors;
+  r["diagnostics"] = diags.items.size();
+  r["peak_load_check_mb"] = peakRssKb() / 1024.0;
+  Headless ui;
+  ss::views::GraphViewState st;
+  st.syncLayoutBelow = static_cast<size_t>(-1);
+  ss::views::Selection sel;
+  auto frame = [&] { ui.frame([&] { ss::views::drawGraphView(plan, diags, st, sel); }); };
+  t0 = Clock::now();
+  frame();  // lays out (synchronously) and builds the model
+  r["first_frame_ms"] = msSince(t0);
+  double total = 0;
+  for (int i = 0; i < frames; ++i) {
+    const auto f0 = Clock::now();
+    frame();
+    total += msSince(f0);
+  }
+  r["frame_fit_ms"] = total / std::max(1, frames);
+  r["open_ms"] = r["load_ms"].get<double>() + (r.contains("check_ms") ? r["check_ms"].get<double>() : 0.0) +
+                 r["first_frame_ms"].get<double>();
+  return r;
+}
+
+int runFiles(const Options& opt) {
+  json runs = json::array();
+  for (const auto& f : opt.files) {
+    if (!opt.json) std::fprintf(stderr, "bench: %s...\n", f.c_str());
+    runs.push_back(inChild([&] { return measureFile(f, opt.frames); }));
+  }
+  if (opt.json) {
+    std::printf("%s\n", json{{"files", runs}}.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%-30s %6s %8s %8s %9s %9s %9s %9s %8s %7s\n", "file", "nodes", "load_ms", "load_cpu", "check_ms",
+              "check_cpu", "unchecked", "frame1_ms", "open_ms", "shapes%");
+  for (const auto& r : runs) {
+    if (r.contains("error")) {
+      std::printf("%-30s error: %s\n", r.value("file", "?").c_str(), r["error"].get<std::string>().c_str());
+      continue;
+    }
+    const double pct = r["calls"].get<double>() > 0 ? 100.0 * r["calls_with_shapes"].get<double>() / r["calls"].get<double>() : 0;
+    std::printf("%-30s %6s %8s %8s %9s %9s %9s %9s %8s %6.1f%%\n", r["file"].get<std::string>().c_str(),
+                cell(r, "nodes").c_str(), cell(r, "load_ms").c_str(), cell(r, "load_cpu_ms").c_str(),
+                cell(r, "check_ms").c_str(), cell(r, "check_cpu_ms").c_str(), cell(r, "unchecked_ops").c_str(),
+                cell(r, "first_frame_ms").c_str(), cell(r, "open_ms").c_str(), pct);
+  }
+  return 0;
+}
+
 // ---- redistribute rate ----
 json redistributeRate() {
   ss::DeviceMesh mesh({2, 4}, {"dp", "tp"});
@@ -322,6 +422,50 @@ json redistributeRate() {
     elapsed = msSince(t0);
   }
   return json{{"evals", evals}, {"possible", possible}, {"evals_per_s", evals / (elapsed / 1000.0)}};
+}
+
+// Teaching (core/teach.h, views/TeachView.h): expanding a redistribute into block movements and one frame's
+// record pass, on the seed-1 edge (2x4) and at the largest mesh teach pictures (16x16 = 256 ranks, an
+// all_to_all of 3840 transfers).
+json teachRate() {
+  json out = json::object();
+  struct Case { const char* name; std::vector<int64_t> mesh; const char* from; const char* to; };
+  for (const Case& c : {Case{"seed1_2x4", {2, 4}, "RS(1)", "RS(0)"}, Case{"a2a_16x16", {16, 16}, "RS(1)", "RS(0)"},
+                        Case{"ar_16x16", {16, 16}, "RP(sum)", "RR"}}) {
+    ss::DeviceMesh mesh(c.mesh);
+    ss::ParseContext ctx;
+    ctx.mesh = &mesh;
+    const ss::TensorMeta meta{{64, 4096}, ss::DType::BF16, true};
+    const ss::ShardingSpec a = *ss::parseSpec(c.from, ctx), b = *ss::parseSpec(c.to, ctx);
+    long n = 0;
+    auto t0 = Clock::now();
+    ss::TeachPlan tp;
+    while (msSince(t0) < 300.0 || n < 3) {
+      tp = ss::teachRedistribute(meta, mesh, a, b);
+      ++n;
+    }
+    const double expandMs = msSince(t0) / static_cast<double>(n);
+    size_t transfers = 0;
+    for (const auto& s : tp.steps) transfers += s.transfers.size();
+    json r = {{"transfers", transfers}, {"expand_ms", expandMs}};
+#ifdef SHARDSCOPE_BENCH_HAVE_TEACH_VIEW
+    ss::views::TeachMoment m;
+    m.step = 0;
+    m.overview = true;
+    ss::views::TeachFrameOptions o;
+    o.width = 1200;
+    o.height = 800;
+    long f = 0;
+    t0 = Clock::now();
+    while (msSince(t0) < 300.0 || f < 3) {
+      (void)ss::views::teachFrame(tp, m, o);
+      ++f;
+    }
+    r["frame_records_ms"] = msSince(t0) / static_cast<double>(f);
+#endif
+    out[c.name] = r;
+  }
+  return out;
 }
 
 // ---- applied graphs (autoparallel artifacts) ----
@@ -358,7 +502,7 @@ json measureApplied(const std::string& file) {
 }
 
 // ---- report ----
-std::string cell(const json& r, const char* key, int decimals = 1) {
+std::string cell(const json& r, const char* key, int decimals) {
   if (!r.contains(key)) return "n/a";
   const json& v = r[key];
   char buf[64];
@@ -392,6 +536,16 @@ int main(int argc, char** argv) {
       else if (a == "--frames") opt.frames = std::max(1, std::stoi(next()));
       else if (a == "--dir") opt.dir = next();
       else if (a == "--applied") opt.applied.push_back(next());
+      else if (a == "--files") {
+        const std::string list = next();
+        size_t start = 0;
+        while (start <= list.size()) {
+          size_t end = list.find(',', start);
+          if (end == std::string::npos) end = list.size();
+          if (end > start) opt.files.push_back(list.substr(start, end - start));
+          start = end + 1;
+        }
+      }
       else if (a == "--sizes") {
         opt.sizes.clear();
         opt.sizesGiven = true;
@@ -410,6 +564,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (!opt.files.empty()) return runFiles(opt);
   std::filesystem::create_directories(opt.dir);
   if (!opt.applied.empty() && !opt.sizesGiven) opt.sizes.clear();
 
@@ -431,6 +586,7 @@ int main(int argc, char** argv) {
   }
   report["runs"] = runs;
   report["redistribute"] = redistributeRate();
+  report["teach"] = teachRate();
   json exps = json::object();
   const json* r10k = nullptr;
   const json* r100k = nullptr;
@@ -493,6 +649,10 @@ int main(int argc, char** argv) {
                   r["target"].get<long>(), cell(r, "diff_ms").c_str(), cell(r, "diff_changes").c_str(),
                   cell(r, "diff_by_structure").c_str(), cell(r, "diff_no_check_ms").c_str(), cell(r, "diff_same_ms").c_str());
   std::printf("redistribute planner: %.2f M evaluations/s\n", report["redistribute"]["evals_per_s"].get<double>() / 1e6);
+  for (auto it = report["teach"].begin(); it != report["teach"].end(); ++it)
+    std::printf("teach %-10s %5lld transfers: expand %.3f ms, frame records %s ms\n", it.key().c_str(),
+                it.value()["transfers"].get<long long>(), it.value()["expand_ms"].get<double>(),
+                cell(it.value(), "frame_records_ms", 3).c_str());
   for (auto it = exps.begin(); it != exps.end(); ++it)
     std::printf("growth exponent 10k->100k %-20s %.2f\n", it.key().c_str(), it.value().get<double>());
   return 0;

@@ -31,6 +31,7 @@
 
 #include "core/layout.h"
 #include "core/op_safety.h"
+#include "core/ops/op_shapes.h"
 #include "core/rules/engine.h"
 
 namespace ss {
@@ -362,6 +363,24 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     return out;
   }
 
+  // Shapes first, from the op table (core/ops/op_shapes.h), whatever the specs: inputs that cannot go together
+  // are an error at their input, and every declared output is compared with what the op makes of its inputs.
+  // An applied graph (local shapes, no specs) is so checked alone.
+  const ops::ShapeResult shapes = ops::inferOutputs(
+      node, [&plan](TensorRef r) { return metaOf(plan, r); }, ctx.argsComplete);
+  if (shapes.verdict == ops::ShapeVerdict::Mismatch) {
+    out.push_back(make(Severity::Error, DiagKind::ShapeMismatch, n, shapes.input, shapes.message));
+    return out;
+  }
+  for (size_t o = 0; shapes.verdict == ops::ShapeVerdict::Known && o < shapes.outputs.size() && o < node.outputs.size(); ++o) {
+    const TensorMeta& got = shapes.outputs[o];
+    if (!got.known || !node.outputs[o].known || got.shape == node.outputs[o].shape) continue;
+    out.push_back(make(Severity::Error, DiagKind::ShapeMismatch, n, -1,
+                       node.name + (node.outputs.size() > 1 ? " output " + std::to_string(o) : std::string()) +
+                           " declares shape " + shapeToString(node.outputs[o].shape) + ", but " + rules::ruleKey(node.op) +
+                           " of its inputs gives " + shapeToString(got.shape)));
+  }
+
   rules::RuleFn rule = rules::findRule(node.op);
   if (!rule) {
     Diagnostic d = make(Severity::Info, DiagKind::UncheckedOp, n, -1, "no sharding rule for " + node.op + "; its specs are not checked");
@@ -399,16 +418,6 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     d.fix = "declare the output " + r.outputs[o]->toMeshString() + " and redistribute where consumers need " +
             declaredOut[o]->toMeshString();
     out.push_back(std::move(d));
-  }
-  for (size_t o = 0; o < r.shapes.size() && o < node.outputs.size(); ++o) {
-    if (!r.shapes[o] || !node.outputs[o].known) continue;
-    const auto& s = *r.shapes[o];
-    if (std::any_of(s.begin(), s.end(), [](int64_t x) { return x < 0; })) continue;
-    if (s == node.outputs[o].shape) continue;
-    out.push_back(make(Severity::Error, DiagKind::ShapeMismatch, n, -1,
-                       node.name + (node.outputs.size() > 1 ? " output " + std::to_string(o) : std::string()) +
-                           " declares shape " + shapeToString(node.outputs[o].shape) + ", but " + rules::ruleKey(node.op) +
-                           " of its inputs gives " + shapeToString(s)));
   }
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) { return a.input < b.input; });
   return out;

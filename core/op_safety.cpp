@@ -37,7 +37,7 @@ constexpr const char* kAtenOps[] = {
     "true_divide", "trunc", "where", "xlogy", "_prelu_kernel",
     // products
     "addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "dot", "einsum", "inner", "kron", "linear", "matmul",
-    "mm", "mv", "outer", "tensordot", "vdot", "_addmm_activation", "bilinear", "_trilinear",
+    "mm", "mv", "outer", "tensordot", "vdot", "_addmm_activation", "bilinear", "_trilinear", "_grouped_mm",
     "convolution", "_convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
     "conv_transpose3d",
     // reductions and scans
@@ -138,13 +138,17 @@ constexpr const char* kAtenBackwardOps[] = {
 
 // Other namespaces: exact names.
 constexpr const char* kOtherOps[] = {
-    "prims.convert_element_type", "prims.view_of", "prims.iota",
+    "prims.convert_element_type", "prims.view_of", "prims.iota", "prims.fma", "prims.device_put",
+    // Higher-order ops that compute on their tensors only (their score/mask functions are graphs of the same;
+    // triton_kernel_wrapper_* runs user kernels on raw pointers and stays off the list).
+    "higher_order.flex_attention", "higher_order.flex_attention_backward",
     "operator.getitem", "_operator.getitem",
     // Python arithmetic on sizes (symbolic shapes).
     "operator.add", "operator.sub", "operator.mul", "operator.floordiv", "operator.truediv", "operator.mod",
     "operator.neg", "operator.pow", "operator.eq", "operator.ne", "operator.lt", "operator.le", "operator.gt",
     "operator.ge", "_operator.add", "_operator.sub", "_operator.mul", "_operator.floordiv",
-    "_operator.truediv", "_operator.mod", "_operator.neg",
+    "_operator.truediv", "_operator.mod", "_operator.neg", "torch.sym_sum", "torch.sym_max", "torch.sym_min",
+    "torch.sym_int", "torch.sym_float", "torch.sym_not", "torch.sym_ite",
 };
 
 // Collectives over the plan's own process groups (named as core/rules/collective.cpp knows them).
@@ -154,6 +158,7 @@ constexpr const char* kCollectiveOps[] = {
     "all_reduce", "all_reduce_", "all_gather_into_tensor", "all_gather_into_tensor_out", "reduce_scatter_tensor",
     "all_to_all_single", "broadcast", "broadcast_", "all_gather_into_tensor_coalesced",
     "reduce_scatter_tensor_coalesced", "all_reduce_coalesced", "permute_tensor", "wait_tensor",
+    "shard_dim_alltoall",  // _dtensor's, in applied graphs (S(a) -> S(b))
 };
 
 const std::unordered_set<std::string>& allowed() {

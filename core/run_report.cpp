@@ -75,7 +75,9 @@ std::string RunReport::summary() const {
   std::ostringstream os;
   os << "plan " << planName << ": " << ranks << " ranks (mesh";
   for (size_t i = 0; i < meshShape.size(); ++i) os << (i ? "x" : " ") << meshShape[i];
-  os << "), " << device << "/" << backend << ", seed " << seed << ", scale " << scale << ", rtol " << fmt(rtol)
+  os << ")";
+  if (processes > 1) os << " in " << processes << " processes";
+  os << ", " << device << "/" << backend << ", seed " << seed << ", scale " << scale << ", rtol " << fmt(rtol)
      << "\n";
   for (const auto& n : notes) os << "note: " << n << "\n";
   if (!batches.empty()) {
@@ -97,6 +99,10 @@ std::string RunReport::summary() const {
        << "reference " << referenceThreads << ", " << ranks << " ranks x " << threadsPerRank << "\n";
   if (peakRssBytes > 0) os << "peak memory: " << fmt(static_cast<double>(peakRssBytes) / (1 << 20), "%.0f") << " MiB\n";
   if (error) os << "error (" << error->stage << "): " << error->toString() << "\n";
+  if (firstDivergence) os << "first divergence: " << firstDivergence->detail << "\n";
+  else if (localised) os << "first divergence: none (every node within rtol)\n";
+  if (replicaDisagreement && (!firstDivergence || replicaDisagreement->nodeIndex != firstDivergence->nodeIndex))
+    os << "replicas disagree: " << replicaDisagreement->detail << "\n";
   os << "verdict: " << runVerdictName(verdict());
   if (referenceSeconds > 0 || shardedSeconds > 0)
     os << " (reference " << fmt(referenceSeconds, "%.2f") << " s, sharded " << fmt(shardedSeconds, "%.2f") << " s)";
@@ -107,7 +113,7 @@ std::string RunReport::summary() const {
 void to_json(nlohmann::json& j, const RunOptions& o) {
   j = {{"device", o.device}, {"batches", o.batches}, {"rtol", o.rtol}, {"scale", o.scale},
        {"timeout_s", o.timeoutSec}, {"budget_s", o.budgetSec}, {"compute_dtype", o.computeDtype}, {"gradients", o.gradients},
-       {"memory_limit_bytes", o.memoryLimitBytes}};
+       {"memory_limit_bytes", o.memoryLimitBytes}, {"localise", o.localise}, {"distributed", o.distributed}};
   j["seed"] = o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr);
 }
 
@@ -122,6 +128,8 @@ void from_json(const nlohmann::json& j, RunOptions& o) {
   getIf(j, "compute_dtype", o.computeDtype);
   getIf(j, "gradients", o.gradients);
   getIf(j, "memory_limit_bytes", o.memoryLimitBytes);
+  getIf(j, "localise", o.localise);
+  getIf(j, "distributed", o.distributed);
   if (j.contains("seed") && !j["seed"].is_null()) o.seed = j["seed"].get<uint64_t>();
 }
 
@@ -163,6 +171,53 @@ void from_json(const nlohmann::json& j, RunError& e) {
   getIf(j, "message", e.message);
 }
 
+void to_json(nlohmann::json& j, const Divergence& d) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& r : d.ranks) {
+    nlohmann::json x = {{"rank", r.rank}, {"rel_error", num(r.relError)}, {"wrong", r.wrong}};
+    if (!r.shape.empty() || !r.expectedShape.empty()) {
+      x["shape"] = r.shape;
+      x["expected_shape"] = r.expectedShape;
+    }
+    ranks.push_back(x);
+  }
+  j = {{"node", d.node}, {"node_index", d.nodeIndex}, {"output", d.output}, {"batch", d.batch},
+       {"rel_error", num(d.relError)}, {"spec", d.spec}, {"ranks", ranks}, {"wrong_ranks", d.wrongRanks},
+       {"disagreeing_replicas", d.disagreeingReplicas}, {"shape_mismatch", d.shapeMismatch}, {"detail", d.detail}};
+  if (!d.tag.empty()) {
+    j["tag"] = d.tag;
+    j["sliced_dim"] = d.slicedDim;
+    j["planned_dims"] = d.plannedDims;
+  }
+}
+
+void from_json(const nlohmann::json& j, Divergence& d) {
+  d = Divergence{};
+  getIf(j, "node", d.node);
+  getIf(j, "node_index", d.nodeIndex);
+  getIf(j, "output", d.output);
+  getIf(j, "batch", d.batch);
+  d.relError = numFrom(j, "rel_error", 0);
+  getIf(j, "spec", d.spec);
+  if (j.contains("ranks"))
+    for (const auto& x : j["ranks"]) {
+      RankDivergence r;
+      getIf(x, "rank", r.rank);
+      r.relError = numFrom(x, "rel_error", 0);
+      getIf(x, "wrong", r.wrong);
+      getIf(x, "shape", r.shape);
+      getIf(x, "expected_shape", r.expectedShape);
+      d.ranks.push_back(r);
+    }
+  getIf(j, "wrong_ranks", d.wrongRanks);
+  getIf(j, "disagreeing_replicas", d.disagreeingReplicas);
+  getIf(j, "shape_mismatch", d.shapeMismatch);
+  getIf(j, "detail", d.detail);
+  getIf(j, "tag", d.tag);
+  getIf(j, "sliced_dim", d.slicedDim);
+  getIf(j, "planned_dims", d.plannedDims);
+}
+
 void to_json(nlohmann::json& j, const RunReport& r) {
   j = {{"plan", r.planName}, {"ranks", r.ranks}, {"mesh_shape", r.meshShape}, {"device", r.device},
        {"backend", r.backend}, {"scale", r.scale}, {"rtol", r.rtol}, {"seed", r.seed},
@@ -172,6 +227,10 @@ void to_json(nlohmann::json& j, const RunReport& r) {
        {"threads_per_rank", r.threadsPerRank}, {"reference_threads", r.referenceThreads},
        {"peak_rss_bytes", r.peakRssBytes}, {"verdict", runVerdictName(r.verdict())}, {"exit_code", r.exitCode()}};
   j["error"] = r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr);
+  j["localised"] = r.localised;
+  j["first_divergence"] = r.firstDivergence ? nlohmann::json(*r.firstDivergence) : nlohmann::json(nullptr);
+  j["replica_disagreement"] = r.replicaDisagreement ? nlohmann::json(*r.replicaDisagreement) : nlohmann::json(nullptr);
+  j["processes"] = r.processes;
 }
 
 void from_json(const nlohmann::json& j, RunReport& r) {
@@ -196,6 +255,12 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   getIf(j, "reference_threads", r.referenceThreads);
   getIf(j, "peak_rss_bytes", r.peakRssBytes);
   if (j.contains("error") && !j["error"].is_null()) r.error = j["error"].get<RunError>();
+  getIf(j, "localised", r.localised);
+  if (j.contains("first_divergence") && !j["first_divergence"].is_null())
+    r.firstDivergence = j["first_divergence"].get<Divergence>();
+  if (j.contains("replica_disagreement") && !j["replica_disagreement"].is_null())
+    r.replicaDisagreement = j["replica_disagreement"].get<Divergence>();
+  getIf(j, "processes", r.processes);
 }
 
 namespace {

@@ -33,6 +33,8 @@ struct RunOptions {
   std::string computeDtype = "f32";  // floating tensors run in "f32", "f64" or "planned" (the plan's dtypes)
   bool gradients = true;          // compute parameter gradients (gradRatio)
   int64_t memoryLimitBytes = 0;   // 0 = MemAvailable from /proc/meminfo
+  bool localise = true;           // compare every node with the reference (first_divergence); --no-localise
+  bool distributed = false;       // join torch.distributed's env:// rendezvous (runner/distributed.h)
   bool operator==(const RunOptions&) const = default;
 };
 
@@ -64,6 +66,39 @@ struct RunError {
   bool operator==(const RunError&) const = default;
 };
 
+// One rank's view of a divergent node output: its block's relative error against the reference's block (for a
+// Partial spec: the block after reducing the Partial mesh dims), and its local shape when the plan says another.
+struct RankDivergence {
+  int rank = 0;
+  double relError = 0;    // NaN (null in JSON) when the shape differs
+  bool wrong = false;     // relError > rtol, or the shape differs
+  std::vector<int64_t> shape;          // this rank's local shape (only filled when it differs)
+  std::vector<int64_t> expectedShape;  // what the node's spec gives for this rank
+  bool operator==(const RankDivergence&) const = default;
+};
+
+// The first node output, in execution order, whose sharded value departs from the reference beyond rtol
+// (runner/divergence.h says how ranks' values are combined), or the first whose replicas disagree.
+struct Divergence {
+  std::string node;
+  int nodeIndex = -1;
+  int output = 0;
+  int batch = 0;
+  double relError = 0;          // ||combined - reference|| / ||reference||; NaN (null) when a shape differs
+  std::string spec;             // the node output's spec, mesh notation ("S(0)R")
+  std::vector<RankDivergence> ranks;            // every rank
+  std::vector<int> wrongRanks;                  // ranks whose block is wrong
+  std::vector<std::vector<int>> disagreeingReplicas;  // rank groups that should hold the same values and do not
+  bool shapeMismatch = false;   // some rank's local shape is not the spec's
+  std::string tag;              // tagged input: its AutoSP tag ("input_id"); empty otherwise
+  int slicedDim = -1;           // tagged input: the dim the tag slices
+  std::vector<int> plannedDims; // tagged input: the tensor dims the spec shards
+  std::string detail;           // one line for people
+  bool operator==(const Divergence&) const = default;
+};
+void to_json(nlohmann::json& j, const Divergence& d);
+void from_json(const nlohmann::json& j, Divergence& d);
+
 enum class RunVerdict : uint8_t { Match, Mismatch, Failed, Refused };
 const char* runVerdictName(RunVerdict v);  // "match", "mismatch", "failed", "refused"
 
@@ -90,6 +125,12 @@ struct RunReport {
   int threadsPerRank = 0;       // intra-op threads of each rank thread in the sharded run
   int referenceThreads = 0;     // intra-op threads of the reference run
   int64_t peakRssBytes = 0;     // the runner process's peak resident memory (VmHWM)
+  // Localisation (RunOptions::localise): whether it ran, the first divergent node output, and (a finding of its
+  // own) the first node output whose replicas disagree with each other.
+  bool localised = false;
+  std::optional<Divergence> firstDivergence;
+  std::optional<Divergence> replicaDisagreement;
+  int processes = 1;            // --distributed: processes that ran the mesh's ranks
 
   RunVerdict verdict() const;   // Refused/Failed when error; Mismatch when a batch does not match (or none ran)
   int exitCode() const;         // 0, 1, 2, 3

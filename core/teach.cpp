@@ -412,6 +412,22 @@ Command choosePlaygroundLayout(const Plan& plan, const ShardingSpec& next) {
   return b;
 }
 
+std::optional<EdgeRef> lookAtEdge(const Plan& plan) {
+  const std::string& d = plan.description;
+  const std::string key = "Look at: ";
+  const size_t at = d.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  const size_t nameEnd = d.find(' ', at + key.size());
+  if (nameEnd == std::string::npos || d.compare(nameEnd, 7, " input ") != 0) return std::nullopt;
+  const int node = plan.graph.find(std::string_view(d).substr(at + key.size(), nameEnd - at - key.size()));
+  int input = 0;
+  size_t i = nameEnd + 7;
+  if (i >= d.size() || d[i] < '0' || d[i] > '9') return std::nullopt;
+  for (; i < d.size() && d[i] >= '0' && d[i] <= '9' && input < 1000000; ++i) input = input * 10 + (d[i] - '0');
+  if (node < 0 || input >= static_cast<int>(plan.graph.inputs(node).size())) return std::nullopt;
+  return EdgeRef{node, input};
+}
+
 // ---- text ---------------------------------------------------------------------------------------------------
 
 std::vector<std::string> TeachStep::lines(const TensorMeta& meta, const DeviceMesh& mesh) const {

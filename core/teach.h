@@ -22,6 +22,7 @@
 // changed (a new split is innermost when either end has a non-default order, as the planner does). The last
 // layout is checked against the target's; when they differ the expansion is refused (never a wrong picture).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,13 @@ bool isPlayground(const Plan& plan);
 // The command that makes `next` the layout chosen: the tensor takes the layout chosen so far, relayout wants
 // `next`, and the redistribute between them is recorded (removed when they are equal).
 Command choosePlaygroundLayout(const Plan& plan, const ShardingSpec& next);
+
+// The edge a plan's description points at: "... Look at: NODE input N ..." (the teaching samples end their
+// descriptions so; docs/teach.md). The app opens a clean plan on it. nullopt when absent or not an edge.
+struct EdgeRef {
+  int node = -1, input = -1;
+};
+std::optional<EdgeRef> lookAtEdge(const Plan& plan);
 
 // "r3 (0,3)" : a rank and its mesh coordinate.
 std::string rankLabel(const DeviceMesh& mesh, int64_t rank);

@@ -34,7 +34,7 @@ struct RankComm::Impl {
   std::vector<std::vector<int64_t>> members;                        // per mesh dim, in coord order
   std::vector<std::string> keys;                                    // per mesh dim: rendezvous key prefix
   std::vector<int64_t> seq;                                         // per mesh dim: collectives so far
-  Rendezvous* rv = nullptr;
+  RankRendezvous* rv = nullptr;
   std::chrono::milliseconds timeout{60000};
   GroupPtr world;                                                   // all ranks (gradient sums)
   c10::Device device = c10::kCPU;
@@ -55,7 +55,7 @@ std::string joinRanks(const std::vector<int64_t>& v) {
 }
 
 GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::string& prefix, int rankInGroup,
-                   int size, std::chrono::milliseconds timeout, bool nccl) {
+                   int size, std::chrono::milliseconds timeout, bool nccl, const std::string& glooHost) {
 #ifdef SHARDSCOPE_CUDA
   if (nccl) {
     auto opts = c10d::ProcessGroupNCCL::Options::create();
@@ -67,15 +67,20 @@ GroupPtr makeGroup(const c10::intrusive_ptr<c10d::Store>& store, const std::stri
   if (nccl) throw CollectiveError("NCCL requested in a build without CUDA");
 #endif
   auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
-  opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  if (glooHost.rfind("if:", 0) == 0)
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(glooHost.substr(3)));
+  else if (glooHost.empty())
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+  else
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(glooHost));
   opts->threads = 1;
   auto prefixed = c10::make_intrusive<c10d::PrefixStore>(prefix, store);
   return c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, rankInGroup, size, opts);
 }
 }  // namespace
 
-RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, Rendezvous& rv,
-                   std::chrono::milliseconds timeout, c10::Device device, bool nccl)
+RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, RankRendezvous& rv,
+                   std::chrono::milliseconds timeout, c10::Device device, bool nccl, const std::string& glooHost)
     : mesh_(mesh), rank_(rank), impl_(std::make_unique<Impl>()) {
   impl_->rv = &rv;
   impl_->timeout = timeout;
@@ -90,11 +95,11 @@ RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d
     impl_->keys.push_back(key);
     impl_->seq.push_back(0);
     impl_->groups.push_back(members.size() > 1
-                                ? makeGroup(store, key + "/", me, static_cast<int>(members.size()), timeout, nccl)
+                                ? makeGroup(store, key + "/", me, static_cast<int>(members.size()), timeout, nccl, glooHost)
                                 : GroupPtr());
   }
   if (mesh.size() > 1)
-    impl_->world = makeGroup(store, "world/", static_cast<int>(rank), static_cast<int>(mesh.size()), timeout, nccl);
+    impl_->world = makeGroup(store, "world/", static_cast<int>(rank), static_cast<int>(mesh.size()), timeout, nccl, glooHost);
 }
 
 RankComm::~RankComm() = default;
@@ -201,12 +206,13 @@ struct StepRunner {
     return shapes;
   }
 
-  at::Tensor allReduce(const at::Tensor& t, int d, ReduceOp op) {
-    auto shapes = peerShapes(t, d);
-    for (const auto& s : shapes)
-      if (s != t.sizes().vec())
-        throw CollectiveError("all_reduce over local shapes " + shapeToString(t.sizes().vec()) + " and " +
-                              shapeToString(s) + " (" + where + ")");
+  // `sameShapes`: the caller guarantees every member sends the same shape (no shape exchange first).
+  at::Tensor allReduce(const at::Tensor& t, int d, ReduceOp op, bool sameShapes = false) {
+    if (!sameShapes)
+      for (const auto& s : peerShapes(t, d))
+        if (s != t.sizes().vec())
+          throw CollectiveError("all_reduce over local shapes " + shapeToString(t.sizes().vec()) + " and " +
+                                shapeToString(s) + " (" + where + ")");
     enter(d, "all_reduce");
     // Nobody else holds this tensor (the executor handed over a dead value: no other handle, view or autograd
     // use): reduce in its own memory; otherwise into a copy.
@@ -410,6 +416,12 @@ at::Tensor RankComm::redistribute(at::Tensor local, const std::vector<int64_t>& 
   at::Tensor t = std::move(local);
   for (auto& s : call->steps) t = call->runner->forward(s, t);
   return t;
+}
+
+at::Tensor RankComm::reduceAlong(const at::Tensor& t, int meshDim, ReduceOp op, const std::string& where) {
+  if (meshDim < 0 || meshDim >= mesh_.ndim() || mesh_.dimSize(meshDim) == 1) return t;
+  StepRunner runner{*impl_, mesh_, rank_, where};
+  return runner.allReduce(t, meshDim, op, true);
 }
 
 at::Tensor RankComm::sumOverMesh(const at::Tensor& t, const std::string& where) {

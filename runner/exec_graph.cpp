@@ -499,8 +499,12 @@ void runGraph(const ExecEnv& env, Values& values) {
   for (int n = 0; n < total; ++n) {
     if (env.stop && env.stop->load()) throw RunStopped("stopped");
     const Node& node = g.nodes[n];
-    if (node.kind == NodeKind::Placeholder) continue;
+    if (node.kind == NodeKind::Placeholder && !env.afterNode) continue;
     try {
+      if (node.kind == NodeKind::Placeholder) {
+        env.afterNode(n, values[n]);
+        continue;
+      }
       // Gather inputs; apply the plan's redistributes on edges (sharded run only). A missing one stays missing.
       const auto& refs = g.inputs(n);
       std::vector<at::Tensor> inputs;
@@ -533,6 +537,7 @@ void runGraph(const ExecEnv& env, Values& values) {
       } else {
         values[n] = runCall(env, n, values, inputs);
       }
+      if (env.afterNode && node.kind != NodeKind::Output) env.afterNode(n, values[n]);
       if (env.releaseDead) {
         inputs.clear();
         // A value nobody reads any more is dropped now (autograd keeps what its backward needs itself).

@@ -49,8 +49,11 @@ MemoryEstimate estimateMemory(const Plan& plan, const RunOptions& options) {
     }
   }
   int mult = options.gradients ? 2 : 1;
+  const int64_t outputs = e.referenceBytes;
   e.referenceBytes *= mult;
   e.shardedBytes *= mult;
+  // Localisation keeps the reference's outputs of every batch (no gradients) for the sharded run to compare with.
+  if (options.localise) e.referenceBytes += outputs * std::max(options.batches > 0 ? options.batches : plan.run.batches, 1);
   e.totalBytes = e.referenceBytes + e.shardedBytes;
   return e;
 }

@@ -28,6 +28,8 @@
 #include "core/layout.h"
 #include "core/op_safety.h"
 #include "core/redistribute.h"
+#include "runner/distributed.h"
+#include "runner/divergence_measure.h"
 #include "runner/blas.h"
 #include "runner/plan_scale.h"
 #include "runner/runner.h"
@@ -130,18 +132,7 @@ at::Tensor localPiece(const Plan& plan, int n, const at::Tensor& whole, int64_t 
   if (outs.empty() || !outs[0]) return ownIf(whole, copy);
   auto shard = shardOnRank(whole.sizes().vec(), plan.mesh, *outs[0], rank);
   if (!shard) throw std::runtime_error("spec " + outs[0]->toMeshString() + ": " + shard.error().message);
-  at::Tensor t = whole;
-  for (int d = 0; d < whole.dim(); ++d) {
-    const auto& parts = shard->slices[d].parts;
-    if (parts.size() == 1) {
-      t = t.narrow(d, parts[0].start, parts[0].length);
-    } else {
-      std::vector<int64_t> idx;
-      for (const auto& p : parts)
-        for (int64_t i = 0; i < p.length; ++i) idx.push_back(p.start + i);
-      t = t.index_select(d, at::tensor(idx, at::kLong));
-    }
-  }
+  at::Tensor t = sliceToShard(whole, *shard);
   const auto coord = plan.mesh.coordOf(rank);
   for (int d = 0; d < plan.mesh.ndim(); ++d) {
     const Placement& p = (*outs[0])[d];
@@ -379,10 +370,10 @@ struct Events {
   }
 };
 
-struct RankOutcome {
-  std::optional<RunError> error;
+// error, losses and measures (localisation, in execution order): what travels between processes
+// (runner/distributed.h); plus rank 0's comparable-output errors per batch.
+struct RankOutcome : RankResult {
   std::vector<double> outputRelError;  // rank 0: max rel. error of the comparable outputs per batch
-  std::vector<double> losses;  // per batch
 };
 
 RunError nodeError(const Plan& plan, const char* stage, int rank, const NodeError& e) {
@@ -395,10 +386,9 @@ RunError nodeError(const Plan& plan, const char* stage, int rank, const NodeErro
   return err;
 }
 
-}  // namespace
-
-RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink& onEvent,
-                  const std::atomic<bool>* cancel) {
+// The run in this process: all ranks (cluster == nullptr) or the cluster's block of them.
+RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& options, const EventSink& onEvent,
+                    const std::atomic<bool>* cancel) {
   RunReport report;
   Events events{onEvent, {}};
   report.planName = input.name;
@@ -486,6 +476,8 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   std::vector<double> refLoss(batches, 0), refGradNorm(batches, std::nan(""));
   const std::vector<int> compared = comparableOutputs(plan, lossNode);
   std::vector<std::vector<at::Tensor>> refOutputs(batches);
+  std::optional<ReferenceStore> refs;  // localisation: the reference's values, compared inside the sharded run
+  if (options.localise) refs.emplace(plan, batches);
   const bool copyPieces = mutatesInPlace(plan);
   const std::vector<bool> recordGrad = wantGrads ? lossAncestors(plan, lossNode) : std::vector<bool>{};
   Placeholders wholes(plan, seed, floatType);
@@ -531,6 +523,8 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
       env.keep = {lossNode};
       env.aliasSameTypeCopies = !copyPieces;
       env.recordGrad = recordGrad;
+      if (refs)  // kept as each node runs: releaseDead drops values after their last reader
+        env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) { refs->keep(b, n, outs); };
       runGraph(env, values);
       refLoss[b] = lossValue(plan, lossNode, values);
       refOutputs[b] = collectOutputs(plan, values, compared);
@@ -559,9 +553,21 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
 
   // ---- sharded ----
   auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
-  auto store = c10::make_intrusive<c10d::HashStore>();
-  store->setTimeout(timeout);
-  Rendezvous rv;
+  c10::intrusive_ptr<c10d::Store> store;
+  if (cluster) {
+    store = cluster->store();
+  } else {
+    store = c10::make_intrusive<c10d::HashStore>();
+    store->setTimeout(timeout);
+  }
+  Rendezvous localRv;
+  RankRendezvous& rv = cluster ? static_cast<RankRendezvous&>(cluster->rendezvous()) : localRv;
+  const int firstRank = cluster ? static_cast<int>(cluster->block().first) : 0;
+  const int endRank = cluster ? static_cast<int>(cluster->block().end) : ranks;
+  const std::string glooHost = cluster ? cluster->glooHost() : std::string("127.0.0.1");
+  if (cluster && cluster->process() == 0)
+    events.note(report, std::to_string(cluster->processes()) + " processes of " + std::to_string(endRank - firstRank) +
+                            " rank(s) each, rendezvous at " + cluster->where());
   std::atomic<bool> stop{false};  // set on cancel only
   std::vector<RankOutcome> outcomes(ranks);
   GradSum gradSum(ranks, batches);
@@ -578,7 +584,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
       c10::cuda::OptionalCUDAGuard guard;
       if (device.is_cuda()) guard.set_device(device);
 #endif
-      RankComm comm(plan.mesh, rank, store, rv, timeout, device, nccl);
+      RankComm comm(plan.mesh, rank, cluster ? cluster->newClient() : store, rv, timeout, device, nccl, glooHost);
       stage = 1;
       for (int b = 0; b < batches; ++b) {
         Values values(plan.graph.size());
@@ -594,7 +600,7 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
               t.requires_grad_(true);
             values[n] = {t};
           }
-        wholes.taken(b, ranks);
+        wholes.taken(b, endRank - firstRank);  // this process's ranks take pieces
         ExecEnv env;
         env.plan = &plan;
         env.rank = rank;
@@ -614,6 +620,10 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
         env.keep = {lossNode};
         env.aliasSameTypeCopies = !copyPieces;
         env.recordGrad = recordGrad;
+        if (refs)
+          env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) {
+            measureNode(plan, *refs, b, n, outs, rank, &comm, out.measures);
+          };
         runGraph(env, values);
         out.losses.push_back(lossValue(plan, lossNode, values));
         if (rank == 0) {
@@ -648,19 +658,47 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
   };
   {
     std::vector<std::thread> threads;
-    for (int r = 0; r < ranks; ++r) threads.emplace_back(rankMain, r);
+    for (int r = firstRank; r < endRank; ++r) threads.emplace_back(rankMain, r);
     for (auto& t : threads) t.join();
   }
   report.shardedSeconds = secondsSince(t0);
   wholes.clear();
 
-  // ---- results ----
+  // ---- results (process 0 of a cluster gathers every process's ranks) ----
+  if (cluster) {
+    std::vector<RankResult> mine;
+    for (int r = firstRank; r < endRank; ++r) mine.push_back(outcomes[r]);
+    auto all = cluster->gatherResults(mine);
+    if (!all) {
+      report.error = RunError{"distributed", -1, -1, "", all.error().message};
+      return report;
+    }
+    if (cluster->process() != 0) return report;  // process 0 makes the report; shareReport brings it here
+    for (int r = 0; r < ranks; ++r)
+      if (r < firstRank || r >= endRank) static_cast<RankResult&>(outcomes[r]) = std::move(all->at(r));
+  }
   for (int r = 0; r < ranks; ++r) {
     if (!outcomes[r].error) continue;
     if (!report.error) report.error = outcomes[r].error;
     else if (report.error->message != outcomes[r].error->message || report.error->node != outcomes[r].error->node)
       events.note(report, "also " + outcomes[r].error->toString());
     else if (r < 16) events.note(report, "also rank " + std::to_string(r) + " at the same node, same error");
+  }
+  // A rank that stopped early without an error of its own, while no rank failed (a process gone): say so.
+  for (int r = 0; r < ranks && !report.error; ++r)
+    if (!outcomes[r].error && outcomes[r].losses.size() < static_cast<size_t>(batches) && !(cancel && cancel->load())) {
+      std::string why = cluster ? cluster->lostPeer() : std::string();
+      report.error = RunError{cluster ? "distributed" : "sharded", r, -1, "",
+                              "rank " + std::to_string(r) + " stopped before batch " +
+                                  std::to_string(outcomes[r].losses.size()) + (why.empty() ? "" : ": " + why)};
+    }
+  if (refs && !(cancel && cancel->load())) {
+    std::vector<std::vector<BlockMeasure>> measures;
+    for (auto& o : outcomes) measures.push_back(std::move(o.measures));
+    Localisation loc = localise(plan, refs->facts(), measures, report.rtol);
+    report.localised = true;
+    report.firstDivergence = loc.first;
+    report.replicaDisagreement = loc.replicas;
   }
   if (report.error) return report;
   if (cancel && cancel->load()) return fail("cancelled", "cancelled");
@@ -690,7 +728,8 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
     br.outputRelError = outcomes[0].outputRelError.at(b);
     br.match = std::isfinite(br.relError) && br.relError <= report.rtol &&
                (compared.empty() || (std::isfinite(br.outputRelError) && br.outputRelError <= report.rtol));
-    double shardedNorm = gradSum.norm(b);
+    // Gradients are summed in this process (GradSum): over processes there is no such sum yet, so no ratio.
+    double shardedNorm = cluster ? std::nan("") : gradSum.norm(b);
     br.gradRatio = refGradNorm[b] > 0 ? shardedNorm / refGradNorm[b] : std::nan("");
     report.batches.push_back(br);
     RunEvent e;
@@ -706,6 +745,29 @@ RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink&
                             "x the reference's (the gradient of the sum of per-rank losses: with local-mean "
                             "losses this is AutoSP's sp_size factor)");
   return report;
+}
+
+}  // namespace
+
+RunReport runPlan(const Plan& input, const RunOptions& options, const EventSink& onEvent,
+                  const std::atomic<bool>* cancel) {
+  if (!options.distributed) return runPlanIn(nullptr, input, options, onEvent, cancel);
+  RunReport report;
+  report.planName = input.name;
+  report.ranks = static_cast<int>(input.mesh.size());
+  report.meshShape = input.mesh.shape();
+  auto env = DistributedEnv::fromEnvironment();
+  if (!env) {
+    report.error = RunError{"distributed", -1, -1, "", env.error().message};
+    return report;
+  }
+  auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
+  auto cluster = Cluster::join(*env, input.mesh.size(), timeout);
+  if (!cluster) {
+    report.error = RunError{"distributed", -1, -1, "", cluster.error().message};
+    return report;
+  }
+  return (*cluster)->shareReport(runPlanIn(cluster->get(), input, options, onEvent, cancel));
 }
 
 std::string gemmBenchJson(int64_t m, int64_t k, int64_t n) {

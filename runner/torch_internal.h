@@ -39,9 +39,11 @@ std::string conciseMessage(const std::exception& e);
 class RankComm {
  public:
   // `device`: where this rank's tensors live. `nccl`: use ProcessGroupNCCL (CUDA builds, a GPU per rank);
-  // otherwise Gloo, staging CUDA tensors through host memory when ranks share GPUs.
-  RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, Rendezvous& rv,
-           std::chrono::milliseconds timeout, c10::Device device = c10::kCPU, bool nccl = false);
+  // otherwise Gloo, staging CUDA tensors through host memory when ranks share GPUs. `glooHost`: the address
+  // Gloo binds to ("127.0.0.1" for one host; "if:NAME" an interface; "" the host name's interface).
+  RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d::Store> store, RankRendezvous& rv,
+           std::chrono::milliseconds timeout, c10::Device device = c10::kCPU, bool nccl = false,
+           const std::string& glooHost = "127.0.0.1");
   ~RankComm();
   RankComm(const RankComm&) = delete;
   RankComm& operator=(const RankComm&) = delete;
@@ -53,6 +55,11 @@ class RankComm {
   // tensor's own memory instead of a copy (only when no other handle, view or autograd use of it exists).
   at::Tensor redistribute(at::Tensor local, const std::vector<int64_t>& global, const ShardingSpec& from,
                           const ShardingSpec& to, const std::string& where);
+
+  // Reduces a tensor over this rank's group along one mesh dim with `op` (avg: sum / group size); every member
+  // gets the result. Every member must pass the same shape (no shape exchange). Used by localisation to combine
+  // Partial values; not differentiable.
+  at::Tensor reduceAlong(const at::Tensor& t, int meshDim, ReduceOp op, const std::string& where);
 
   // Sums a tensor over the whole mesh (used to combine gradients); returns the sum on every rank.
   at::Tensor sumOverMesh(const at::Tensor& t, const std::string& where);
@@ -85,6 +92,9 @@ struct ExecEnv {
   // Nodes whose autograd history is needed (ancestors of the loss); the others (a joint graph's explicit
   // backward) run without recording, so they save no tensors. Empty: record everything.
   std::vector<bool> recordGrad;
+  // Called with each placeholder's and call node's outputs right after they are set (localisation); may run
+  // collectives, so every rank gets the same calls. Exceptions become the node's error.
+  std::function<void(int node, const std::vector<at::Tensor>& outputs)> afterNode;
 };
 
 using Values = std::vector<std::vector<at::Tensor>>;

@@ -51,3 +51,15 @@ if "$BIN" render "$FALCON" --run --scale 4 --view run --size 900x500 --out "$OUT
 else
   echo "skip run_falcon_*: no runner (build with Torch or set SHARDSCOPE_RUNNER)"
 fi
+# Teaching frames (docs/teach.md): `shardscope teach --out DIR` writes one PNG per step; keep step 1.
+teach() {  # teach NAME [teach flags...]
+  local name=$1 tmp
+  shift
+  tmp=$(mktemp -d)
+  "$BIN" teach "$@" --out "$tmp" >/dev/null
+  cp "$tmp/step_01.png" "$OUT/$name.png"
+  rm -rf "$tmp"
+  echo "$OUT/$name.png"
+}
+teach teach_all_to_all --shape 8,6 --mesh 2x4 --names dp,tp --from 'RS(1)' --to 'RS(0)' --dtype bf16 --size 1500x860
+teach teach_reduce_scatter --shape 10,4 --mesh 4 --from 'P(sum)' --to 'S(0)' --size 1400x700

@@ -199,6 +199,12 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
     ImGui::Text("total %s, %s", formatBytes(e.redistribute.totalBytes()).c_str(),
                 formatTimeUs(e.redistribute.totalTimeUs()).c_str());
     ImGui::SameLine();
+    if (ImGui::SmallButton("Play")) {  // step by step in the Teach view (views/TeachView.h)
+      state.playRequested = true;
+      if (sel.input != state.input) sel.selectEdge(sel.node, state.input);
+    }
+    probeItem("edge.play");
+    ImGui::SameLine();
   }
   if (e.existing != nullptr) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.ok), "Redistribute present: %s -> %s",
@@ -211,14 +217,6 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
       cmds.push(InsertRedistribute{Redistribute{sel.node, state.input, *e.have, *e.want}});
     }
     probeItem("edge.insert");
-  }
-  if ((e.existing != nullptr || e.differs) && e.redistribute.possible) {
-    ImGui::SameLine();
-    if (ImGui::Button("Play")) {  // step by step in the Teach view (views/TeachView.h)
-      state.playRequested = true;
-      if (sel.input != state.input) sel.selectEdge(sel.node, state.input);
-    }
-    probeItem("edge.play");
   }
   ImGui::Separator();
 

@@ -325,7 +325,8 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
                                   : nodePx >= opts.titleAbovePx ? NodeDetail::Title
                                                                 : NodeDetail::Box;
         out.nodes.push_back({v, sx(L.x[v]), sy(L.y[v]), sx(L.x[v] + L.w[v]), sy(L.y[v] + L.h[v]), m.colour[v],
-                             m.severity[v], detail, v == opts.selectedNode, m.match[v] != 0});
+                             m.severity[v], detail, v == opts.selectedNode, m.match[v] != 0,
+                             v == opts.divergentNode, opts.divergentNode >= 0 && v > opts.divergentNode});
       }
     }
   } else {
@@ -378,6 +379,10 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
       out.markers.push_back({v, sx(c.x), sy(c.y), m.severity[v], v == opts.selectedNode});
     };
     for (int v : m.problemNodes) mark(v);
+    if (opts.divergentNode >= 0 && opts.divergentNode < n) {
+      mark(opts.divergentNode);
+      if (!out.markers.empty() && out.markers.back().node == opts.divergentNode) out.markers.back().severity = 3;
+    }
     if (opts.selectedNode >= 0 && (opts.selectedNode >= n || m.severity[opts.selectedNode] < 2)) mark(opts.selectedNode);
   }
 

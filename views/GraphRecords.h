@@ -92,6 +92,8 @@ struct NodeRecord {
   uint8_t severity;
   NodeDetail detail;
   bool selected, match;
+  bool divergent = false;   // the last run's first divergent node (RecordOptions::divergentNode)
+  bool faded = false;       // runs after it in execution order: its value follows from a wrong one
 };
 struct CellRecord {      // a run of merged sub-pixel nodes on one pixel row band
   float x0, y0, x1, y1;
@@ -125,6 +127,7 @@ struct RecordOptions {
   size_t maxPlainEdges = 40000; // more visible ordinary edges than this: draw only special ones
   int selectedNode = -1;
   int selectedEdge = -1;        // layout edge index
+  int divergentNode = -1;       // the last run's first divergent node (-1: none): marked, later nodes faded
 };
 
 struct GraphRecords {

@@ -29,6 +29,8 @@ constexpr ImU32 kRedistributeColour = IM_COL32(80, 200, 255, 255);
 constexpr ImU32 kNeedsColour = IM_COL32(235, 60, 60, 255);
 constexpr ImU32 kSelectColour = IM_COL32(255, 255, 255, 255);
 constexpr ImU32 kMatchColour = IM_COL32(255, 230, 0, 255);
+constexpr ImU32 kDivergentColour = IM_COL32(255, 64, 48, 255);  // the first divergent node of the last run
+constexpr ImU32 kFadeColour = IM_COL32(24, 24, 28, 170);       // over nodes that run after it
 
 ImVec2 v2(float x, float y) { return ImVec2(x, y); }
 
@@ -298,6 +300,9 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
     if (n.severity >= 2) dl->AddRect(a, b, graphSeverityColour(n.severity), round, 0, n.detail == NodeDetail::Box ? 1.5f : 3.f);
     if (n.match) dl->AddRect(v2(a.x - 2, a.y - 2), v2(b.x + 2, b.y + 2), kMatchColour, round, 0, 2.f);
     if (n.selected) dl->AddRect(v2(a.x - 3, a.y - 3), v2(b.x + 3, b.y + 3), kSelectColour, round, 0, 2.5f);
+    // The last run's first divergent node: a thick red frame; what runs after it is faded.
+    if (n.divergent) dl->AddRect(v2(a.x - 5, a.y - 5), v2(b.x + 5, b.y + 5), kDivergentColour, round, 0, 3.5f);
+    if (n.faded) dl->AddRectFilled(a, b, kFadeColour, round);
     if (n.detail == NodeDetail::Box) continue;
     const std::string title = nodeTitle(plan, n.node);
     dl->AddText(font, fontPx, v2(n.x0 + 4 * zoom, n.y0 + 3 * zoom), IM_COL32(255, 255, 255, 255), title.c_str());
@@ -450,6 +455,7 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   RecordOptions ro = st.recordOptions;
   ro.titleAbovePx = std::max(ro.titleAbovePx, 20.f);
   ro.selectedNode = sel.node;
+  ro.divergentNode = st.divergentNode;
   ro.selectedEdge = sel.hasEdge() ? st.model->findEdge(sel.node, sel.input) : -1;
   const auto t0 = std::chrono::steady_clock::now();
   buildGraphRecords(*st.model, st.canvas, ro, st.records);

@@ -41,6 +41,7 @@ struct GraphViewState {
   size_t syncLayoutBelow = 4000;  // graphs smaller than this are laid out on the UI thread
   RecordOptions recordOptions;    // level-of-detail thresholds (selection fields are filled each frame)
   const GraphDiffMarks* diff = nullptr;  // compare mode: before/after badges drawn over the graph (owner keeps it)
+  int divergentNode = -1;         // the last run's first divergent node: marked, what follows faded (-1: none)
 
   // Read-only for callers (tests, the status bar).
   std::optional<GraphModel> model;

@@ -173,4 +173,13 @@ MeshGridLayout layoutMeshGrid(const DeviceMesh& mesh, const TensorMeta& meta, co
   return out;
 }
 
+int markWrongRanks(MeshGridLayout& grid, const std::vector<int>& wrongRanks) {
+  int marked = 0;
+  for (MeshCell& c : grid.cells) {
+    c.wrong = std::find(wrongRanks.begin(), wrongRanks.end(), static_cast<int>(c.rank)) != wrongRanks.end();
+    marked += c.wrong ? 1 : 0;
+  }
+  return marked;
+}
+
 }  // namespace ss::views

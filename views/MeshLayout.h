@@ -35,6 +35,7 @@ struct MeshCell {
   int group = 0;             // cells with the same group hold identical data (replicas); 0.. in rank order
   int groupSize = 1;         // how many cells share this group
   std::vector<Rect> mini;    // the block(s) this rank holds in the miniature (several for strided shards)
+  bool wrong = false;        // the last run found this rank's block wrong (markWrongRanks)
 };
 
 struct MeshLabel {
@@ -66,6 +67,16 @@ struct MeshGridOptions {
 
 MeshGridLayout layoutMeshGrid(const DeviceMesh& mesh, const TensorMeta& meta, const ShardingSpec& spec,
                               const MeshGridOptions& opts);
+
+// The last run's first divergent node output (RunReport::firstDivergence) and the ranks whose block was wrong.
+struct DivergenceMarks {
+  int node = -1;                // -1: none
+  int output = 0;
+  std::vector<int> wrongRanks;
+  bool operator==(const DivergenceMarks&) const = default;
+};
+// Marks the cells of `wrongRanks` wrong (ranks not laid out are ignored); returns how many were marked.
+int markWrongRanks(MeshGridLayout& grid, const std::vector<int>& wrongRanks);
 
 // Global-index fraction intervals [start/size, end/size] of a slice; the whole [0, 1] for an unknown dim.
 std::vector<std::pair<float, float>> sliceFractions(const DimSlice& s, int64_t size);

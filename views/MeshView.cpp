@@ -108,6 +108,7 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
     const bool pinned = c.rank == pinnedRank;
     const ImU32 border = pinned ? pal.pinned : (static_cast<int>(i) == hovered ? pal.highlight : pal.cellBorder);
     dl->AddRect(a, b, border, 4.0f, 0, pinned || static_cast<int>(i) == hovered ? 2.5f : 1.0f);
+    if (c.wrong) dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), pal.error, 4.0f, 0, 3.0f);
 
     // Tiny cells (large meshes) carry colour only: the tooltip has the numbers.
     const std::string rankText = "r" + std::to_string(c.rank);
@@ -135,9 +136,10 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
     }
     if (!compact && y + lineH <= b.y + 2) {
       std::string extra;
-      if (c.shard.partial) extra = "P(" + pOps + ") partial";
+      if (c.wrong) extra = "wrong (last run)";
+      else if (c.shard.partial) extra = "P(" + pOps + ") partial";
       else if (c.groupSize > 1) extra = "x" + std::to_string(c.groupSize) + " replica";
-      if (!extra.empty()) dl->AddText(ImVec2(x, y), pal.textDim, extra.c_str());
+      if (!extra.empty()) dl->AddText(ImVec2(x, y), c.wrong ? pal.error : pal.textDim, extra.c_str());
     }
     dl->PopClipRect();
     if (miniSide > 0) {
@@ -163,6 +165,7 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
 void drawMeshView(const Plan& plan, const Diagnostics& /*diags*/, MeshViewState& state, Selection& sel,
                   CommandQueue& /*cmds*/) {
   state.cellsDrawn = 0;
+  state.wrongCellsDrawn = 0;
   state.hoveredRank = -1;
   const std::vector<FocusTensor> focus = focusCandidates(plan, sel);
   if (state.seenGeneration != sel.generation) {
@@ -207,7 +210,11 @@ void drawMeshView(const Plan& plan, const Diagnostics& /*diags*/, MeshViewState&
   opts.minCellH = 12;
   opts.dimA = state.dimA;
   opts.dimB = state.dimB;
-  const MeshGridLayout grid = layoutMeshGrid(plan.mesh, f.meta, *f.spec, opts);
+  MeshGridLayout grid = layoutMeshGrid(plan.mesh, f.meta, *f.spec, opts);
+  // The last run's divergent node output: its wrong blocks (the node's own output, not an edge's arrival).
+  if (state.divergence.node >= 0 && f.producer == state.divergence.node && !sel.hasEdge() &&
+      sel.output == state.divergence.output)
+    state.wrongCellsDrawn = markWrongRanks(grid, state.divergence.wrongRanks);
   if (!grid.error.empty()) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().error), "Cannot lay out: %s", grid.error.c_str());
     return;

@@ -19,6 +19,8 @@ struct MeshViewState {
   uint64_t seenGeneration = ~uint64_t{0};
   int64_t hoveredRank = -1;      // last frame's hovered device (tests read it)
   int cellsDrawn = 0;            // last frame's cell count (tests read it)
+  DivergenceMarks divergence;    // set by the app from the last run: wrong blocks of the divergent node
+  int wrongCellsDrawn = 0;       // last frame's cells marked wrong (tests read it)
 };
 
 void drawMeshView(const Plan& plan, const Diagnostics& diags, MeshViewState& state, Selection& sel,

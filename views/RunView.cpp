@@ -156,6 +156,17 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
       ImGui::EndDisabled();
     }
   }
+  if (m.firstDivergence) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warning));
+    ImGui::TextWrapped("first divergence: %s", m.firstDivergence->detail.c_str());
+    ImGui::PopStyleColor();
+    const int node = plan.graph.find(m.firstDivergence->node);
+    ImGui::BeginDisabled(node < 0);
+    const std::string lab = "Go to " + m.firstDivergence->node + "##divergence";
+    if (ImGui::Button(lab.c_str())) sel.selectNode(node, true);
+    probeItem("run.goto_divergence");
+    ImGui::EndDisabled();
+  }
   if (m.batches.empty()) return act;
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
   if (ImGui::BeginTable("##losses", 6, flags)) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/plan.h"
+#include "core/run_report.h"
 #include "views/Selection.h"
 
 namespace ss::views {
@@ -40,6 +41,8 @@ struct RunViewModel {
   double etaS = -1;                  // seconds left for the whole run, from the reference's pace; < 0 unknown
   std::string blas;                  // "OpenBLAS 0.3.21 ..., 2 threads; 8 ranks x 1" once the report is in
   int scale = 1;                     // sizes were divided by this for the run
+  std::optional<Divergence> firstDivergence;  // the report's first divergent node output (localisation)
+  uint64_t reports = 0;              // bumps when a report arrives (the app then marks the divergence)
 };
 
 struct RunViewActions {

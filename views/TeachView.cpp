@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 #include "core/placement_parse.h"
 #include "views/EdgeView.h"
@@ -283,11 +284,12 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
 
   // Arrows: one per (src, dst) pair of the transfers shown (the step's, or the round in flight's).
   auto shownTransfer = [&](const Transfer& t) { return m.overview || t.round == m.round; };
+  std::unordered_map<int64_t, size_t> arrowOf;  // src * ranks + dst -> index into f.arrows
   for (size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
     if (!shownTransfer(t)) continue;
-    auto it = std::find_if(f.arrows.begin(), f.arrows.end(), [&](const TeachArrow& a) { return a.src == t.src && a.dst == t.dst; });
-    if (it == f.arrows.end()) {
+    auto found = arrowOf.find(t.src * ranks + t.dst);
+    if (found == arrowOf.end()) {
       const Rect& a = f.cells[static_cast<size_t>(t.src)].rect;
       const Rect& b = f.cells[static_cast<size_t>(t.dst)].rect;
       const float ax = (a.x0 + a.x1) * 0.5f, ay = (a.y0 + a.y1) * 0.5f, bx = (b.x0 + b.x1) * 0.5f, by = (b.y0 + b.y1) * 0.5f;
@@ -309,20 +311,31 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
       arr.cy = (p0.y + p1.y) * 0.5f + ny * bow;
       arr.paddingOnly = true;
       f.arrows.push_back(arr);
-      it = f.arrows.end() - 1;
+      found = arrowOf.emplace(t.src * ranks + t.dst, f.arrows.size() - 1).first;
     }
-    it->reduces = it->reduces || t.reduces;
-    it->paddingOnly = it->paddingOnly && t.elements == 0;
-    ++it->transfers;
+    TeachArrow& arrow = f.arrows[found->second];
+    arrow.reduces = arrow.reduces || t.reduces;
+    arrow.paddingOnly = arrow.paddingOnly && t.elements == 0;
+    ++arrow.transfers;
   }
   // Chips: the block's atoms in miniature, on the arrow (in flight at `progress`; at rest by round in overview).
   const float miniW = f.cells.empty() ? 0 : f.cells[0].mini.w(), miniH = f.cells.empty() ? 0 : f.cells[0].mini.h();
   for (size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
-    if (!shownTransfer(t) || t.elements == 0) continue;
-    const auto it = std::find_if(f.arrows.begin(), f.arrows.end(), [&](const TeachArrow& a) { return a.src == t.src && a.dst == t.dst; });
-    const std::vector<int> atoms = f.atoms.covered(t.block);
-    if (atoms.empty()) continue;
+    if (!shownTransfer(t)) continue;
+    const TeachArrow& arrow = f.arrows[arrowOf.at(t.src * ranks + t.dst)];
+    const float u = m.overview ? static_cast<float>(t.round + 1) / static_cast<float>(s.rounds + 1) : m.progress;
+    const std::vector<int> atoms = t.elements > 0 ? f.atoms.covered(t.block) : std::vector<int>{};
+    if (atoms.empty()) {  // padding only: a small grey box
+      const ImVec2 p = teachArrowPoint(arrow, u);
+      const float half = std::min(8.0f, arcRoom * 0.12f);
+      TeachChip chip;
+      chip.transfer = static_cast<int>(i);
+      chip.rect = Rect{p.x - half, p.y - half, p.x + half, p.y + half};
+      chip.paddingOnly = true;
+      f.chips.push_back(std::move(chip));
+      continue;
+    }
     Rect box{1, 1, 0, 0};
     for (int a : atoms) {
       const Rect r = f.atoms.frac(a);
@@ -333,8 +346,7 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
     const float fit = std::min(1.0f, arcRoom * (m.overview ? 0.5f : 0.7f) / std::max(w, h));
     w = std::max(6.0f, w * fit);
     h = std::max(6.0f, h * fit);
-    const float u = m.overview ? static_cast<float>(t.round + 1) / static_cast<float>(s.rounds + 1) : m.progress;
-    const ImVec2 p = teachArrowPoint(*it, u);
+    const ImVec2 p = teachArrowPoint(arrow, u);
     TeachChip chip;
     chip.transfer = static_cast<int>(i);
     chip.rect = Rect{p.x - w * 0.5f, p.y - h * 0.5f, p.x + w * 0.5f, p.y + h * 0.5f};
@@ -343,6 +355,10 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
       const float sx = box.w() > 0 ? w / box.w() : 0, sy = box.h() > 0 ? h / box.h() : 0;
       chip.pieces.push_back({a, Rect{chip.rect.x0 + (r.x0 - box.x0) * sx, chip.rect.y0 + (r.y0 - box.y0) * sy,
                                      chip.rect.x0 + (r.x1 - box.x0) * sx, chip.rect.y0 + (r.y1 - box.y0) * sy}});
+    }
+    if (t.paddingElements() > 0) {  // drawn below the block, in proportion (at most twice its height shown)
+      const float extra = h * std::min(2.0f, static_cast<float>(t.paddingElements()) / static_cast<float>(t.elements));
+      chip.padding = Rect{chip.rect.x0, chip.rect.y1, chip.rect.x1, chip.rect.y1 + extra};
     }
     chip.reduces = t.reduces;
     chip.count = static_cast<int>(t.contributors.size());
@@ -371,7 +387,9 @@ void drawTeachFrame(ImDrawList* dl, ImVec2 o, const TeachFrame& f) {
       const Rect r = f.atoms.frac(h.atom);
       const ImVec2 a = at(o, c.mini.x0 + r.x0 * c.mini.w(), c.mini.y0 + r.y0 * c.mini.h());
       const ImVec2 b = at(o, c.mini.x0 + r.x1 * c.mini.w(), c.mini.y0 + r.y1 * c.mini.h());
-      dl->AddRectFilled(a, b, groupColor(h.atom, h.partial ? 0.55f : 1.0f));
+      // Partial values are paler; while a reduce combines them they darken with the share combined.
+      const float alpha = !h.partial ? 1.0f : h.of > 0 ? 0.3f + 0.6f * static_cast<float>(h.count) / static_cast<float>(h.of) : 0.55f;
+      dl->AddRectFilled(a, b, groupColor(h.atom, alpha));
       if (h.partial) drawHatch(dl, a, b, pal.hatch, 6.0f);
     }
     for (int a = 0; a < f.atoms.count(); ++a) {
@@ -398,11 +416,17 @@ void drawTeachFrame(ImDrawList* dl, ImVec2 o, const TeachFrame& f) {
                           ImVec2(p1.x - ux * 9 + uy * 5, p1.y - uy * 9 - ux * 5), col);
   }
   for (const TeachChip& chip : f.chips) {
+    if (chip.paddingOnly || chip.padding.x1 > chip.padding.x0) {
+      const Rect& r = chip.paddingOnly ? chip.rect : chip.padding;
+      dl->AddRectFilled(at(o, r.x0, r.y0), at(o, r.x1, r.y1), withAlpha(pal.textDim, 0.35f));
+      drawHatch(dl, at(o, r.x0, r.y0), at(o, r.x1, r.y1), pal.textDim, 4.0f);
+      dl->AddRect(at(o, r.x0 - 1, r.y0 - 1), at(o, r.x1 + 1, r.y1 + 1), pal.textDim);
+    }
     for (const auto& [atom, r] : chip.pieces) {
       dl->AddRectFilled(at(o, r.x0, r.y0), at(o, r.x1, r.y1), groupColor(atom, 1.0f));
       if (chip.reduces) drawHatch(dl, at(o, r.x0, r.y0), at(o, r.x1, r.y1), pal.hatch, 5.0f);
     }
-    dl->AddRect(at(o, chip.rect.x0 - 1, chip.rect.y0 - 1), at(o, chip.rect.x1 + 1, chip.rect.y1 + 1), pal.text);
+    if (!chip.paddingOnly) dl->AddRect(at(o, chip.rect.x0 - 1, chip.rect.y0 - 1), at(o, chip.rect.x1 + 1, chip.rect.y1 + 1), pal.text);
     if (chip.reduces) {
       const std::string s = std::to_string(chip.count) + "/" + std::to_string(chip.of);
       dl->AddText(at(o, chip.rect.x1 + 2, chip.rect.y0 - 2), pal.partial, s.c_str());

@@ -76,6 +76,8 @@ struct TeachChip {
   std::vector<std::pair<int, Rect>> pieces;      // atom and its rect inside the chip
   bool reduces = false;
   int count = 0, of = 0;                         // reduce: ranks whose values it combines, of the group size
+  bool paddingOnly = false;                      // an empty shard's transfer: a grey box, no atoms
+  Rect padding{0, 0, 0, 0};                      // the padding travelling with the block (below it; empty: none)
 };
 struct TeachFrame {
   TeachAtoms atoms;

@@ -39,11 +39,6 @@ std::string outputsString(const std::vector<std::optional<ShardingSpec>>& outs) 
   return s + ")";
 }
 
-// A placement string (one spec, a tuple, or "None"), parsed once per distinct text by the builder.
-Result<const SpecTuple*> parseSpecs(const json& v, PlanBuilder& b, const Where& w) {
-  if (!v.is_string()) return w.error("expected a placement string such as \"RS(0)\", found " + typeName(v));
-  return b.parseTuple(v.get_ref<const std::string&>(), w);
-}
 
 // The keys of autoparallel/export_json.py (plus this writer's transition_cost and placeholder_kind). Any other key
 // is refused: a misspelt one would silently drop what it holds (K6 in docs/reliability.md).
@@ -72,9 +67,10 @@ Result<bool> checkKeys(const json& obj, const char* const (&keys)[N], const std:
 }  // namespace
 
 Result<Plan> readAutoparallelJson(const json& j) {
-  if (!j.is_object()) return Error::atPointer("expected a JSON object (autoparallel get_json export)", "");
+  if (!j.is_object()) return typeError("", "a JSON object (autoparallel get_json export)", j);
   const json* meshJ = member(j, "mesh");
-  if (!meshJ || !meshJ->is_object()) return Error::atPointer("missing \"mesh\": {\"shape\": [...], \"dim_names\": [...]}", "");
+  if (!meshJ) return missingKey("", "mesh");
+  if (!meshJ->is_object()) return typeError("/mesh", "an object {\"shape\", \"dim_names\"}", *meshJ);
   if (auto ok = checkKeys(*meshJ, kMeshKeys, "/mesh"); !ok) return ok.error();
   PlanBuilder b(PlanFormat::AutoparallelJson);
   if (auto m = readMesh(member(*meshJ, "shape"), member(*meshJ, "dim_names"), Where("mesh"), Where("mesh")("shape"),
@@ -82,7 +78,8 @@ Result<Plan> readAutoparallelJson(const json& j) {
       !m)
     return m.error();
   const json* nodesJ = member(j, "nodes");
-  if (!nodesJ || !nodesJ->is_array()) return Error::atPointer("missing \"nodes\": an array", "");
+  if (!nodesJ) return missingKey("", "nodes");
+  if (!nodesJ->is_array()) return typeError("/nodes", "an array", *nodesJ);
   if (static_cast<int64_t>(nodesJ->size()) > limits::kMaxGraphNodes) return Error::atPointer("too many nodes", "/nodes");
 
   Plan& plan = b.plan();
@@ -95,7 +92,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     const json& nj = (*nodesJ)[i];
     std::string ptr = "/nodes/" + std::to_string(i);
     const Where where("nodes", static_cast<int64_t>(i));
-    if (!nj.is_object()) return Error::atPointer("expected a node object", ptr);
+    if (!nj.is_object()) return typeError(ptr, "a node object", nj);
     if (auto ok = checkKeys(nj, kNodeKeys, ptr); !ok) return ok.error();
     auto name = getString(nj, "name", ptr, true);
     if (!name) return name.error();
@@ -110,7 +107,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     // placement -> output specs (also fixes the output count)
     if (n.kind != NodeKind::Output) {
       if (const json* pl = member(nj, "placement")) {
-        auto s = parseSpecs(*pl, b, where("placement"));
+        auto s = readPlacementTuple(*pl, b, where("placement"));
         if (!s) return s.error();
         specs.outputs = **s;
       } else {
@@ -118,11 +115,11 @@ Result<Plan> readAutoparallelJson(const json& j) {
       }
       TensorMeta meta{{}, DType::Unknown, false};
       if (const json* sh = member(nj, "shape")) {
-        if (!sh->is_array()) return Error::atPointer("expected an array of sizes", ptr + "/shape");
+        if (!sh->is_array()) return typeError(ptr + "/shape", "an array of sizes", *sh);
         for (size_t k = 0; k < sh->size(); ++k)
           if (!(*sh)[k].is_number_integer())
-            return Error::atPointer("expected an integer size (symbolic sizes are not supported)",
-                                    ptr + "/shape/" + std::to_string(k));
+            return typeError(ptr + "/shape/" + std::to_string(k), "an integer size (symbolic sizes are not supported)",
+                             (*sh)[k]);
         // The native reader's limits (rank, sizes, elements), so the plan also saves and reloads natively.
         auto shape = shapeFromJson(*sh, ptr + "/shape");
         if (!shape) return shape.error();
@@ -142,11 +139,11 @@ Result<Plan> readAutoparallelJson(const json& j) {
     std::vector<Arg> refs;
     std::vector<std::string> srcs;
     if (const json* ins = member(nj, "inputs")) {
-      if (!ins->is_array()) return Error::atPointer("expected an array of input edges", ptr + "/inputs");
+      if (!ins->is_array()) return typeError(ptr + "/inputs", "an array of input edges", *ins);
       for (size_t k = 0; k < ins->size(); ++k) {
         const json& e = (*ins)[k];
         std::string eptr = ptr + "/inputs/" + std::to_string(k);
-        if (!e.is_object()) return Error::atPointer("expected an input edge object", eptr);
+        if (!e.is_object()) return typeError(eptr, "an input edge object", e);
         if (auto ok = checkKeys(e, kEdgeKeys, eptr); !ok) return ok.error();
         auto src = getString(e, "name", eptr, true);
         if (!src) return src.error();
@@ -159,7 +156,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
         srcs.push_back(*sp);
         std::optional<ShardingSpec> dst;
         if (const json* d = member(e, "dst_placement")) {
-          auto s = parseSpecs(*d, b, where("inputs", static_cast<int64_t>(k))("dst_placement"));
+          auto s = readPlacementTuple(*d, b, where("inputs", static_cast<int64_t>(k))("dst_placement"));
           if (!s) return s.error();
           if ((*s)->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", eptr + "/dst_placement");
           dst = (**s)[0];
@@ -223,7 +220,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     if (!mp) return mp.error();
     n.modulePath = *mp;
     if (const json* src = member(nj, "source")) {
-      if (!src->is_object()) return Error::atPointer("expected {file, line, func, code}", ptr + "/source");
+      if (!src->is_object()) return typeError(ptr + "/source", "an object", *src);
       if (auto ok = checkKeys(*src, kSourceKeys, ptr + "/source"); !ok) return ok.error();
       auto f = getString(*src, "file", ptr + "/source", false);
       auto fn = getString(*src, "func", ptr + "/source", false);
@@ -258,7 +255,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
       } else if (ac->is_string()) {
         n.acRegion = ac->get<std::string>();
       } else {
-        return Error::atPointer("expected {\"id\", \"type\"}", ptr + "/ac_region");
+        return typeError(ptr + "/ac_region", "an object {\"id\", \"type\"}, an integer or a string", *ac);
       }
     }
     b.beginNode() = std::move(n);
@@ -266,7 +263,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     b.specsOf(static_cast<int>(i)) = std::move(specs);
   }
   if (const json* s = member(j, "summary")) {
-    if (!s->is_object()) return Error::atPointer("expected an object", "/summary");
+    if (!s->is_object()) return typeError("/summary", "an object", *s);
     if (auto ok = checkKeys(*s, kSummaryKeys, "/summary"); !ok) return ok.error();
     auto t = getNumber(*s, "total", "/summary");
     auto c = getNumber(*s, "comm", "/summary");

@@ -33,12 +33,35 @@ nlohmann::json writePlacementsJson(const Plan& plan);
 Result<Plan> readFxText(std::string_view text);
 std::string writeFxText(const Plan& plan);
 
+// What the FX reader read around the graph without making nodes of it, by kind (stable names for reports).
+// Whole real repro scripts carry Python the graph does not depend on; each piece is recognised, skipped and
+// counted here, never silently dropped from the graph (everything inside forward is a node or an error).
+enum class FxSkipped : uint8_t {
+  Import,           // `import x`, `from x import y`
+  Environment,      // `os.environ['K'] = 'v'`
+  Config,           // `torch._inductor.config.x = ...` and other `*.config.*` assignments
+  TritonKernel,     // a `@triton.jit` (or other decorated) Python kernel definition
+  KernelSideTable,  // `...kernel_side_table.add_kernel(...)`, `.constant_args = {...}`, `.reset_table()`
+  StubClass,        // `class GraphModule(torch.nn.Module)` whose forward only passes (subgraph stubs)
+  SubgraphClass,    // a nested graph class (print_readable's submodules): referenced, not inlined
+  ModuleAttribute,  // `self.x = lambda ...` / `self.x = GraphModule()` in __init__: opaque callables
+  OtherPython,      // any other top-level statement (helpers, `if __name__ == '__main__':`, `mod = Repro()`)
+};
+inline constexpr int kFxSkippedKinds = 9;
+const char* fxSkippedName(FxSkipped k);  // "import", "environment", "config", "triton-kernel", ...
+
 // Where the FX reader's shapes came from, and which ops it could not infer (shown as warnings).
 struct FxReadReport {
   int annotated = 0;     // nodes whose metas came from `"f32[...]"` annotations
   int fromLoadArgs = 0;  // placeholders whose metas came from `load_args`
   int inferred = 0;      // call nodes whose metas were inferred (core/io/fx_infer.h)
   std::vector<std::string> uninferred;  // "aten.foo.default: 3 nodes (first foo_1)"
+  int skipped[kFxSkippedKinds] = {};    // top-level statements (and __init__ attributes) by FxSkipped kind
+  int opaqueRefs = 0;    // get_attr nodes naming a callable or subgraph (lambda, GraphModule()): opaque inputs
+  int symbolic = 0;      // nodes computing symbolic scalars (SymInt placeholders, sym_size, operator.*, sym_sum)
+  int skippedCount(FxSkipped k) const { return skipped[static_cast<int>(k)]; }
+  // "skipped: 3 import, 25 environment, ...; 54 opaque references" (empty when nothing was skipped).
+  std::string summary() const;
 };
 Result<Plan> readFxText(std::string_view text, FxReadReport* report);
 

@@ -1,5 +1,6 @@
 #pragma once
-// Shape inference for FX graphs read without annotations (repro scripts): plain C++ rules for the ops that
+// Shape inference for FX graphs read without annotations (repro scripts), from the op table's shape facts
+// (core/ops/op_shapes.h: plain C++ rules for the ops that
 // make up transformer graphs (pointwise with broadcasting, matmuls, views, reductions, indexing, attention,
 // losses, c10d functional collectives...). LibTorch stays out of core, so this is a table of rules, not the
 // dispatcher; what it cannot infer it names.

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/io/formats.h"
 #include "core/io/fx_infer.h"
@@ -76,11 +77,19 @@ class FxReader {
   fx::LineIndex lines_;
   std::vector<fx::LogicalLine> ll_;
   Graph g_;
-  std::unordered_map<std::string, int> byName_;
-  std::unordered_map<std::string, TensorRef> alias_;  // `l_x_ = L_x_`
+  // Looked up by string_view (once per argument of every node): transparent hashing, no key copies.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> byName_;
+  std::unordered_map<std::string, TensorRef, NameHash, std::equal_to<>> alias_;  // `l_x_ = L_x_`
   std::vector<bool> annotated_;
   SourceLoc source_;
   bool haveOutput_ = false;
+  std::unordered_map<int, std::vector<std::string>> outputKeys_;  // dict-returning node -> its output keys
+  std::unordered_set<std::string> callableAttrs_;                  // __init__ attributes holding callables
+  int opaqueRefs_ = 0;
 
   Cursor cursor(const fx::LogicalLine& l) const { return Cursor(text_, lines_, l.begin, l.end); }
   std::string_view lineText(const fx::LogicalLine& l) const { return text_.substr(l.begin, l.end - l.begin); }
@@ -98,6 +107,12 @@ class FxReader {
   Result<bool> signature(const fx::LogicalLine& l);
   Result<bool> statement(const fx::LogicalLine& l);
   Result<bool> returnStatement(Cursor& cur);
+  Result<bool> binaryExpression(Cursor& cur, Node& node);
+  Result<Arg> operand(Cursor& cur);
+  int outputKey(int node, const std::string& key);
+  bool isStubForward(size_t defLine) const;
+  size_t blockEnd(size_t line) const;
+  void survey(int fwd, FxReadReport& rep);
   void comment(const fx::LogicalLine& l);
   Result<bool> loadArgs(size_t defLine, FxReadReport& rep);
   void finish(FxReadReport& rep);
@@ -113,11 +128,10 @@ Result<int> FxReader::addNode(Node n, Cursor& cur, size_t nameAt) {
 }
 
 Result<TensorRef> FxReader::lookup(std::string_view name, Cursor& cur, size_t at) {
-  std::string key(name);
-  auto a = alias_.find(key);
+  auto a = alias_.find(name);
   if (a != alias_.end()) return a->second;
-  auto it = byName_.find(key);
-  if (it == byName_.end()) return cur.errorAt(at, "unknown name '" + key + "' (not defined above)");
+  auto it = byName_.find(name);
+  if (it == byName_.end()) return cur.errorAt(at, "unknown name '" + std::string(name) + "' (not defined above)");
   return TensorRef{it->second, 0};
 }
 
@@ -146,6 +160,25 @@ Result<Arg> FxReader::value(Cursor& cur, int depth) {
     // `(x)` is a parenthesised value, `(x,)` a tuple.
     if (c == '(' && items.size() == 1 && !sawComma) return std::move(items[0]);
     return Arg::list(std::move(items));
+  }
+  if (c == '{') {
+    // A dict literal `{'BACKEND': 'AUTO', 'k': node}` (higher-order ops' options, triton kernels' kwargs): read as
+    // a list of [key, value] pairs, in order, so tensor values stay inputs in the order they are written.
+    cur.accept('{');
+    std::vector<Arg> pairs;
+    while (!cur.accept('}')) {
+      if (cur.atEnd()) return cur.errorAt(at, "'{' is not closed");
+      auto k = value(cur, depth + 1);
+      if (!k) return k.error();
+      auto colon = cur.expect(':', "':' after a dict key");
+      if (!colon) return colon.error();
+      auto v = value(cur, depth + 1);
+      if (!v) return v.error();
+      pairs.push_back(Arg::list({std::move(*k), std::move(*v)}));
+      if (cur.accept(',')) continue;
+      if (cur.peek() != '}') return cur.error("expected ',' or '}' in a dict");
+    }
+    return Arg::list(std::move(pairs));
   }
   if (c == '\'' || c == '"') {
     auto s = cur.stringLiteral();
@@ -394,6 +427,77 @@ Result<bool> FxReader::returnStatement(Cursor& cur) {
   return true;
 }
 
+// One operand of an infix expression: a number (optionally signed) or a node name.
+Result<Arg> FxReader::operand(Cursor& cur) {
+  cur.skipSpace();
+  size_t at = cur.pos();
+  bool neg = cur.accept('-');
+  if (cur.atNumber()) {
+    auto num = cur.number();
+    if (!num) return num.error();
+    if (num->isInt) return Arg::integer(neg ? -num->i : num->i);
+    return Arg::real(neg ? -num->f : num->f);
+  }
+  if (neg) return cur.error("expected a number after the sign");
+  std::string_view nm = cur.name();
+  if (nm.empty()) return cur.errorAt(at, "expected a name or a number in the expression");
+  auto ref = lookup(nm, cur, at);
+  if (!ref) return ref.error();
+  return Arg::tensor(*ref);
+}
+
+// `a OP b` with OP one of Python's comparison and arithmetic operators, each operand a name or a number: a node
+// with op operator.<name> (as FX's own targets: operator.ge, operator.add, operator.floordiv, ...). Returns false
+// (cursor untouched) when the right-hand side is not of that form.
+Result<bool> FxReader::binaryExpression(Cursor& cur, Node& node) {
+  static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
+      {"//", "floordiv"}, {"**", "pow"}, {">=", "ge"}, {"<=", "le"}, {"==", "eq"}, {"!=", "ne"}, {"+", "add"},
+      {"-", "sub"},       {"*", "mul"},  {"/", "truediv"}, {"%", "mod"}, {"<", "lt"}, {">", "gt"}};
+  const size_t save = cur.pos();
+  // The first operand: a number, or a bare name not followed by a call, an index or an attribute.
+  bool first = false;
+  const bool neg = cur.peekRaw() == '-';
+  if (neg) cur.seek(cur.pos() + 1);
+  if (cur.atNumber()) {
+    first = cur.number().ok();
+  } else if (!neg) {
+    std::string_view nm = cur.name();
+    first = !nm.empty() && cur.peekRaw() != '(' && cur.peekRaw() != '[' && cur.peekRaw() != '.';
+  }
+  if (first) {
+    cur.skipSpace();
+    std::string_view rest = cur.rest();
+    for (const auto& [sym, name] : kOps) {
+      if (rest.substr(0, sym.size()) != sym) continue;
+      cur.seek(save);
+      auto a = operand(cur);
+      if (!a) return a.error();
+      cur.skipSpace();
+      cur.seek(cur.pos() + sym.size());
+      auto b = operand(cur);
+      if (!b) return b.error();
+      node.op = "operator." + std::string(name);
+      node.args = {std::move(*a), std::move(*b)};
+      return true;
+    }
+  }
+  cur.seek(save);
+  return false;
+}
+
+int FxReader::outputKey(int node, const std::string& key) {
+  auto& keys = outputKeys_[node];
+  if (keys.empty())
+    for (const auto& [k, v] : g_.nodes[node].kwargs)
+      if (k == "tensors_to_clone" && v.isList())
+        for (const Arg& x : v.items)
+          if (x.kind == Arg::Kind::String) keys.push_back(x.s);
+  auto it = std::find(keys.begin(), keys.end(), key);
+  if (it != keys.end()) return static_cast<int>(it - keys.begin());
+  keys.push_back(key);
+  return static_cast<int>(keys.size()) - 1;
+}
+
 // `name[: "annotation"] = target(args);  a = b = None`, `name = x[0]`, `name = self.attr`, `return (...)`.
 Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   Cursor cur = cursor(l);
@@ -417,13 +521,26 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   }
   auto eq = cur.expect('=', "'='");
   if (!eq) return eq;
+  cur.skipSpace();
   size_t rhsAt = cur.pos();
-  std::string_view d = cur.dottedName();
-  if (d.empty()) return cur.error("expected an op call, `x[i]` or a name after '='");
   Node node;
   node.name = std::string(n);
   node.kind = NodeKind::Call;
   node.source = source_;
+  // `ge = u0 >= 0`, `add_18 = sym_sum + 64`, `x = 0 + s`: FX prints operator.* nodes on symbolic scalars infix.
+  auto bin = binaryExpression(cur, node);
+  if (!bin) return bin.error();
+  if (*bin) {
+    if (!cur.atEnd() && cur.peek() != ';' && cur.peek() != '#')
+      return cur.error(std::string("unexpected '") + cur.peek() + "' after the expression");
+    node.outputs = {meta};
+    auto idx = addNode(std::move(node), cur, nameAt);
+    if (!idx) return idx.error();
+    annotated_.push_back(ann);
+    return true;
+  }
+  std::string_view d = cur.dottedName();
+  if (d.empty()) return cur.error("expected an op call, `x[i]` or a name after '='");
   if (cur.peekRaw() == '(' || cur.peek() == '(') {
     std::string target(d);
     if (target.rfind("torch.ops.", 0) == 0) target.erase(0, 10);
@@ -440,6 +557,23 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
     auto ref = lookup(d, cur, rhsAt);
     if (!ref) return ref.error();
     cur.accept('[');
+    if (cur.atString()) {
+      // `getitem_22 = proxy['output_ptr']`: a dict-returning op (triton_kernel_wrapper_functional); the key names
+      // one of its outputs, numbered as the op lists them (tensors_to_clone), else in first-use order.
+      auto key = cur.stringLiteral();
+      if (!key) return key.error();
+      auto r = cur.expect(']', "']'");
+      if (!r) return r;
+      node.op = "operator.getitem";
+      node.args = {Arg::tensor({ref->node, outputKey(ref->node, *key)}), Arg::string(*key)};
+      if (!cur.atEnd() && cur.peek() != ';' && cur.peek() != '#')
+        return cur.error(std::string("unexpected '") + cur.peek() + "' after the expression");
+      node.outputs = {meta};
+      auto idx = addNode(std::move(node), cur, nameAt);
+      if (!idx) return idx.error();
+      annotated_.push_back(ann);
+      return true;
+    }
     bool neg = cur.accept('-');
     if (!cur.atNumber()) return cur.error("expected an integer index in '[...]' (slices are not FX node syntax)");
     auto idx = cur.number();
@@ -458,6 +592,7 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
     node.kind = NodeKind::Placeholder;
     node.placeholderKind = PlaceholderKind::Buffer;
     node.modulePath = std::string(d.substr(5));
+    if (callableAttrs_.count(node.modulePath)) ++opaqueRefs_;
   } else {
     auto ref = lookup(d, cur, rhsAt);
     if (!ref) return ref.error();
@@ -500,7 +635,7 @@ Result<bool> FxReader::loadArgs(size_t defLine, FxReadReport& rep) {
     }
     int node = -1;
     if (!target.empty()) {
-      auto it = byName_.find(std::string(target));
+      auto it = byName_.find(target);
       if (it != byName_.end()) node = it->second;
     }
     if (node < 0 && nextInOrder < placeholders.size()) node = placeholders[nextInOrder];
@@ -530,11 +665,17 @@ Result<bool> FxReader::loadArgs(size_t defLine, FxReadReport& rep) {
       const size_t shapeAt = cur.pos();
       if (!cur.accept('(')) return cur.error("expected the shape tuple '(...)' in reader.tensor");
       while (!cur.accept(')')) {
+        // A literal size, else a symbolic one (`s0`, `((s3 + 8)//9)`, `8*((u10 + u11)//8)`), skipped to its end.
+        const size_t sizeAt = cur.pos();
+        bool literal = false;
         if (cur.atNumber()) {
           auto n = cur.number();
           if (!n || !n->isInt) return cur.error("expected an integer size");
-          m.shape.push_back(n->i);
-        } else {
+          literal = cur.peek() == ',' || cur.peek() == ')';
+          if (literal) m.shape.push_back(n->i);
+          else cur.seek(sizeAt);
+        }
+        if (!literal) {
           // symbolic size such as ((s3 + 8)//9): skip it, the shape is unknown
           m.known = false;
           m.shape.push_back(-1);
@@ -578,6 +719,16 @@ void FxReader::finish(FxReadReport& rep) {
   }
   for (size_t i = 0; i < annotated_.size(); ++i)
     if (annotated_[i]) ++rep.annotated;
+  for (const auto& n : g_.nodes) {
+    const std::string_view op = n.op;
+    bool sym = op.starts_with("torch.sym_") || op == "aten.sym_size.int" || op == "aten.sym_numel.default" ||
+               op == "aten.sym_stride.int" || op == "aten._local_scalar_dense.default" ||
+               (op.starts_with("operator.") && op != "operator.getitem");
+    if (n.kind == NodeKind::Placeholder && n.outputs.size() == 1 && !n.outputs[0].known &&
+        n.outputs[0].dtype == DType::I64)
+      sym = true;  // reader.symint(...) in load_args: a SymInt input
+    rep.symbolic += sym;
+  }
   rep.inferred += fx::inferShapes(g_, rep.uninferred, &annotated_);
 
   bool haveTangents = false;
@@ -629,6 +780,105 @@ void FxReader::finish(FxReadReport& rep) {
   }
 }
 
+// The first logical line after `line`'s block (the lines indented deeper than it; comments and blanks inside).
+size_t FxReader::blockEnd(size_t line) const {
+  size_t k = line + 1;
+  while (k < ll_.size() && (ll_[k].blank || ll_[k].comment || ll_[k].indent > ll_[line].indent)) ++k;
+  return k;
+}
+
+// A forward whose body only passes (`pass`, `...`, a docstring, `return None`): the stubs repro scripts declare
+// for the subgraph modules a higher-order op references (`class GraphModule: def forward(self, *args, **kwargs)`).
+bool FxReader::isStubForward(size_t defLine) const {
+  for (size_t k = defLine + 1; k < ll_.size(); ++k) {
+    const auto& l = ll_[k];
+    if (l.blank || l.comment) continue;
+    if (l.indent <= ll_[defLine].indent) break;
+    std::string_view t = lineBody(l);
+    if (t == "pass" || t == "..." || t == "return None" || t == "return" || t.front() == '"' || t.front() == '\'')
+      continue;
+    return false;
+  }
+  return true;
+}
+
+// Classifies what lies around the graph (see FxSkipped) and collects the callable attributes __init__ sets.
+void FxReader::survey(int fwd, FxReadReport& rep) {
+  auto count = [&](FxSkipped k) { ++rep.skipped[static_cast<int>(k)]; };
+  // The class holding forward: the nearest less indented `class` line above it.
+  int graphClass = -1;
+  for (int k = fwd - 1; k >= 0; --k)
+    if (!ll_[k].blank && !ll_[k].comment && ll_[k].indent < ll_[fwd].indent) {
+      if (lineBody(ll_[k]).substr(0, 6) == "class ") graphClass = k;
+      break;
+    }
+  const int top = graphClass >= 0 ? ll_[graphClass].indent : ll_[fwd].indent;
+  for (size_t i = 0; i < ll_.size();) {
+    const auto& l = ll_[i];
+    if (l.blank || l.comment || l.indent > top) {
+      ++i;
+      continue;
+    }
+    const size_t end = blockEnd(i);
+    std::string_view t = lineBody(l);
+    if (static_cast<int>(i) == graphClass) {
+      // Inside the graph class: __init__'s attributes and nested subgraph classes; forward is the graph.
+      for (size_t k = i + 1; k < end; ++k) {
+        const auto& m = ll_[k];
+        if (m.blank || m.comment || m.indent <= l.indent) continue;
+        std::string_view b = lineBody(m);
+        if (b.substr(0, 6) == "class " && k + 1 < end) {
+          count(FxSkipped::SubgraphClass);
+          k = blockEnd(k) - 1;
+        } else if (b.substr(0, 13) == "def __init__(") {
+          for (size_t a = k + 1; a < blockEnd(k); ++a) {
+            std::string_view ab = lineBody(ll_[a]);
+            if (ll_[a].blank || ll_[a].comment || ab.substr(0, 5) != "self.") continue;
+            size_t eq = ab.find('=');
+            if (eq == std::string_view::npos) continue;
+            std::string_view attr = ab.substr(5, eq - 5);
+            while (!attr.empty() && attr.back() == ' ') attr.remove_suffix(1);
+            std::string_view rhs = ab.substr(eq + 1);
+            while (!rhs.empty() && rhs.front() == ' ') rhs.remove_prefix(1);
+            // `self.sdpa_score0 = lambda ...`, `self.fw_graph0 = GraphModule()`: opaque callables.
+            if (rhs.substr(0, 7) == "lambda " || rhs.substr(0, 7) == "lambda:" || rhs.find("()") != std::string_view::npos)
+              callableAttrs_.insert(std::string(attr));
+            count(FxSkipped::ModuleAttribute);
+          }
+          k = blockEnd(k) - 1;
+        }
+      }
+    } else if (t.substr(0, 7) == "import " || t.substr(0, 5) == "from ") {
+      count(FxSkipped::Import);
+    } else if (t.substr(0, 11) == "os.environ[") {
+      count(FxSkipped::Environment);
+    } else if (t.find("kernel_side_table") != std::string_view::npos) {
+      count(FxSkipped::KernelSideTable);
+    } else if (t.front() == '@') {
+      // A decorated definition (`@triton.jit` kernels): the decorators and the def are one piece.
+      size_t k = i;
+      while (k < ll_.size() && (ll_[k].blank || ll_[k].comment || lineBody(ll_[k]).front() == '@')) ++k;
+      count(FxSkipped::TritonKernel);
+      i = k < ll_.size() ? blockEnd(k) : k;
+      continue;
+    } else if (t.substr(0, 6) == "class ") {
+      bool stub = false;
+      for (size_t k = i + 1; k < end; ++k)
+        if (!ll_[k].blank && !ll_[k].comment && lineBody(ll_[k]).substr(0, 12) == "def forward(") stub = isStubForward(k);
+      count(stub ? FxSkipped::StubClass : FxSkipped::OtherPython);
+    } else if (t.substr(0, 14) == "def load_args(") {
+      // read by loadArgs
+    } else {
+      // `torch._inductor.config.x = v` (but not a call such as `torch._dynamo.config.patch(...)`)
+      size_t eq = t.find('=');
+      std::string_view lhs = eq == std::string_view::npos ? std::string_view() : t.substr(0, eq);
+      bool config = lhs.find(".config.") != std::string_view::npos && lhs.find('(') == std::string_view::npos;
+      count(config ? FxSkipped::Config : FxSkipped::OtherPython);
+    }
+    i = end;
+  }
+}
+
 Result<Plan> FxReader::read(FxReadReport* report) {
   FxReadReport local;
   FxReadReport& rep = report ? *report : local;
@@ -638,7 +888,8 @@ Result<Plan> FxReader::read(FxReadReport* report) {
   for (size_t i = 0; i < ll_.size(); ++i) {
     if (ll_[i].blank || ll_[i].comment) continue;
     std::string_view t = lineBody(ll_[i]);
-    if (t.substr(0, 12) == "def forward(" && (fwd < 0 || ll_[i].indent < ll_[fwd].indent)) fwd = static_cast<int>(i);
+    if (t.substr(0, 12) == "def forward(" && (fwd < 0 || ll_[i].indent < ll_[fwd].indent) && !isStubForward(i))
+      fwd = static_cast<int>(i);
     if (t.substr(0, 14) == "def load_args(" && loadArgsLine < 0) loadArgsLine = static_cast<int>(i);
     if (t.substr(0, 8) == "graph():" && graphDump < 0) graphDump = static_cast<int>(i);
   }
@@ -651,6 +902,9 @@ Result<Plan> FxReader::read(FxReadReport* report) {
     return Error::atLine("no `def forward(` found: expected FX graph code (print_readable() output or a repro script)",
                          1, 1);
   }
+  survey(fwd, rep);
+  g_.nodes.reserve(ll_.size() - static_cast<size_t>(fwd));  // at most a node per logical line of forward
+  annotated_.reserve(ll_.size() - static_cast<size_t>(fwd));
   auto sig = signature(ll_[fwd]);
   if (!sig) return sig.error();
   int bodyIndent = -1;
@@ -675,6 +929,7 @@ Result<Plan> FxReader::read(FxReadReport* report) {
     if (!r) return r.error();
   }
   finish(rep);
+  rep.opaqueRefs = opaqueRefs_;
 
   PlanBuilder b(PlanFormat::FxText);
   b.setGraph(std::move(g_), Where::at(1, 1));
@@ -742,6 +997,32 @@ bool annotatable(const Node& n) { return n.outputs.size() == 1 && n.outputs[0].k
 
 }  // namespace
 
+const char* fxSkippedName(FxSkipped k) {
+  switch (k) {
+    case FxSkipped::Import: return "import";
+    case FxSkipped::Environment: return "environment";
+    case FxSkipped::Config: return "config";
+    case FxSkipped::TritonKernel: return "triton-kernel";
+    case FxSkipped::KernelSideTable: return "kernel-side-table";
+    case FxSkipped::StubClass: return "stub-class";
+    case FxSkipped::SubgraphClass: return "subgraph-class";
+    case FxSkipped::ModuleAttribute: return "module-attribute";
+    case FxSkipped::OtherPython: return "other-python";
+  }
+  return "?";
+}
+
+std::string FxReadReport::summary() const {
+  std::string out;
+  for (int k = 0; k < kFxSkippedKinds; ++k) {
+    if (!skipped[k]) continue;
+    out += (out.empty() ? "skipped: " : ", ") + std::to_string(skipped[k]) + " " + fxSkippedName(static_cast<FxSkipped>(k));
+  }
+  if (opaqueRefs) out += (out.empty() ? "" : "; ") + std::to_string(opaqueRefs) + " opaque callable references";
+  if (symbolic) out += (out.empty() ? "" : "; ") + std::to_string(symbolic) + " symbolic scalars";
+  return out;
+}
+
 Result<Plan> readFxText(std::string_view text) { return FxReader(text).read(nullptr); }
 Result<Plan> readFxText(std::string_view text, FxReadReport* report) { return FxReader(text).read(report); }
 
@@ -796,6 +1077,10 @@ std::string writeFxText(const Plan& plan) {
     }
     if (n.op == "operator.getitem" && n.args.size() == 2 && n.args[0].isTensor() && n.args[1].isInt()) {
       out += g.nodes.at(n.args[0].t.node).name + "[" + std::to_string(n.args[1].i) + "]\n";
+      continue;
+    }
+    if (n.op == "operator.getitem" && n.args.size() == 2 && n.args[0].isTensor() && n.args[1].kind == Arg::Kind::String) {
+      out += g.nodes.at(n.args[0].t.node).name + "[" + fx::pythonString(n.args[1].s) + "]\n";
       continue;
     }
     bool qualified = n.op.rfind("torch.", 0) == 0 || n.op.rfind("operator.", 0) == 0 || n.op.rfind("_operator.", 0) == 0;

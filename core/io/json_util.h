@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,7 +27,27 @@ inline std::string escapePointerToken(std::string_view s) {
   return out;
 }
 
-inline std::string typeName(const nlohmann::json& j) { return j.type_name(); }
+// The one set of getters and the one wording of each error, for every nlohmann reader (native, autoparallel,
+// placements); the fast simdjson readers decline instead and leave the wording to these:
+//   a missing key:  "FILE: /ptr: missing required key 'name'"
+//   a wrong type:   "FILE: /ptr/key: expected a string, got integer"
+//   out of range:   "FILE: /ptr/key: value -11 is out of range [0, 2147483647]"
+// A key that is absent and a key whose value is null read the same (the default / nullopt).
+
+// "integer" and "number" apart (nlohmann calls both "number"), so a message says which one it found.
+inline std::string typeName(const nlohmann::json& j) {
+  if (j.is_number_integer()) return "integer";
+  if (j.is_number_float()) return "number";
+  return j.type_name();
+}
+
+inline Error typeError(const std::string& ptr, std::string_view want, const nlohmann::json& got) {
+  return Error::atPointer("expected " + std::string(want) + ", got " + typeName(got), ptr);
+}
+
+inline Error missingKey(const std::string& ptr, std::string_view key) {
+  return Error::atPointer("missing required key '" + std::string(key) + "'", ptr);
+}
 
 // Optional member access: nullptr when absent or null.
 inline const nlohmann::json* member(const nlohmann::json& obj, const char* key) {
@@ -35,37 +56,43 @@ inline const nlohmann::json* member(const nlohmann::json& obj, const char* key) 
   return &*it;
 }
 
-inline Result<std::string> getString(const nlohmann::json& obj, const char* key, const std::string& ptr, bool required) {
+// A required member (any type): the missing-key error at ptr when absent or null.
+inline Result<const nlohmann::json*> required(const nlohmann::json& obj, const char* key, const std::string& ptr) {
+  if (const nlohmann::json* v = member(obj, key)) return v;
+  return missingKey(ptr, key);
+}
+
+inline Result<std::string> getString(const nlohmann::json& obj, const char* key, const std::string& ptr, bool required,
+                                     std::string def = {}) {
   const nlohmann::json* v = member(obj, key);
   if (!v) {
-    if (required) return Error::atPointer(std::string("missing \"") + key + "\" (a string)", ptr);
-    return std::string();
+    if (required) return missingKey(ptr, key);
+    return def;
   }
-  if (!v->is_string()) return Error::atPointer("expected a string, found " + typeName(*v), ptr + "/" + key);
+  if (!v->is_string()) return typeError(ptr + "/" + key, "a string", *v);
   return v->get<std::string>();
 }
 
 inline Result<std::optional<double>> getNumber(const nlohmann::json& obj, const char* key, const std::string& ptr) {
   const nlohmann::json* v = member(obj, key);
   if (!v) return std::optional<double>();
-  if (!v->is_number()) return Error::atPointer("expected a number, found " + typeName(*v), ptr + "/" + key);
+  if (!v->is_number()) return typeError(ptr + "/" + key, "a number", *v);
   return std::optional<double>(v->get<double>());
 }
 
-inline Result<std::optional<int64_t>> getInt(const nlohmann::json& obj, const char* key, const std::string& ptr) {
-  const nlohmann::json* v = member(obj, key);
-  if (!v) return std::optional<int64_t>();
-  if (!v->is_number_integer()) return Error::atPointer("expected an integer, found " + typeName(*v), ptr + "/" + key);
-  return std::optional<int64_t>(v->get<int64_t>());
+inline Result<double> getNumber(const nlohmann::json& obj, const char* key, const std::string& ptr, double def) {
+  auto v = getNumber(obj, key, ptr);
+  if (!v) return v.error();
+  return v->value_or(def);
 }
 
-// getInt within [lo, hi] (the native reader's ranges and wording: "value -11 is out of range [0, 2147483647]"), so
-// what an importer loads also saves and reloads natively. Integers beyond int64 read as INT64_MAX.
+// An integer within [lo, hi]; nullopt when absent. Integers beyond int64 read as INT64_MAX (and so fail a range
+// that ends lower), so what an importer loads also saves and reloads natively.
 inline Result<std::optional<int64_t>> getIntIn(const nlohmann::json& obj, const char* key, const std::string& ptr,
                                                int64_t lo, int64_t hi) {
   const nlohmann::json* v = member(obj, key);
   if (!v) return std::optional<int64_t>();
-  if (!v->is_number_integer()) return Error::atPointer("expected an integer, found " + typeName(*v), ptr + "/" + key);
+  if (!v->is_number_integer()) return typeError(ptr + "/" + key, "an integer", *v);
   const int64_t x = v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)
                         ? INT64_MAX
                         : v->get<int64_t>();
@@ -76,14 +103,30 @@ inline Result<std::optional<int64_t>> getIntIn(const nlohmann::json& obj, const 
   return std::optional<int64_t>(x);
 }
 
+inline Result<std::optional<int64_t>> getInt(const nlohmann::json& obj, const char* key, const std::string& ptr) {
+  return getIntIn(obj, key, ptr, INT64_MIN, INT64_MAX);
+}
+
+inline Result<int64_t> getInt(const nlohmann::json& obj, const char* key, const std::string& ptr, int64_t def,
+                              int64_t lo, int64_t hi) {
+  auto v = getIntIn(obj, key, ptr, lo, hi);
+  if (!v) return v.error();
+  return v->value_or(def);
+}
+
+// A placement string of an autoparallel export or placements file (one spec, a tuple, or "None"), parsed once per
+// distinct text by the builder.
+inline Result<const SpecTuple*> readPlacementTuple(const nlohmann::json& v, PlanBuilder& b, const Where& w) {
+  if (!v.is_string()) return typeError(w.pointer(), "a placement string like \"RS(0)\"", v);
+  return b.parseTuple(v.get_ref<const std::string&>(), w);
+}
+
 // The one JSON mesh reader (native {"mesh": {"shape", "dim_names"}}, autoparallel's export, placements files'
 // "mesh_shape" / "mesh_dim_names"): an array of integer sizes and an optional array of names (null = none).
 // DeviceMesh's own refusals (rank limits, names) are reported at meshW.
 inline Result<bool> readMesh(const nlohmann::json* shape, const nlohmann::json* names, const Where& meshW,
                              const Where& shapeW, const Where& namesW, PlanBuilder& b) {
-  auto got = [](const nlohmann::json& v) {
-    return std::string(", got ") + (v.is_number_integer() ? "integer" : v.is_number() ? "number" : v.type_name());
-  };
+  auto got = [](const nlohmann::json& v) { return ", got " + typeName(v); };
   if (!shape || !shape->is_array())
     return shapeW.error("expected an array of mesh dim sizes" + (shape ? got(*shape) : std::string()));
   std::vector<int64_t> sizes;

@@ -23,11 +23,6 @@ using namespace jsonutil;
 
 std::string specString(const std::optional<ShardingSpec>& s) { return s ? s->toMeshString() : "None"; }
 
-// A placement string (one spec, a tuple, or "None"), parsed once per distinct text by the builder.
-Result<const SpecTuple*> parseOutputs(const json& v, PlanBuilder& b, const Where& w) {
-  if (!v.is_string()) return w.error("expected a placement string such as \"RS(0)\", found " + typeName(v));
-  return b.parseTuple(v.get_ref<const std::string&>(), w);
-}
 
 // One entry per tensor input: the input spec as set, null where none is (as produced). Not the producer's spec
 // in its place: re-applying must give the same specs (found by fuzz_placements_json, docs/reliability.md).
@@ -41,7 +36,7 @@ json inputSpecs(const NodeSpecs& sp, size_t inputs) {
 }  // namespace
 
 Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
-  if (!j.is_object()) return Error::atPointer("expected a JSON object (placements file)", "");
+  if (!j.is_object()) return typeError("", "a JSON object (placements file)", j);
   if (const json* v = member(j, "version")) {
     if (!v->is_number_integer() || v->get<int64_t>() != 1)
       return Error::atPointer("unsupported placements version " + v->dump() + " (expected 1)", "/version");
@@ -53,7 +48,8 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
       !m)
     return m.error();
   const json* pl = member(j, "placements");
-  if (!pl || !pl->is_object()) return Error::atPointer("missing \"placements\": an object keyed by node name", "");
+  if (!pl) return missingKey("", "placements");
+  if (!pl->is_object()) return typeError("/placements", "an object keyed by node name", *pl);
 
   Plan& plan = b.plan();
   std::vector<TensorRef> refs;
@@ -77,7 +73,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
       outPtr = ptr + "/output";
     }
     if (out && n.kind != NodeKind::Output) {
-      auto s = parseOutputs(*out, b, out == &it.value() ? where : where("output"));
+      auto s = readPlacementTuple(*out, b, out == &it.value() ? where : where("output"));
       if (!s) return s.error();
       if ((*s)->size() != specs.outputs.size())
         return Error::atPointer(std::to_string((*s)->size()) + " output spec(s) for a node with " +
@@ -86,7 +82,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
       specs.outputs = **s;  // a shard dim past its tensor's rank is a finding (Plan::validate)
     }
     if (ins) {
-      if (!ins->is_array()) return Error::atPointer("expected an array with one spec (or null) per tensor input", ptr + "/inputs");
+      if (!ins->is_array()) return typeError(ptr + "/inputs", "an array with one spec (or null) per tensor input", *ins);
       refs.clear();
       collectTensorRefs(n, refs);
       if (ins->size() != refs.size())
@@ -100,7 +96,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
           specs.inputs[k] = std::nullopt;
           continue;
         }
-        auto s = parseOutputs(v, b, where("inputs", static_cast<int64_t>(k)));
+        auto s = readPlacementTuple(v, b, where("inputs", static_cast<int64_t>(k)));
         if (!s) return s.error();
         if ((*s)->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", iptr);
         specs.inputs[k] = (**s)[0];

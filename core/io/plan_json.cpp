@@ -174,47 +174,13 @@ struct Ctx {
   std::string ptr;
 };
 
-std::string typeName(const json& j) {
-  if (j.is_number_integer()) return "integer";
-  if (j.is_number_float()) return "number";
-  return j.type_name();
-}
-
-Error typeError(const std::string& ptr, const char* want, const json& got) {
-  return Error::atPointer(std::string("expected ") + want + ", got " + typeName(got), ptr);
-}
-
-Result<std::string> getString(const json& obj, const char* key, const std::string& ptr, bool required,
-                              std::string def = {}) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) {
-    if (required) return Error::atPointer(std::string("missing required key '") + key + "'", ptr);
-    return def;
-  }
-  if (!it->is_string()) return typeError(ptr + "/" + key, "a string", *it);
-  return it->get<std::string>();
-}
-
-Result<int64_t> getInt(const json& obj, const char* key, const std::string& ptr, int64_t def, int64_t lo, int64_t hi) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return def;
-  if (!it->is_number_integer()) return typeError(ptr + "/" + key, "an integer", *it);
-  int64_t v = it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-                  ? std::numeric_limits<int64_t>::max()
-                  : it->get<int64_t>();
-  if (v < lo || v > hi)
-    return Error::atPointer("value " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
-                                std::to_string(hi) + "]",
-                            ptr + "/" + key);
-  return v;
-}
-
-Result<double> getNumber(const json& obj, const char* key, const std::string& ptr, double def) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return def;
-  if (!it->is_number()) return typeError(ptr + "/" + key, "a number", *it);
-  return it->get<double>();
-}
+// The getters and their error wording are jsonutil's (json_util.h), shared with the other JSON readers.
+using jsonutil::getInt;
+using jsonutil::getNumber;
+using jsonutil::getString;
+using jsonutil::missingKey;
+using jsonutil::typeError;
+using jsonutil::typeName;
 
 // A spec value: a placement string (syntax only: its fit to the tensor and mesh is Plan::validate's) or null.
 Result<std::optional<ShardingSpec>> specFromJ(const json& j, PlanBuilder& b, const Where& w) {
@@ -233,7 +199,7 @@ Result<TensorMeta> metaFromJ(const json& j, const std::string& ptr) {
   }
   if (!j.is_object()) return typeError(ptr, "an object {\"shape\", \"dtype\"} or null", j);
   auto it = j.find("shape");
-  if (it == j.end()) return Error::atPointer("missing required key 'shape'", ptr);
+  if (it == j.end()) return missingKey(ptr, "shape");
   auto shape = shapeFromJson(*it, ptr + "/shape");
   if (!shape) return shape.error();
   m.shape = std::move(*shape);
@@ -536,9 +502,9 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
   p.description = *desc;
 
   auto mIt = j.find("mesh");
-  if (mIt == j.end()) return Error::atPointer("missing required key 'mesh'", "");
+  if (mIt == j.end()) return missingKey("", "mesh");
   if (!mIt->is_object()) return typeError("/mesh", "an object {\"shape\", \"dim_names\"}", *mIt);
-  if (!mIt->contains("shape")) return Error::atPointer("missing required key 'shape'", "/mesh");
+  if (!mIt->contains("shape")) return missingKey("/mesh", "shape");
   if (auto m = jsonutil::readMesh(&(*mIt)["shape"], jsonutil::member(*mIt, "dim_names"), Where("mesh"),
                                   Where("mesh")("shape"), Where("mesh")("dim_names"), b);
       !m)
@@ -571,7 +537,7 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
   }
 
   auto nIt = j.find("nodes");
-  if (nIt == j.end()) return Error::atPointer("missing required key 'nodes'", "");
+  if (nIt == j.end()) return missingKey("", "nodes");
   if (!nIt->is_array()) return typeError("/nodes", "an array of nodes", *nIt);
   if (static_cast<int64_t>(nIt->size()) > limits::kMaxGraphNodes) return Error::atPointer("too many nodes", "/nodes");
   b.reserveNodes(nIt->size());
@@ -626,8 +592,8 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
       if (!in) return in.error();
       auto fIt = e.find("from");
       auto tIt = e.find("to");
-      if (fIt == e.end()) return Error::atPointer("missing required key 'from'", ptr);
-      if (tIt == e.end()) return Error::atPointer("missing required key 'to'", ptr);
+      if (fIt == e.end()) return missingKey(ptr, "from");
+      if (tIt == e.end()) return missingKey(ptr, "to");
       auto from = specFromJ(*fIt, b, where("from"));
       if (!from) return from.error();
       auto to = specFromJ(*tIt, b, where("to"));

@@ -15,14 +15,6 @@ namespace {
 
 constexpr int kB = 8000, kH = 8001, kS = 8002, kD = 8003, kC = 8004, kFresh = 8100;
 
-LabelInput labelled(int input, std::vector<int> labels, bool data = true) {
-  LabelInput x;
-  x.input = input;
-  x.labels = std::move(labels);
-  x.data = data;
-  return x;
-}
-
 // _softmax(x, dim, half_to_float), softmax.int(x, dim, dtype), and the backward ops (grad, output, dim, dtype).
 RuleResult softmaxRule(const RuleContext& ctx) {
   std::string op = ruleKey(ctx.node->op);
@@ -42,7 +34,6 @@ RuleResult softmaxRule(const RuleContext& ctx) {
   p.forbidden[*d] = op + " normalises over that dim, so every rank needs all of it";
   p.outs = {alignedLabels(r, r)};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {ctx.shape(0)};
   return res;
 }
 
@@ -114,11 +105,7 @@ RuleResult nllLossRule(const RuleContext& ctx) {
   std::vector<int> lo = reduction == 0 ? lt : std::vector<int>{};
   p.outs = {lo};
   if (ctx.outputCount() > 1) p.outs.resize(ctx.outputCount(), std::nullopt);
-  RuleResult res = solveLabels(ctx, p);
-  std::vector<int64_t> shape;
-  if (reduction == 0) shape = ctx.shape(target);
-  res.shapes = {shape};
-  return res;
+  return solveLabels(ctx, p);
 }
 
 // nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight) -> grad_self.
@@ -148,7 +135,6 @@ RuleResult nllLossBackwardRule(const RuleContext& ctx) {
   if (total >= 0 && ctx.rank(total) == 0) p.ins.push_back(labelled(total, {}, false));
   p.outs = {ls};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {ctx.shape(self)};
   return res;
 }
 

@@ -1,5 +1,5 @@
 // Collectives already in a graph: _c10d_functional.* (all_reduce, all_gather_into_tensor, reduce_scatter_tensor,
-// all_to_all_single, broadcast, ...) and wait_tensor.
+// all_to_all_single, broadcast, ...), _dtensor.shard_dim_alltoall and wait_tensor.
 //
 // These run on the raw local tensors, so their meaning in specs is what the surrounding plan says: the output
 // spec is the declared one, checked only where the collective's kind fixes it. all_reduce may turn Partial
@@ -62,7 +62,6 @@ RuleResult trusted(const RuleContext& ctx) {
 RuleResult waitTensor(const RuleContext& ctx) {
   if (ctx.inputCount() < 1 || !ctx.inSpecs[0]) return unknownResult(ctx);
   RuleResult r = okResult({ctx.inSpecs[0]});
-  if (ctx.rank(0) >= 0) r.shapes = {ctx.shape(0)};
   return r;
 }
 
@@ -75,7 +74,8 @@ void registerCollectiveRules(RuleTable& t) {
   t["all_gather_into_tensor_out"] = allGather;
   t["reduce_scatter_tensor"] = reduceScatter;
   for (const char* op : {"all_to_all_single", "broadcast", "broadcast_", "all_gather_into_tensor_coalesced",
-                         "reduce_scatter_tensor_coalesced", "all_reduce_coalesced", "permute_tensor"})
+                         "reduce_scatter_tensor_coalesced", "all_reduce_coalesced", "permute_tensor",
+                         "shard_dim_alltoall"})
     t[op] = trusted;
   t["wait_tensor"] = waitTensor;
 }

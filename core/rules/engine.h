@@ -36,6 +36,15 @@ struct LabelInput {
   bool mayBePartial = true; // for Multiplicative: this factor may carry the Partial (div: only the numerator)
 };
 
+// A participating input with its labels (data = false: an index/target tensor, never Partial).
+inline LabelInput labelled(int input, std::vector<int> labels, bool data = true) {
+  LabelInput x;
+  x.input = input;
+  x.labels = std::move(labels);
+  x.data = data;
+  return x;
+}
+
 struct LabelProblem {
   std::vector<LabelInput> ins;
   std::vector<std::optional<std::vector<int>>> outs;  // one per node output; nullopt = not a tensor

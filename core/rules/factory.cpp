@@ -43,10 +43,6 @@ RuleResult factoryRule(const RuleContext& ctx) {
                             "its local shape; make it Replicate");
   }
   RuleResult r = okResult({out});
-  if (auto size = ctx.intListArg(op.rfind("new_", 0) == 0 ? 1 : 0, "size"); size && op != "arange" &&
-                                                                            op != "scalar_tensor")
-    r.shapes = {*size};
-  if (op == "scalar_tensor") r.shapes = {std::vector<int64_t>{}};
   r.outputs.resize(std::max(1, ctx.outputCount()), std::nullopt);
   return r;
 }
@@ -64,7 +60,6 @@ RuleResult likeRule(const RuleContext& ctx) {
     if (!keep) out.placements[m] = Placement::replicate();
   }
   RuleResult r = okResult({out});
-  if (ctx.rank(0) >= 0) r.shapes = {ctx.shape(0)};
   return r;
 }
 

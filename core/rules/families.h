@@ -9,11 +9,6 @@
 
 namespace ss::rules {
 
-// Transparent hashing: findRule looks ops up by string_view without building a string (it runs once per node).
-struct RuleKeyHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-};
 using RuleTable = std::unordered_map<std::string, RuleFn, RuleKeyHash, std::equal_to<>>;
 
 void registerPointwiseRules(RuleTable& t);   // pointwise.cpp: elementwise ops, conversions, getitem
@@ -24,5 +19,8 @@ void registerIndexRules(RuleTable& t);       // index.cpp: index, index_put, gat
 void registerAttentionRules(RuleTable& t);   // attention.cpp: softmax(+bwd), SDPA(+bwd), nll/cross entropy, norms
 void registerFactoryRules(RuleTable& t);     // factory.cpp: full, zeros, ones, empty, arange, *_like
 void registerCollectiveRules(RuleTable& t);  // collective.cpp: _c10d_functional.*, wait_tensor
+void registerMoeRules(RuleTable& t);         // moe.cpp: topk, sort, cumsum, histc, _grouped_mm
+void registerHigherOrderRules(RuleTable& t); // higher_order.cpp: flex_attention(+bwd), triton kernels
+void registerSymbolicRules(RuleTable& t);    // symbolic.cpp: _local_scalar_dense, sym_size, operator.*, sym_sum
 
 }  // namespace ss::rules

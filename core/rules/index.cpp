@@ -132,14 +132,6 @@ void indexedResult(const std::vector<int64_t>& self, const IndexList& L, std::ve
   }
 }
 
-LabelInput labelled(int input, std::vector<int> labels, bool data = true) {
-  LabelInput x;
-  x.input = input;
-  x.labels = std::move(labels);
-  x.data = data;
-  return x;
-}
-
 std::vector<int> selfLabels(int r, const IndexList& L) {
   std::vector<int> l(r);
   for (int d = 0; d < r; ++d) l[d] = L.inputOfDim[d] >= 0 ? -1 : d;
@@ -166,7 +158,6 @@ RuleResult indexRule(const RuleContext& ctx) {
       for (int& l : in.labels) l += kIdx;
   p.outs = {lo};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {shape};
   return res;
 }
 
@@ -227,7 +218,6 @@ RuleResult indexPutRule(const RuleContext& ctx) {
   for (int d = 0; d < r; ++d) lo[d] = L.inputOfDim[d] >= 0 ? kFresh + d : d;
   p.outs = {lo};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {self};
   if (res.verdict == Verdict::Incompatible && (res.input == values || res.input == 0) && ctx.inSpecs[values] &&
       ctx.inSpecs[0]) {
     res.message = "index_put cannot write values into self as they arrive: values are " +
@@ -253,7 +243,6 @@ RuleResult indexSelectRule(const RuleContext& ctx) {
   RuleResult res = solveLabels(ctx, p);
   std::vector<int64_t> shape = ctx.shape(0);
   shape[*d] = ctx.shape(1)[0];
-  res.shapes = {shape};
   return res;
 }
 
@@ -276,7 +265,6 @@ RuleResult gatherRule(const RuleContext& ctx) {
   p.ins = {labelled(0, ls), labelled(1, li, false)};
   p.outs = {li};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {ctx.shape(1)};
   return res;
 }
 
@@ -303,7 +291,6 @@ RuleResult scatterRule(const RuleContext& ctx) {
   }
   p.outs = {alignedLabels(r, r)};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {ctx.shape(0)};
   return res;
 }
 
@@ -331,7 +318,6 @@ RuleResult sliceScatterRule(const RuleContext& ctx) {
   p.ins = {labelled(0, ls), labelled(1, lsrc)};
   p.outs = {alignedLabels(r, r)};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {ctx.shape(0)};
   return res;
 }
 

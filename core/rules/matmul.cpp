@@ -14,14 +14,6 @@ namespace {
 
 constexpr int kK = 1000, kM = 1001, kN = 1002, kV = 1003, kD = 1004;
 
-LabelInput in(int input, std::vector<int> labels, bool data = true) {
-  LabelInput x;
-  x.input = input;
-  x.labels = std::move(labels);
-  x.data = data;
-  return x;
-}
-
 int64_t dimOr(const RuleContext& ctx, int input, int d, int64_t dflt = -1) {
   if (!ctx.inMetas[input] || !ctx.inMetas[input]->known) return dflt;
   const auto& s = ctx.shape(input);
@@ -46,7 +38,7 @@ RuleResult addBias(const RuleContext& ctx, const RuleResult& product, const std:
   LabelProblem p;
   p.partial = PartialPolicy::Additive;
   p.contraction = std::nullopt;
-  p.ins = {in(virt, alignedLabels(R, R)), in(bias, alignedLabels(ctx.rank(bias), R))};
+  p.ins = {labelled(virt, alignedLabels(R, R)), labelled(bias, alignedLabels(ctx.rank(bias), R))};
   p.outs = {alignedLabels(R, R)};
   RuleResult r = solveLabels(c2, p, false);
   if (!r.ok()) {
@@ -57,7 +49,6 @@ RuleResult addBias(const RuleContext& ctx, const RuleResult& product, const std:
     r.alternatives.clear();
     return r;
   }
-  r.shapes = {productShape};
   r.outputs.resize(std::max<size_t>(1, ctx.node->outputs.size()));
   return r;
 }
@@ -66,10 +57,9 @@ RuleResult mm(const RuleContext& ctx) {
   if (ctx.inputCount() < 2) return unknownResult(ctx);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
-  p.ins = {in(0, {kM, kK}), in(1, {kK, kN})};
+  p.ins = {labelled(0, {kM, kK}), labelled(1, {kK, kN})};
   p.outs = {std::vector<int>{kM, kN}};
   RuleResult r = solveLabels(ctx, p);
-  r.shapes = {std::vector<int64_t>{dimOr(ctx, 0, 0), dimOr(ctx, 1, 1)}};
   return r;
 }
 
@@ -77,10 +67,9 @@ RuleResult bmm(const RuleContext& ctx) {
   if (ctx.inputCount() < 2) return unknownResult(ctx);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
-  p.ins = {in(0, {0, kM, kK}), in(1, {0, kK, kN})};
+  p.ins = {labelled(0, {0, kM, kK}), labelled(1, {0, kK, kN})};
   p.outs = {std::vector<int>{0, kM, kN}};
   RuleResult r = solveLabels(ctx, p);
-  r.shapes = {std::vector<int64_t>{dimOr(ctx, 0, 0), dimOr(ctx, 0, 1), dimOr(ctx, 1, 2)}};
   return r;
 }
 
@@ -90,10 +79,10 @@ RuleResult addmmLike(const RuleContext& ctx, bool batched) {
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
   if (batched) {
-    p.ins = {in(1, {0, kM, kK}), in(2, {0, kK, kN})};
+    p.ins = {labelled(1, {0, kM, kK}), labelled(2, {0, kK, kN})};
     p.outs = {std::vector<int>{0, kM, kN}};
   } else {
-    p.ins = {in(1, {kM, kK}), in(2, {kK, kN})};
+    p.ins = {labelled(1, {kM, kK}), labelled(2, {kK, kN})};
     p.outs = {std::vector<int>{kM, kN}};
   }
   RuleResult prod = solveLabels(ctx, p);
@@ -112,26 +101,17 @@ RuleResult matmul(const RuleContext& ctx) {
   int batch = std::max({ra - 2, rb - 2, 0});
   auto batchLabels = [&](int r) { return alignedLabels(std::max(r - 2, 0), batch); };
   std::vector<int> la, lb, lo;
-  std::vector<int64_t> shape;
   if (ra >= 2) { la = batchLabels(ra); la.push_back(kM); }
   la.push_back(kK);
   if (rb >= 2) { lb = batchLabels(rb); lb.push_back(kK); lb.push_back(kN); } else { lb = {kK}; }
-  for (int d = 0; d < batch; ++d) {
-    lo.push_back(d);
-    int64_t s = 1;
-    int da = d - (batch - std::max(ra - 2, 0)), db = d - (batch - std::max(rb - 2, 0));
-    if (da >= 0 && ra > 2) s = std::max(s, dimOr(ctx, 0, da, 1));
-    if (db >= 0 && rb > 2) s = std::max(s, dimOr(ctx, 1, db, 1));
-    shape.push_back(s);
-  }
-  if (ra >= 2) { lo.push_back(kM); shape.push_back(dimOr(ctx, 0, -2)); }
-  if (rb >= 2) { lo.push_back(kN); shape.push_back(dimOr(ctx, 1, -1)); }
+  for (int d = 0; d < batch; ++d) lo.push_back(d);
+  if (ra >= 2) lo.push_back(kM);
+  if (rb >= 2) lo.push_back(kN);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
-  p.ins = {in(0, la), in(1, lb)};
+  p.ins = {labelled(0, la), labelled(1, lb)};
   p.outs = {lo};
   RuleResult r = solveLabels(ctx, p);
-  r.shapes = {shape};
   return r;
 }
 
@@ -144,7 +124,7 @@ RuleResult linear(const RuleContext& ctx) {
   lo.push_back(kN);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
-  p.ins = {in(0, lx), in(1, {kN, kK})};
+  p.ins = {labelled(0, lx), labelled(1, {kN, kK})};
   p.outs = {lo};
   RuleResult prod = solveLabels(ctx, p);
   std::vector<int64_t> shape;
@@ -152,7 +132,6 @@ RuleResult linear(const RuleContext& ctx) {
     shape = ctx.shape(0);
     shape.back() = dimOr(ctx, 1, 0);
   }
-  prod.shapes = {shape};
   if (ctx.inputCount() >= 3 && prod.ok()) return addBias(ctx, prod, shape, 2);
   return prod;
 }
@@ -161,10 +140,9 @@ RuleResult mv(const RuleContext& ctx) {
   if (ctx.inputCount() < 2) return unknownResult(ctx);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
-  p.ins = {in(0, {kM, kK}), in(1, {kK})};
+  p.ins = {labelled(0, {kM, kK}), labelled(1, {kK})};
   p.outs = {std::vector<int>{kM}};
   RuleResult r = solveLabels(ctx, p);
-  r.shapes = {std::vector<int64_t>{dimOr(ctx, 0, 0)}};
   return r;
 }
 
@@ -172,10 +150,9 @@ RuleResult dot(const RuleContext& ctx) {
   if (ctx.inputCount() < 2) return unknownResult(ctx);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
-  p.ins = {in(0, {kK}), in(1, {kK})};
+  p.ins = {labelled(0, {kK}), labelled(1, {kK})};
   p.outs = {std::vector<int>{}};
   RuleResult r = solveLabels(ctx, p);
-  r.shapes = {std::vector<int64_t>{}};
   return r;
 }
 
@@ -187,13 +164,9 @@ RuleResult embedding(const RuleContext& ctx) {
   lo.push_back(kD);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
-  p.ins = {in(0, {kV, kD}), in(1, li, false)};
+  p.ins = {labelled(0, {kV, kD}), labelled(1, li, false)};
   p.outs = {lo};
-  RuleResult res = solveLabels(ctx, p);
-  std::vector<int64_t> shape = ctx.shape(1);
-  shape.push_back(dimOr(ctx, 0, 1));
-  res.shapes = {shape};
-  return res;
+  return solveLabels(ctx, p);
 }
 
 // embedding_dense_backward(grad[..., D], indices[...], num_weights, padding_idx, scale_grad) -> [V, D]
@@ -204,10 +177,9 @@ RuleResult embeddingBackward(const RuleContext& ctx) {
   lg.push_back(kD);
   LabelProblem p;
   p.partial = PartialPolicy::Multiplicative;
-  p.ins = {in(0, lg), in(1, alignedLabels(r, r), false)};
+  p.ins = {labelled(0, lg), labelled(1, alignedLabels(r, r), false)};
   p.outs = {std::vector<int>{kV, kD}};
   RuleResult res = solveLabels(ctx, p);
-  res.shapes = {std::vector<int64_t>{ctx.intArg(2, "num_weights").value_or(-1), dimOr(ctx, 0, -1)}};
   return res;
 }
 

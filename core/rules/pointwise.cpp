@@ -74,7 +74,6 @@ RuleResult pointwiseWith(const RuleContext& ctx, PartialPolicy policy, const std
   p.outs.assign(nOut, outLabels);
   if (inputs.empty()) return unknownResult(ctx);
   RuleResult r = solveLabels(ctx, p);
-  r.shapes.assign(nOut, *bshape);
   return r;
 }
 
@@ -108,11 +107,17 @@ RuleResult maskedFill(const RuleContext& ctx) { return pointwiseWith(ctx, Partia
 RuleResult getitem(const RuleContext& ctx) {
   if (ctx.inputCount() < 1 || !ctx.inSpecs[0]) return unknownResult(ctx);
   RuleResult r = okResult({ctx.inSpecs[0]});
-  if (ctx.inMetas[0] && ctx.inMetas[0]->known) r.shapes = {ctx.inMetas[0]->shape};
   return r;
 }
 
+// copy_(self, src): self's storage is overwritten with src, so self carries no value (never Partial) and src
+// keeps its placement's meaning.
+RuleResult copyInto(const RuleContext& ctx) { return pointwiseWith(ctx, PartialPolicy::Preserve, {0}); }
+
 }  // namespace
+
+RuleResult pointwiseNonlinearRule(const RuleContext& ctx) { return nonlinear(ctx); }
+RuleResult pointwiseDivideRule(const RuleContext& ctx) { return divide(ctx); }
 
 void registerPointwiseRules(RuleTable& t) {
   for (const char* op : {"add", "sub", "add_", "sub_"}) t[op] = additive;
@@ -120,7 +125,7 @@ void registerPointwiseRules(RuleTable& t) {
   for (const char* op : {"mul", "mul_"}) t[op] = multiply;
   for (const char* op : {"div", "div_", "true_divide"}) t[op] = divide;
   for (const char* op : {"clone", "_to_copy", "convert_element_type", "detach", "alias", "contiguous",
-                         "lift_fresh_copy", "_assert_tensor_metadata", "to", "type_as", "_conj", "positive"})
+                         "lift_fresh_copy", "_assert_tensor_metadata", "to", "type_as", "_conj", "positive", "device_put"})
     t[op] = preserve;
   for (const char* op :
        {"pow", "rsqrt", "sqrt", "exp", "exp2", "log", "log2", "log1p", "expm1", "tanh", "sigmoid", "relu", "gelu",
@@ -129,12 +134,13 @@ void registerPointwiseRules(RuleTable& t) {
         "bitwise_and", "bitwise_or", "isnan", "isinf", "floor", "ceil", "round", "trunc", "sign", "rsub",
         "gelu_backward", "silu_backward", "threshold_backward", "tanh_backward", "sigmoid_backward", "fill",
         "lerp", "addcmul", "addcdiv", "native_dropout", "native_dropout_backward", "leaky_relu", "elu", "hardtanh",
-        "softplus", "mish", "square", "remainder", "fmod", "bernoulli", "copy"})
+        "softplus", "mish", "square", "remainder", "fmod", "bernoulli", "copy", "fma"})
     t[op] = nonlinear;
   t["where"] = whereRule;
   t["masked_fill"] = maskedFill;
   t["masked_fill_"] = maskedFill;
   t["getitem"] = getitem;
+  t["copy_"] = copyInto;
 }
 
 }  // namespace ss::rules

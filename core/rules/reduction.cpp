@@ -88,7 +88,6 @@ RuleResult reduction(const RuleContext& ctx) {
   int nOut = std::max(1, ctx.outputCount());
   p.outs.assign(nOut, lo);
   RuleResult res = solveLabels(ctx, p);
-  res.shapes.assign(nOut, shape);
   return res;
 }
 

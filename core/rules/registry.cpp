@@ -37,6 +37,9 @@ const RuleTable& table() {
     registerAttentionRules(r);
     registerFactoryRules(r);
     registerCollectiveRules(r);
+    registerMoeRules(r);
+    registerHigherOrderRules(r);
+    registerSymbolicRules(r);
     return r;
   }();
   return t;
@@ -110,7 +113,6 @@ const TensorMeta* RuleContext::outMeta(int i) const {
   return m.known ? &m : nullptr;
 }
 
-namespace {
 // ruleKey without allocating: a view into `op`.
 std::string_view ruleKeyView(std::string_view op) {
   if (op.starts_with("torch.ops.")) op.remove_prefix(10);
@@ -124,7 +126,6 @@ std::string_view ruleKeyView(std::string_view op) {
     return name;
   return op;
 }
-}  // namespace
 
 std::string ruleKey(std::string_view op) { return std::string(ruleKeyView(op)); }
 

@@ -14,6 +14,7 @@
 //
 // Files: engine.{h,cpp} (the per-mesh-dim label solver every family uses), and one file per family:
 // pointwise, matmul, view, reduction, index, attention (softmax, SDPA, losses, norms), factory, collective.
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,13 +57,13 @@ struct RuleContext {
   const TensorMeta* outMeta(int i = 0) const;
 };
 
-// BadShapes: the global shapes themselves do not fit the op (reported as "shape-mismatch").
+// BadShapes: the global shapes themselves do not fit the op (reported as "shape-mismatch"). Output shapes are
+// not a rule's business: the op table's shape facts (core/ops/op_shapes.h) give them, once for every reader.
 enum class Verdict : uint8_t { Ok, Incompatible, PartialIntoNonlinear, BadShapes };
 
 struct RuleResult {
   Verdict verdict = Verdict::Ok;
   SpecList outputs;                                        // when Ok: one per node output
-  std::vector<std::optional<std::vector<int64_t>>> shapes; // inferred global output shapes, where known
   int input = -1;                                          // when not Ok: the input that breaks the rule
   std::optional<ShardingSpec> want;                        // ... and the spec it would need
   std::string message;
@@ -77,6 +78,12 @@ using RuleFn = RuleResult (*)(const RuleContext&);
 // "aten.index_put.default" -> "index_put", "torch.ops._c10d_functional.wait_tensor.default" -> "wait_tensor",
 // "operator.getitem" -> "getitem", "prims.convert_element_type.default" -> "convert_element_type".
 std::string ruleKey(std::string_view op);
+std::string_view ruleKeyView(std::string_view op);  // the same, as a view into `op` (no allocation)
+// Transparent hashing: tables keyed by rule key are looked up by string_view (once per node).
+struct RuleKeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
 // The rule for an op target; nullptr when there is none.
 RuleFn findRule(std::string_view op);
 // Every op name (rule key) that has a rule, sorted; for docs and tests.

@@ -29,10 +29,6 @@ LabelProblem unary(int rank) {
   return p;
 }
 
-RuleResult withShape(RuleResult r, std::vector<int64_t> shape, int outputs = 1) {
-  r.shapes.assign(outputs, std::move(shape));
-  return r;
-}
 
 // Resolves one -1 in a view size against the input's element count.
 std::optional<std::vector<int64_t>> resolveSize(std::vector<int64_t> size, int64_t numel) {
@@ -91,7 +87,7 @@ RuleResult reshapeTo(const RuleContext& ctx, const std::vector<int64_t>& out) {
   }
   p.ins[0].labels = li;
   p.outs = {lo};
-  if (!ctx.inSpecs[0] || ctx.inSpecs[0]->meshDims() != ctx.mesh->ndim()) return withShape(solveLabels(ctx, p), out);
+  if (!ctx.inSpecs[0] || ctx.inSpecs[0]->meshDims() != ctx.mesh->ndim()) return solveLabels(ctx, p);
 
   // DTensor's strided shards: merging dims whose inner one is sharded gives _StridedShard(o, sf) with sf the
   // product of the merged dims before it (rank i holds piece i of each of the sf blocks); splitting such a dim
@@ -124,12 +120,12 @@ RuleResult reshapeTo(const RuleContext& ctx, const std::vector<int64_t>& out) {
       }
     }
   }
-  if (rewrites.empty()) return withShape(solveLabels(ctx, p), out);
+  if (rewrites.empty()) return solveLabels(ctx, p);
   c2.inSpecs[0] = tmp;
   RuleResult res = solveLabels(c2, p);
-  if (!res.ok()) return withShape(solveLabels(ctx, p), out);  // report against the spec as it arrives
+  if (!res.ok()) return solveLabels(ctx, p);  // report against the spec as it arrives
   for (const auto& [m, pl] : rewrites) res.outputs[0]->placements[m] = pl;
-  return withShape(std::move(res), out);
+  return res;
 }
 
 bool known0(const RuleContext& ctx) { return ctx.inputCount() >= 1 && ctx.rank(0) >= 0; }
@@ -197,7 +193,7 @@ RuleResult permuteRule(const RuleContext& ctx) {
     shape.push_back(ctx.shape(0)[*nd]);
   }
   p.outs = {lo};
-  return withShape(solveLabels(ctx, p), shape);
+  return solveLabels(ctx, p);
 }
 
 RuleResult transposeRule(const RuleContext& ctx) {
@@ -216,7 +212,7 @@ RuleResult transposeRule(const RuleContext& ctx) {
   std::vector<int64_t> shape = ctx.shape(0);
   std::swap(shape[a], shape[b]);
   p.outs = {lo};
-  return withShape(solveLabels(ctx, p), shape);
+  return solveLabels(ctx, p);
 }
 
 RuleResult expandRule(const RuleContext& ctx) {
@@ -239,7 +235,7 @@ RuleResult expandRule(const RuleContext& ctx) {
                         "expand: input shape " + shapeToString(in) + " cannot expand to " + shapeToString(*size));
   }
   p.outs = {alignedLabels(R, R)};
-  return withShape(solveLabels(ctx, p), shape);
+  return solveLabels(ctx, p);
 }
 
 RuleResult squeezeRule(const RuleContext& ctx) {
@@ -259,7 +255,7 @@ RuleResult squeezeRule(const RuleContext& ctx) {
   for (int d = 0; d < r; ++d)
     if (!drop[d]) { lo.push_back(d); shape.push_back(in[d]); }
   p.outs = {lo};
-  return withShape(solveLabels(ctx, p), shape);
+  return solveLabels(ctx, p);
 }
 
 RuleResult unsqueezeRule(const RuleContext& ctx) {
@@ -274,7 +270,7 @@ RuleResult unsqueezeRule(const RuleContext& ctx) {
   std::vector<int64_t> shape = in;
   shape.insert(shape.begin() + *d, 1);
   p.outs = {lo};
-  return withShape(solveLabels(ctx, p), shape);
+  return solveLabels(ctx, p);
 }
 
 // slice.Tensor(x, dim, start, end, step) and narrow(x, dim, start, length).
@@ -321,7 +317,7 @@ RuleResult sliceRule(const RuleContext& ctx) {
   p.outs = {alignedLabels(r, r)};
   std::vector<int64_t> shape = in;
   shape[*d] = (end - start + step - 1) / step;
-  return withShape(solveLabels(ctx, p), shape);
+  return solveLabels(ctx, p);
 }
 
 RuleResult selectRule(const RuleContext& ctx) {
@@ -337,7 +333,7 @@ RuleResult selectRule(const RuleContext& ctx) {
   for (int k = 0; k < r; ++k)
     if (k != *d) { lo.push_back(k); shape.push_back(in[k]); }
   p.outs = {lo};
-  return withShape(solveLabels(ctx, p), shape);
+  return solveLabels(ctx, p);
 }
 
 // split.Tensor, split_with_sizes, chunk, unbind: tuple outputs, the split dim must stay whole.
@@ -357,8 +353,6 @@ RuleResult splitRule(const RuleContext& ctx) {
   int nOut = std::max(1, ctx.outputCount());
   p.outs.assign(nOut, lo);
   RuleResult res = solveLabels(ctx, p);
-  for (int o = 0; o < nOut; ++o)
-    res.shapes.push_back(ctx.outMeta(o) ? std::optional<std::vector<int64_t>>(ctx.outMeta(o)->shape) : std::nullopt);
   return res;
 }
 
@@ -398,7 +392,7 @@ RuleResult catRule(const RuleContext& ctx) {
     shape[*d] = total;
   }
   p.outs = {lo};
-  return withShape(solveLabels(ctx, p), shape);
+  return solveLabels(ctx, p);
 }
 
 // slice_backward(grad, input_sizes, dim, start, end, step) and select_backward(grad, input_sizes, dim, index):
@@ -427,7 +421,45 @@ RuleResult sliceBackwardRule(const RuleContext& ctx) {
   g.labels = lg;
   p.ins = {g};
   p.outs = {lo};
-  return withShape(solveLabels(ctx, p), *sizes);
+  return solveLabels(ctx, p);
+}
+
+// view_as_complex(x[..., 2]) -> [...] and view_as_real(x[...]) -> [..., 2]: the (real, imaginary) pair is one
+// element, never split; every other dim keeps its shard. Linear views: any Partial passes through.
+RuleResult complexViewRule(const RuleContext& ctx) {
+  if (!known0(ctx)) return unknownResult(ctx);
+  const int r = ctx.rank(0);
+  LabelProblem p = unary(r);
+  p.partial = PartialPolicy::Preserve;
+  constexpr int kPair = 7900;
+  if (ruleKey(ctx.node->op) == "view_as_complex") {
+    if (r < 1) return unknownResult(ctx);
+    p.ins[0].labels.back() = kPair;
+    p.forbidden[kPair] = "it holds the real and imaginary parts of one complex element";
+    p.outs = {alignedLabels(r - 1, r - 1)};
+  } else {
+    std::vector<int> lo = alignedLabels(r, r);
+    lo.push_back(kPair);
+    p.outs = {lo};
+  }
+  return solveLabels(ctx, p);
+}
+
+// constant_pad_nd(x, pad, value): a padded dim is read whole (a shard would be padded at its own edges); other
+// dims keep their shards. Padding with 0 is linear (Partial(sum|avg) passes), with any other value it is not.
+RuleResult padRule(const RuleContext& ctx) {
+  if (!known0(ctx)) return unknownResult(ctx);
+  const int r = ctx.rank(0);
+  auto pad = ctx.intListArg(1, "pad");
+  if (!pad || pad->size() % 2 || static_cast<int>(pad->size() / 2) > r) return unknownResult(ctx);
+  LabelProblem p = unary(r);
+  const double value = ctx.numberArg(2, "value").value_or(0.0);
+  p.partial = value == 0.0 ? PartialPolicy::Additive : PartialPolicy::Nonlinear;
+  for (size_t i = 0; i < pad->size() / 2; ++i)
+    if ((*pad)[2 * i] != 0 || (*pad)[2 * i + 1] != 0)
+      p.forbidden[r - 1 - static_cast<int>(i)] = "it is padded, and a shard would be padded at its own edges";
+  p.outs = {alignedLabels(r, r)};
+  return solveLabels(ctx, p);
 }
 
 }  // namespace
@@ -450,6 +482,9 @@ void registerViewRules(RuleTable& t) {
   for (const char* op : {"split", "split_with_sizes", "chunk", "unbind"}) t[op] = splitRule;
   t["cat"] = catRule;
   t["stack"] = catRule;
+  t["view_as_complex"] = complexViewRule;
+  t["view_as_real"] = complexViewRule;
+  t["constant_pad_nd"] = padRule;
 }
 
 }  // namespace ss::rules

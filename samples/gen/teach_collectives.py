@@ -8,6 +8,9 @@ checks clean, and contains a redistribute of that kind where an op needs it.
 - all_to_all:     Shard(0) -> Shard(1), turning a batch shard into a feature shard before a log_softmax over
                   the batch dim (the Ulysses move in one line).
 
+Each description ends with "Look at: NODE input N (...)": the edge the app opens on (tests/views/test_views_teach.cpp
+checks it), whose Play button steps through the collective.
+
 Run from anywhere: python3 samples/gen/teach_collectives.py
 """
 from planlib import PlanBuilder, t
@@ -29,7 +32,9 @@ def loss_from_partial(p, src, shape_numel):
 
 def all_gather():
     p = collective_plan("all_gather", "all_gather on 4 ranks: the batch-sharded matmul output (Shard(0)) meets a log_softmax "
-                           "over the batch dim, which needs the whole dim: all_gather makes it Replicate.")
+                           "over the batch dim, which needs the whole dim: all_gather makes it Replicate. "
+                           "Look at: log_softmax input 0 (press Play: a ring of 3 rounds, each rank forwarding the "
+                           "block it got last).")
     p.placeholder("x", [8, 16], "S(0)", "input")
     p.placeholder("w", [16, 4], "R", "param")
     p.call1("mm", "aten.mm.default", [t("x"), t("w")], [8, 4], "S(0)")
@@ -42,7 +47,9 @@ def all_gather():
 
 def all_reduce():
     p = collective_plan("all_reduce", "all_reduce on 4 ranks: a row-parallel matmul contracts the sharded dim, so each rank "
-                           "holds a partial sum (Partial(sum)); relu is not linear, so all_reduce makes it Replicate.")
+                           "holds a partial sum (Partial(sum)); relu is not linear, so all_reduce makes it Replicate. "
+                           "Look at: relu input 0 (press Play: 3 rounds of reduce-scatter, the partial sums "
+                           "combining, then 3 rounds of all_gather).")
     p.placeholder("x", [8, 16], "S(1)", "input")
     p.placeholder("w", [16, 4], "S(0)", "param")
     p.call1("mm", "aten.mm.default", [t("x"), t("w")], [8, 4], "P(sum)")
@@ -56,7 +63,9 @@ def all_reduce():
 def reduce_scatter():
     p = collective_plan("reduce_scatter", "reduce_scatter on 4 ranks: the row-parallel matmul's Partial(sum) output is "
                                "reduced and scattered in one step (Shard(0)), so the square runs on a quarter "
-                               "of the rows per rank.")
+                               "of the rows per rank. Look at: pow_1 input 0 (press Play: the running sums go "
+                               "around the ring, 1/4, 2/4, 3/4 of the ranks' values, until each rank holds its "
+                               "rows summed).")
     p.placeholder("x", [8, 16], "S(1)", "input")
     p.placeholder("w", [16, 4], "S(0)", "param")
     p.call1("mm", "aten.mm.default", [t("x"), t("w")], [8, 4], "P(sum)")
@@ -69,7 +78,8 @@ def reduce_scatter():
 def all_to_all():
     p = collective_plan("all_to_all", "all_to_all on 4 ranks: a batch shard (Shard(0)) becomes a feature shard (Shard(1)) so "
                            "that a log_softmax over the batch dim sees the whole dim: the move Ulysses makes "
-                           "around attention.")
+                           "around attention. Look at: log_softmax input 0 (press Play: in one round every "
+                           "rank sends each other rank the rows it will hold).")
     p.placeholder("x", [8, 16], "S(0)", "input")
     p.placeholder("w", [16, 8], "R", "param")
     p.call1("mm", "aten.mm.default", [t("x"), t("w")], [8, 8], "S(0)")

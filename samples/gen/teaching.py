@@ -2,6 +2,9 @@
 """Writes the small teaching plans in samples/: 1-D data parallel, 1-D tensor-parallel MLP whose Partial output
 meets an all_reduce, and 2-D FSDP x TP. Each is executable (complete aten args, a loss node) and checks clean.
 
+Each description ends with "Look at: NODE input N (...)": the edge the app opens on (tests/views/test_views_teach.cpp
+checks it), whose Play button steps through its redistribute.
+
 Run from anywhere: python3 samples/gen/teaching.py
 """
 from planlib import PlanBuilder, t
@@ -12,7 +15,8 @@ RUN = {"seed": 0, "loss": "loss", "batches": 3, "rtol": 1e-4}
 def data_parallel():
     b = PlanBuilder("teach_data_parallel",
                     "1-D data parallel on 4 ranks: the batch is sharded, the weight replicated. The squared-error "
-                    "sum over the sharded batch is Partial(sum); an all_reduce makes the loss whole.",
+                    "sum over the sharded batch is Partial(sum); an all_reduce makes the loss whole. Look at: loss "
+                    "input 0 (press Play: the scalar's all_reduce; 3 of the 4 chunks are padding only).",
                     [4], ["dp"], RUN)
     b.placeholder("x", [8, 16], "S(0)", "input")
     b.placeholder("w", [16, 4], "R", "param")
@@ -30,7 +34,8 @@ def tensor_parallel_mlp():
     b = PlanBuilder("teach_tp_mlp",
                     "1-D tensor-parallel MLP on 4 ranks (Megatron style): w1 is column-parallel (Shard(1)), w2 "
                     "row-parallel (Shard(0)). The second matmul contracts a sharded dim, so its output is "
-                    "Partial(sum); an all_reduce turns it into Replicate before the non-linear pow.",
+                    "Partial(sum); an all_reduce turns it into Replicate before the non-linear pow. Look at: pow_1 "
+                    "input 0 (press Play: the ring all_reduce of the partial sums).",
                     [4], ["tp"], RUN)
     b.placeholder("x", [8, 16], "R", "input")
     b.placeholder("w1", [16, 32], "S(1)", "param")
@@ -48,7 +53,9 @@ def fsdp_tp():
     b = PlanBuilder("teach_fsdp_tp",
                     "2-D FSDP x TP on a 2x2 mesh (dp, tp). Parameters are stored sharded on dp too and all-gathered "
                     "on dp before use; activations are batch-sharded on dp; the row-parallel matmul's Partial(sum) "
-                    "on tp meets an all_reduce, and the loss's Partial(sum) on dp another.",
+                    "on tp meets an all_reduce, and the loss's Partial(sum) on dp another. Look at: pow_1 input 0 "
+                    "(press Play: the ring all_reduce on tp of the row-parallel matmul's partial sums, in both dp "
+                    "groups at once; mm input 1 shows FSDP's all_gather of w1 on dp).",
                     [2, 2], ["dp", "tp"], RUN)
     b.placeholder("x", [8, 16], "S(0)R", "input")
     b.placeholder("w1", [16, 32], "S(0)S(1)", "param")

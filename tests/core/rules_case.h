@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ops/op_shapes.h"
 #include "core/placement_parse.h"
 #include "core/rules/rules.h"
 
@@ -86,6 +87,14 @@ struct RuleCase {
     return result.outputs[o]->toMeshString();
   }
   std::string want() const { return result.want ? result.want->toMeshString() : "none"; }
+  // Output o's shape as the op table (core/ops/op_shapes.h) gives it for this case's inputs; nullopt when it
+  // cannot tell or the inputs do not fit.
+  std::optional<std::vector<int64_t>> shape(int o = 0) const {
+    auto r = ops::inferOutputs(node, [this](TensorRef t) { return t.node >= 0 && t.node < static_cast<int>(metas.size()) ? &metas[t.node] : nullptr; }, complete);
+    if (r.verdict != ops::ShapeVerdict::Known || o >= static_cast<int>(r.outputs.size()) || !r.outputs[o].known)
+      return std::nullopt;
+    return r.outputs[o].shape;
+  }
 };
 
 inline Arg ints(std::vector<int64_t> v) {

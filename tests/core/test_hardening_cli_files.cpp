@@ -86,7 +86,7 @@ TEST_CASE("check: a 10^12-element input is checked from its shape alone", "[hard
   j["nodes"][0]["meta"][0]["shape"] = {1000000, 1000000};
   Run r = run("check " + write("big.plan.json", j.dump()));
   CHECK(r.code == 1);  // the declared downstream shapes no longer match: reported, not allocated
-  CHECK(r.out.find("but mm of its inputs gives [1000000, 4]") != std::string::npos);
+  CHECK(r.out.find("mm: [1000000, 1000000] @ [16, 4]: the contracted dims differ (1000000 and 16)") != std::string::npos);
 }
 
 TEST_CASE("check: autoparallel JSON and placements files with wrong types or names", "[hardening][cli]") {

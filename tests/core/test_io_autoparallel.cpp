@@ -116,7 +116,7 @@ TEST_CASE("autoparallel export errors name the JSON pointer", "[io][autoparallel
   bad.erase("mesh");
   r = readAutoparallelJson(bad);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().message == "missing \"mesh\": {\"shape\": [...], \"dim_names\": [...]}");
+  CHECK(r.error().message == "missing required key 'mesh'");
   bad = j;
   bad["nodes"][5]["shape"] = {2048, "s0"};
   r = readAutoparallelJson(bad);
@@ -203,7 +203,7 @@ TEST_CASE("placements errors name the node and the place", "[io][placements]") {
   bad["placements"]["view"] = 3;
   r = applyPlacementsJson(*fx, bad);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().toString() == "/placements/view: expected a placement string such as \"RS(0)\", found number");
+  CHECK(r.error().toString() == "/placements/view: expected a placement string like \"RS(0)\", got integer");
 }
 
 TEST_CASE("loadPlanWithPlacements combines two files and locates errors in the right one", "[io][placements]") {

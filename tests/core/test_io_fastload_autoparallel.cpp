@@ -133,7 +133,7 @@ TEST_CASE("fast autoparallel reader declines what it cannot read exactly; loadin
       {variant(base, "\"dtype\": \"int64\"", "\"dtype\": \"int65\""), "/nodes/2/dtype: unknown dtype 'int65'"},
       {variant(base, "\"dst_placement\": \"S(0)R\"", "\"dst_placement\": \"(S(0)R, RR)\""),
        "/nodes/4/inputs/0/dst_placement: an input takes one spec, not a tuple"},
-      {variant(base, "\"ac_region\": 7", "\"ac_region\": 7.5"), "/nodes/5/ac_region: expected {\"id\", \"type\"}"},
+      {variant(base, "\"ac_region\": 7", "\"ac_region\": 7.5"), "/nodes/5/ac_region: expected an object {\"id\", \"type\"}, an integer or a string, got number"},
       // The native reader's limits, which the DOM reader applies too (so the plan saves and reloads natively).
       {variant(base, "\"shape\": [16]", "\"shape\": [18446744073709551615]"),
        "/nodes/2/shape/0: size 18446744073709551615 is out of range [0, 2^53]"},

@@ -24,7 +24,7 @@ TEST_CASE("factories take the declared spec when they can make it", "[rules][fac
   RuleCase f({2, 4}, "aten.full.default");
   f.args({ints({16, 128, 73, 64}), I(0)}).kwarg("dtype", Arg::dtype(DType::BF16)).out({16, 128, 73, 64}).declare("RS(0)");
   CHECK(f.outSpec() == "RS(0)");
-  CHECK(*f.result.shapes[0] == std::vector<int64_t>{16, 128, 73, 64});
+  CHECK(*f.shape(0) == std::vector<int64_t>{16, 128, 73, 64});
 
   RuleCase z({4}, "aten.zeros_like.default");
   z.args({z.in({8, 4}, "S(0)")}).out({8, 4});

@@ -12,7 +12,7 @@ TEST_CASE("index: non-indexed dims keep their shards; indexed dims must be whole
           Arg::list({Arg::none(), Arg::none(), c.in({1}, "RR", DType::I64)})})
       .out({16, 128, 1, 64}, DType::BF16);
   CHECK(c.outSpec() == "S(0)R");
-  CHECK(*c.result.shapes[0] == std::vector<int64_t>{16, 128, 1, 64});
+  CHECK(*c.shape(0) == std::vector<int64_t>{16, 128, 1, 64});
 
   RuleCase bad({4}, "aten.index.Tensor");
   bad.args({bad.in({8, 8, 8}, "S(2)"), Arg::list({Arg::none(), Arg::none(), bad.in({2}, "R", DType::I64)})})

@@ -47,7 +47,7 @@ TEST_CASE("mm infers the output shape", "[rules][matmul]") {
   RuleCase c({2, 4}, "aten.mm.default");
   c.args({c.in({2048, 4672}, "S(0)R"), c.in({4672, 4672}, "RR")}).out({2048, 4672});
   CHECK(c.outSpec() == "S(0)R");
-  CHECK(*c.result.shapes[0] == std::vector<int64_t>{2048, 4672});
+  CHECK(*c.shape(0) == std::vector<int64_t>{2048, 4672});
 }
 
 TEST_CASE("bmm, matmul and linear", "[rules][matmul]") {
@@ -61,7 +61,7 @@ TEST_CASE("bmm, matmul and linear", "[rules][matmul]") {
   RuleCase m({4}, "aten.matmul.default");
   m.args({m.in({2, 8, 16}, "S(1)"), m.in({16, 4}, "R")}).out({2, 8, 4});
   CHECK(m.outSpec() == "S(1)");
-  CHECK(*m.result.shapes[0] == std::vector<int64_t>{2, 8, 4});
+  CHECK(*m.shape(0) == std::vector<int64_t>{2, 8, 4});
   RuleCase m2({4}, "aten.matmul.default");
   m2.args({m2.in({2, 8, 16}, "S(2)"), m2.in({16, 4}, "S(0)")}).out({2, 8, 4});
   CHECK(m2.outSpec() == "P(sum)");
@@ -105,7 +105,7 @@ TEST_CASE("embedding and its dense backward", "[rules][matmul]") {
   RuleCase b({4}, "aten.embedding_dense_backward.default");
   b.args({b.in({4, 6, 8}, "S(0)"), b.in({4, 6}, "S(0)", DType::I64), I(100), I(-1), B(false)}).out({100, 8});
   CHECK(b.outSpec() == "P(sum)");
-  CHECK(*b.result.shapes[0] == std::vector<int64_t>{100, 8});
+  CHECK(*b.shape(0) == std::vector<int64_t>{100, 8});
   RuleCase b2({4}, "aten.embedding_dense_backward.default");
   b2.args({b2.in({4, 6, 8}, "S(2)"), b2.in({4, 6}, "R", DType::I64), I(100), I(-1), B(false)}).out({100, 8});
   CHECK(b2.outSpec() == "S(1)");

@@ -34,8 +34,8 @@ TEST_CASE("pointwise: equal specs pass through, broadcast dims follow the output
   RuleCase b({2, 4}, "aten.add.Tensor");
   b.args({b.in({16, 128}, "S(0)S(1)"), b.in({128}, "RS(0)")}).out({16, 128});
   CHECK(b.outSpec() == "S(0)S(1)");
-  REQUIRE(b.result.shapes.size() == 1);
-  CHECK(*b.result.shapes[0] == std::vector<int64_t>{16, 128});
+  REQUIRE(b.shape(0));
+  CHECK(*b.shape(0) == std::vector<int64_t>{16, 128});
 
   // Replicated bias with an activation sharded on dim 0 is fine: the bias has no dim 0.
   RuleCase c({4}, "aten.mul.Tensor");

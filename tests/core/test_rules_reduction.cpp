@@ -36,11 +36,11 @@ TEST_CASE("reductions keep and renumber the other shards", "[rules][reduction]")
   RuleCase all({2, 4}, "aten.sum.default");
   all.args({all.in({16, 128, 71, 64}, "S(0)R")}).out({});
   CHECK(all.outSpec() == "P(sum)R");
-  CHECK(*all.result.shapes[0] == std::vector<int64_t>{});
+  CHECK(*all.shape(0) == std::vector<int64_t>{});
 
   // Seed 1's expand backward on its RS(1) branch.
   RuleCase s({2, 4}, "aten.sum.dim_IntList");
   s.args({s.in({16, 128, 71, 64}, "RS(1)"), ints({2}), B(true)}).out({16, 128, 1, 64});
   CHECK(s.outSpec() == "RS(1)");
-  CHECK(*s.result.shapes[0] == std::vector<int64_t>{16, 128, 1, 64});
+  CHECK(*s.shape(0) == std::vector<int64_t>{16, 128, 1, 64});
 }

@@ -38,7 +38,7 @@ TEST_CASE("view: merging keeps an outer shard; an inner one becomes strided", "[
   RuleCase c({2, 4}, "aten.view.default");
   c.args({c.in({16, 128, 64}, "S(0)R"), ints({-1, 64})}).out({2048, 64});
   CHECK(c.outSpec() == "S(0)R");
-  CHECK(*c.result.shapes[0] == std::vector<int64_t>{2048, 64});
+  CHECK(*c.shape(0) == std::vector<int64_t>{2048, 64});
   // A size that does not fit.
   CHECK(view({16, 128}, "RR", {16, 100}, {2, 4}) == "bad-shapes");
   // Size-1 dims come and go.
@@ -49,7 +49,7 @@ TEST_CASE("flatten, permute, transpose, t", "[rules][view]") {
   RuleCase f({2}, "aten.flatten.using_ints");
   f.args({f.in({2, 4, 8}, "S(0)"), I(0), I(1)}).out({8, 8});
   CHECK(f.outSpec() == "S(0)");
-  CHECK(*f.result.shapes[0] == std::vector<int64_t>{8, 8});
+  CHECK(*f.shape(0) == std::vector<int64_t>{8, 8});
 
   RuleCase p({4}, "aten.permute.default");
   p.args({p.in({2, 3, 4}, "S(2)"), ints({2, 0, 1})}).out({4, 2, 3});
@@ -79,7 +79,7 @@ TEST_CASE("expand, squeeze, unsqueeze", "[rules][view]") {
   RuleCase e4({4}, "aten.expand.default");
   e4.args({e4.in({8, 64}, "S(1)"), ints({2, -1, -1})}).out({2, 8, 64});
   CHECK(e4.outSpec() == "S(2)");
-  CHECK(*e4.result.shapes[0] == std::vector<int64_t>{2, 8, 64});
+  CHECK(*e4.shape(0) == std::vector<int64_t>{2, 8, 64});
 
   RuleCase s({4}, "aten.squeeze.dim");
   s.args({s.in({16, 1, 64}, "S(2)"), I(1)}).out({16, 64});
@@ -93,7 +93,7 @@ TEST_CASE("slice, select, split: a sharded dim must stay whole", "[rules][view]"
   RuleCase s({2, 4}, "aten.slice.Tensor");
   s.args({s.in({16, 128, 73, 64}, "S(0)R"), I(2), I(0), I(-2)}).out({16, 128, 71, 64});
   CHECK(s.outSpec() == "S(0)R");
-  CHECK(*s.result.shapes[0] == std::vector<int64_t>{16, 128, 71, 64});
+  CHECK(*s.shape(0) == std::vector<int64_t>{16, 128, 71, 64});
   RuleCase s2({4}, "aten.slice.Tensor");
   s2.args({s2.in({8, 8}, "S(1)"), I(1), I(0), I(4)}).out({8, 4});
   CHECK(s2.outSpec() == "error");
@@ -122,7 +122,7 @@ TEST_CASE("cat and stack", "[rules][view]") {
   RuleCase c({4}, "aten.cat.default");
   c.args({Arg::list({c.in({8, 4}, "S(0)"), c.in({8, 12}, "S(0)")}), I(1)}).out({8, 16});
   CHECK(c.outSpec() == "S(0)");
-  CHECK(*c.result.shapes[0] == std::vector<int64_t>{8, 16});
+  CHECK(*c.shape(0) == std::vector<int64_t>{8, 16});
   RuleCase c2({4}, "aten.cat.default");
   c2.args({Arg::list({c2.in({8, 4}, "S(0)"), c2.in({8, 4}, "S(0)")}), I(0)}).out({16, 4});
   CHECK(c2.outSpec() == "error");
@@ -136,14 +136,14 @@ TEST_CASE("cat and stack", "[rules][view]") {
   RuleCase s({4}, "aten.stack.default");
   s.args({Arg::list({s.in({8, 4}, "S(0)"), s.in({8, 4}, "S(0)")}), I(0)}).out({2, 8, 4});
   CHECK(s.outSpec() == "S(1)");
-  CHECK(*s.result.shapes[0] == std::vector<int64_t>{2, 8, 4});
+  CHECK(*s.shape(0) == std::vector<int64_t>{2, 8, 4});
 }
 
 TEST_CASE("slice_backward and select_backward", "[rules][view]") {
   RuleCase s({2, 4}, "aten.slice_backward.default");
   s.args({s.in({16, 128, 71, 64}, "S(0)R"), ints({16, 128, 73, 64}), I(2), I(0), I(-2), I(1)}).out({16, 128, 73, 64});
   CHECK(s.outSpec() == "S(0)R");
-  CHECK(*s.result.shapes[0] == std::vector<int64_t>{16, 128, 73, 64});
+  CHECK(*s.shape(0) == std::vector<int64_t>{16, 128, 73, 64});
   RuleCase s2({4}, "aten.slice_backward.default");
   s2.args({s2.in({8, 4}, "S(1)"), ints({8, 8}), I(1), I(0), I(4), I(1)}).out({8, 8});
   CHECK(s2.outSpec() == "error");

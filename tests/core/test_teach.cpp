@@ -242,3 +242,18 @@ TEST_CASE("teach: the playground is one tensor whose layout changes by undoable 
   REQUIRE(h.undo(p).ok());
   CHECK(p == makePlayground(meta({8, 6}, DType::BF16), mesh2x4, spec(mesh2x4, "RS(1)")));
 }
+
+TEST_CASE("teach: a description's 'Look at: NODE input N' names an edge", "[teach]") {
+  Plan p = makePlayground(meta({8, 6}), mesh4, spec(mesh4, "S(0)"));
+  CHECK_FALSE(lookAtEdge(p).has_value());
+  p.description = "Some text. Look at: relayout input 0 (press Play).";
+  REQUIRE(lookAtEdge(p).has_value());
+  CHECK(lookAtEdge(p)->node == kPlaygroundRelayout);
+  CHECK(lookAtEdge(p)->input == 0);
+  p.description = "Look at: relayout input 1";  // relayout has one input
+  CHECK_FALSE(lookAtEdge(p).has_value());
+  p.description = "Look at: nosuch input 0";
+  CHECK_FALSE(lookAtEdge(p).has_value());
+  p.description = "Look at: relayout input x";
+  CHECK_FALSE(lookAtEdge(p).has_value());
+}

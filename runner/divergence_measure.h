@@ -1,0 +1,48 @@
+#pragma once
+// Torch side of localisation (runner/divergence.h has the contract): the reference values a run keeps, and the
+// per-rank measurement of a node's outputs against them. Included by runner/*.cpp only (Torch headers).
+#include <vector>
+
+#include "core/layout.h"
+#include "runner/divergence.h"
+#include "runner/torch_internal.h"
+
+namespace ss::runner {
+
+// `whole` cut to one rank's block of a layout (exact global indices: uneven, empty and strided pieces).
+// A view when every dim is one interval.
+at::Tensor sliceToShard(const at::Tensor& whole, const RankShard& shard);
+
+// The reference run's values per batch, detached, shared read-only by every rank thread.
+class ReferenceStore {
+ public:
+  ReferenceStore(const Plan& plan, int batches);
+  // Whether output k of node n is measured: decided from the plan alone (so every rank and process measures
+  // the same outputs in the same order): a call node's output with a spec and a known meta that is its only
+  // output or is read by some node, or an AutoSP-tagged input (sliced by its tag, not by its spec).
+  bool measured(int node, int output) const;
+  // Keeps node n's measured outputs of batch b (and their facts), as the reference run produces them.
+  void keep(int batch, int node, const std::vector<at::Tensor>& outputs);
+  // The kept reference value, undefined when none (not measured, or not a tensor).
+  const at::Tensor& value(int batch, int node, int output) const;
+  const ReferenceFactsMap& facts() const { return facts_; }
+  // Bytes the kept values take (what localisation adds to a run's memory).
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  const Plan& plan_;
+  std::vector<std::vector<bool>> measured_;        // [node][output]
+  std::vector<std::vector<std::vector<at::Tensor>>> values_;  // [batch][node][output]
+  ReferenceFactsMap facts_;
+  int64_t bytes_ = 0;
+  at::Tensor none_;
+};
+
+// Measures node n's measured outputs on this rank right after the node ran and appends them to `out`.
+// Partial mesh dims are reduced over their groups first (collectives: every rank of a group calls this for the
+// same nodes in the same order; a rank whose value has the wrong shape sends zeros of the right one). Never
+// throws for a value it cannot compare (it records a shape mismatch); collective failures propagate.
+void measureNode(const Plan& plan, const ReferenceStore& refs, int batch, int node,
+                 const std::vector<at::Tensor>& outputs, int64_t rank, RankComm* comm, std::vector<BlockMeasure>& out);
+
+}  // namespace ss::runner
