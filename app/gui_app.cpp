@@ -215,6 +215,9 @@ void GuiApp::drawUi() {
     top = ImGui::GetFrameHeight();
   }
   const float statusH = ImGui::GetFrameHeight() + 4;
+  // Compare mode follows the document's edits; the graph draws its badges.
+  if (compare_.active && doc_.loaded()) compare_.refresh(doc_.plan(), doc_.revision(), &doc_.diagnostics());
+  graph_.setDiffMarks(compare_.active ? &compare_.marks : nullptr);
   if (opts_.soloView) drawSolo(*opts_.soloView, 0, io.DisplaySize.y);
   else {
     drawPanes(top, io.DisplaySize.y - statusH);
@@ -225,6 +228,7 @@ void GuiApp::drawUi() {
     if (r) {
       switch (dialog_.purpose()) {
         case kPurposeOpen: openFile(*r); break;
+        case kPurposeCompare: compareWith(*r); break;
         case kPurposeSaveAs:
           if (saveTo(*r) && continueAfterSave_) continuePending();
           break;
@@ -289,6 +293,10 @@ void GuiApp::drawMenuBar() {
       else saveTo(doc_.path());
     }
     if (ImGui::MenuItem("Save as...", "Ctrl+Shift+S", false, doc_.loaded())) startSaveAsDialog(false);
+    if (ImGui::MenuItem("Compare with...", nullptr, false, doc_.loaded())) {
+      dialog_.start(FileDialogMode::Open, "Compare with a plan (B, against the open plan A)", doc_.path(), kPurposeCompare);
+    }
+    if (ImGui::MenuItem("Close comparison", nullptr, false, compare_.active)) closeComparison();
     if (ImGui::MenuItem("Export placements...", nullptr, false, doc_.loaded())) {
       dialog_.start(FileDialogMode::Save, "Export placements (autoparallel save_placements JSON)",
                     doc_.path().empty() ? "placements.json" : doc_.path() + ".placements.json", kPurposeExport);
@@ -360,6 +368,7 @@ void GuiApp::drawView(views::ViewId v) {
     case views::ViewId::Graph: graph_.draw(plan, d, sel_, doc_.revision()); break;
     case views::ViewId::Diagnostics: views::drawDiagnosticsView(plan, d, diagsView_, sel_, cmds_); break;
     case views::ViewId::Edge:
+      if (compare_.active) drawCompareStrip(false);
       views::drawEdgeView(plan, d, edge_, sel_, cmds_);
       if (edge_.playRequested) {  // the Edge view's Play button: play the same edge in the Teach view
         edge_.playRequested = false;
@@ -368,7 +377,11 @@ void GuiApp::drawView(views::ViewId v) {
       }
       break;
     case views::ViewId::Teach: views::drawTeachView(plan, d, teach_, sel_, cmds_); break;
-    case views::ViewId::Mesh: views::drawMeshView(plan, d, mesh_, sel_, cmds_); break;
+    case views::ViewId::Mesh:
+      if (compare_.active) drawCompareStrip(true);
+      views::drawMeshView(plan, d, mesh_, sel_, cmds_);
+      break;
+    case views::ViewId::Changes: views::drawChangesView(plan, compare_, changes_, sel_); break;
     case views::ViewId::Tensor: views::drawTensorView(plan, d, tensor_, sel_, cmds_); break;
     case views::ViewId::Inspector: views::drawInspectorView(plan, d, inspector_, sel_, cmds_); break;
     case views::ViewId::Costs: {
@@ -392,7 +405,7 @@ void GuiApp::drawView(views::ViewId v) {
 
 void GuiApp::drawPaneContent(int pane) {
   using views::ViewId;
-  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph},     {ViewId::Diagnostics, ViewId::Applied},
+  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph},     {ViewId::Diagnostics, ViewId::Applied, ViewId::Changes},
                                                         {ViewId::Edge, ViewId::Teach}, {ViewId::Mesh, ViewId::Tensor},
                                                         {ViewId::Inspector}, {ViewId::Costs, ViewId::Run}};
   const auto& mine = tabs[static_cast<size_t>(pane)];
@@ -404,6 +417,7 @@ void GuiApp::drawPaneContent(int pane) {
       if (view == ViewId::Diagnostics && doc_.loaded()) {
         title += " (" + std::to_string(doc_.diagnostics().summary().errors) + ")";
       }
+      if (view == ViewId::Changes && compare_.active) title += " (" + std::to_string(compare_.rows.size()) + ")";
       title += std::string("###") + views::viewName(view);
       ImGuiTabItemFlags f = 0;
       if (forceTab_ == view) {

@@ -19,6 +19,7 @@
 #include "app/gui_run.h"
 #include "app/gui_settings.h"
 #include "views/AppliedView.h"
+#include "views/ChangesView.h"
 #include "views/CostsView.h"
 #include "views/DiagnosticsView.h"
 #include "views/Document.h"
@@ -89,7 +90,13 @@ class GuiApp {
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
+  const std::string& modalText() const { return modalText_; }  // the Problem dialog's text
   bool saveTo(const std::string& path);
+  // Compare mode (File > Compare with...): opens `path` as plan B against the open document. Errors are shown.
+  bool compareWith(const std::string& path);
+  void closeComparison();
+  const views::Comparison& comparison() const { return compare_; }
+  views::ChangesViewState& changesState() { return changes_; }
   void selectFirstProblem();
   // Chooses the tab shown in panes with several views (Mesh/Tensor, Costs/Run).
   void showTab(views::ViewId view) { forceTab_ = view; }
@@ -104,6 +111,7 @@ class GuiApp {
   void drawPaneContent(int pane);
   void drawView(views::ViewId view);
   void drawStatusBar(float height);
+  void drawCompareStrip(bool output);
   void drawModals();
   void afterFrame();
   void applyTheme(views::ThemeKind k);
@@ -114,7 +122,7 @@ class GuiApp {
   void applyRunMarks();  // a run report arrived: mark, fade and select its first divergent node
 
   enum class Pending { None, Quit, OpenDialog, OpenPath };
-  enum Purpose : int { kPurposeOpen = 1, kPurposeSaveAs = 2, kPurposeExport = 3 };
+  enum Purpose : int { kPurposeOpen = 1, kPurposeSaveAs = 2, kPurposeExport = 3, kPurposeCompare = 4 };
 
   Platform& platform_;
   GuiOptions opts_;
@@ -129,6 +137,8 @@ class GuiApp {
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
   views::AppliedViewState appliedView_;
+  views::Comparison compare_;
+  views::ChangesViewState changes_;
   views::RunViewState runView_;
   views::TeachViewState teach_;
   NewTensorForm newTensorForm_;

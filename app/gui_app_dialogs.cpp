@@ -8,6 +8,7 @@
 #include "core/io/formats.h"
 #include "core/io/load.h"
 #include "views/CostsView.h"
+#include "views/DiffLayouts.h"
 #include "views/Fonts.h"
 
 namespace ss::app {
@@ -62,6 +63,7 @@ void GuiApp::drawModals() {
         }
         doc_.reset(std::move(restored), r.originalPath);
         doc_.markDirty();
+        closeComparison();
         removeRecovery(r);  // the writer keeps a fresh copy from now on
         selectFirstProblem();
       } else {
@@ -127,11 +129,32 @@ bool GuiApp::openFile(const std::string& path) {
     return false;
   }
   sel_.clear();
+  closeComparison();  // B was compared with the old document
   graph_.planReplaced();
   addRecent(settings_, path);
   selectFirstProblem();
   // autoparallel's artifacts: the applied graph beside the plan (the Diagnostics pane's other tab).
   if (!doc_.applied().empty() || doc_.appliedAlone()) forceTab_ = views::ViewId::Applied;
+  framesToDraw_ = 3;
+  return true;
+}
+
+bool GuiApp::compareWith(const std::string& path) {
+  if (!doc_.loaded()) return false;
+  Result<bool> r = compare_.open(path, doc_.plan(), doc_.revision(), &doc_.diagnostics());
+  if (!r.ok()) {
+    modalName_ = kModalError;
+    modalText_ = "Cannot compare with " + path + ":\n" + r.error().message;
+    return false;
+  }
+  changes_ = views::ChangesViewState{};
+  forceTab_ = views::ViewId::Changes;
+  // Select the first change, so the graph, Edge and Mesh views open on it.
+  if (!compare_.rows.empty() && compare_.rows.front().node >= 0) {
+    const views::ChangeRow& row = compare_.rows.front();
+    if (row.input >= 0) sel_.selectEdge(row.node, row.input, true);
+    else sel_.selectNode(row.node, true);
+  }
   framesToDraw_ = 3;
   return true;
 }
@@ -142,11 +165,39 @@ bool GuiApp::newTensor(const NewTensorForm& form) {
   if (!p.ok()) return false;
   doc_.reset(std::move(p).value(), "");
   sel_.clear();
+  closeComparison();  // B was compared with the old document
   graph_.planReplaced();
   sel_.selectEdge(kPlaygroundRelayout, 0, true);
   forceTab_ = views::ViewId::Teach;
   framesToDraw_ = 3;
   return true;
+}
+
+void GuiApp::closeComparison() {
+  compare_.close();
+  graph_.setDiffMarks(nullptr);
+  framesToDraw_ = 3;
+}
+
+// Compare mode above the Edge and Mesh views: the selected tensor's layout in A and in B.
+void GuiApp::drawCompareStrip(bool output) {
+  const Plan& a = doc_.plan();
+  const int input = sel_.input >= 0 ? sel_.input : edge_.input;
+  // The Mesh view shows a selected edge's tensor as it arrives: compare its producer's output then.
+  int node = sel_.node, out = sel_.output;
+  if (output && sel_.hasEdge() && sel_.node < a.graph.size() &&
+      sel_.input < static_cast<int>(a.graph.inputs(sel_.node).size())) {
+    const TensorRef r = a.graph.inputs(sel_.node)[static_cast<size_t>(sel_.input)];
+    node = r.node;
+    out = r.output;
+  }
+  const views::LayoutPair p = output ? views::outputLayoutsAB(a, compare_.b, compare_.diff, node, out)
+                                     : views::edgeLayoutsAB(a, compare_.b, compare_.diff, sel_.node, input);
+  const float h = std::max(ImGui::GetContentRegionAvail().y * 0.42f, 120.0f);
+  ImGui::BeginChild(output ? "##cmpmesh" : "##cmpedge", ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
+  views::drawLayoutPair(a, compare_.b, p, h - 8, sel_.pinnedRank);
+  ImGui::EndChild();
+  ImGui::Separator();
 }
 
 void GuiApp::selectFirstProblem() {

@@ -24,6 +24,10 @@ void GraphSlot::draw(const Plan& plan, const Diagnostics& diags, views::Selectio
   views::drawGraphView(plan, diags, impl_->state, sel);
 }
 
+void GraphSlot::setDiffMarks(const views::GraphDiffMarks* marks) { impl_->state.diff = marks; }
+
+const std::vector<views::DiffBadgeRecord>& GraphSlot::diffRecords() const { return impl_->state.diffRecords; }
+
 void GraphSlot::focusSearch() {
   impl_->state.focusSearch = true;
 }

@@ -5,6 +5,7 @@
 
 #include "core/diagnostics.h"
 #include "core/plan.h"
+#include "views/GraphDiff.h"
 #include "views/Selection.h"
 
 namespace ss::app {
@@ -18,6 +19,10 @@ class GraphSlot {
   void planReplaced();       // a new document: fit the view
   // A layout is being computed on the worker thread: keep drawing until it lands.
   bool busy() const;
+  // Compare mode: badges over the graph (nullptr: none). The caller keeps `marks` alive while it is set.
+  void setDiffMarks(const views::GraphDiffMarks* marks);
+  // The graph view's last frame (tests): its compare-mode badges.
+  const std::vector<views::DiffBadgeRecord>& diffRecords() const;
   // The last run's first divergent node (-1: none): the graph marks it and fades what runs after it.
   void setDivergentNode(int node);
   int divergentNode() const;

@@ -23,18 +23,20 @@ namespace {
 
 const char* kRenderHelp =
     "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
-    "diagnostics|inspector|costs|run|teach|applied|all] [--size 1600x1000] [--theme dark|light] [--fix] [--run [--scale N]]\n"
+    "diagnostics|inspector|costs|run|teach|applied|changes|all] [--size 1600x1000] [--theme dark|light] [--fix]\n"
+    "       [--run [--scale N]] [--compare B]\n"
     "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
     "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
     "--view all (default) renders the whole window; another view renders that view alone.\n"
     "--fix applies \"Fix all\" first; --run runs the plan (child process, sizes divided by --scale) and renders\n"
-    "the Run panel with its results.";
+    "the Run panel with its results; --compare opens plan B against FILE (File > Compare with...).";
 
 int renderVerb(const std::vector<std::string>& args) {
 #ifdef SHARDSCOPE_WITH_GUI
   Result<ParsedArgs> parsed = parseArgs(args, {{"out", true, false}, {"select", true, false}, {"view", true, false},
                                                {"size", true, false}, {"theme", true, false}, {"frames", true, false},
-                                               {"fix", false, false}, {"run", false, false}, {"scale", true, false}});
+                                               {"fix", false, false}, {"run", false, false}, {"scale", true, false},
+                                               {"compare", true, false}});
   if (!parsed.ok()) {
     std::cerr << "shardscope render: " << parsed.error().toString() << "\n";
     return 2;
@@ -97,6 +99,16 @@ int renderVerb(const std::vector<std::string>& args) {
     std::cerr << "shardscope render: " << app.document().lastError() << "\n";
     app.shutdown();
     return 2;
+  }
+  if (auto cmp = a.get("compare")) {
+    if (!app.compareWith(*cmp)) {
+      std::string why = app.modalText();
+      for (char& c : why) if (c == '\n') c = ' ';
+      std::cerr << "shardscope render: --compare: " << why << "\n";
+      app.shutdown();
+      return 2;
+    }
+    if (view == "all") app.showTab(views::ViewId::Changes);
   }
   if (auto sel = a.get("select")) {
     std::string name = *sel;

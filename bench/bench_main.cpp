@@ -3,8 +3,8 @@
 // For each size it generates a LLaMA-like joint forward+backward plan (core/gen/llama.h), writes it in the
 // native format (and autoparallel JSON / FX text when those writers exist), then in a fresh child process
 // loads it back and measures: load, full check, layout, frame build (record pass + ImGui draw lists, headless,
-// no GL) fitted to the whole graph and zoomed to ~10k visible nodes, one edit's incremental re-check, and the
-// peak RSS after load + check (getrusage, per child, so sizes do not pollute each other). Finally the
+// no GL) fitted to the whole graph and zoomed to ~10k visible nodes, one edit's incremental re-check, the diff of
+// the plan against a perturbed copy (core/diff.h, both checks included), and the peak RSS after load + check (getrusage, per child, so sizes do not pollute each other). Finally the
 // redistribute planner's evaluations per second and the growth exponents 10k -> 100k.
 // Sections: options, timing helpers, generation child, measurement child, redistribute rate, report.
 #include <imgui.h>
@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/diff.h"
 #include "core/edit.h"
 #include "core/gen/llama.h"
 #include "core/graph_layout.h"
@@ -239,6 +240,53 @@ json measure(long target, const std::string& dir, int frames) {
     st.canvas.zoom = 1.0;
     st.canvas.centerOn(centre);
     timeFrames(r, "frame_zoom1");
+  }
+
+  // Diff against a perturbed copy: every 1000th call node's output replicated, every 100th redistribute dropped,
+  // every 500th node renamed (so structure matching has work). Both plans are checked inside diffPlans.
+  {
+    ss::Plan b = plan;
+    int flipped = 0, dropped = 0, renamed = 0;
+    for (int v = 0; v < b.graph.size(); ++v) {
+      ss::Node& n = b.graph.nodes[static_cast<size_t>(v)];
+      auto& outs = b.specs[static_cast<size_t>(v)].outputs;
+      if (v % 1000 == 500 && n.kind == ss::NodeKind::Call && !outs.empty() && outs[0]) {
+        outs[0] = ss::ShardingSpec::replicated(b.mesh.ndim());
+        ++flipped;
+      }
+      if (v % 500 == 250) {
+        n.name += "_renamed";
+        ++renamed;
+      }
+    }
+    b.graph.reindex();
+    std::vector<ss::Redistribute> kept;
+    for (size_t k = 0; k < b.redistributes.size(); ++k) {
+      if (k % 100 == 50) ++dropped;
+      else kept.push_back(b.redistributes[k]);
+    }
+    b.redistributes = std::move(kept);
+    t0 = Clock::now();
+    const ss::PlanDiff same = ss::diffPlans(plan, plan);
+    r["diff_same_ms"] = msSince(t0);
+    t0 = Clock::now();
+    const ss::PlanDiff d = ss::diffPlans(plan, b);
+    r["diff_ms"] = msSince(t0);
+    r["diff_changes"] = d.changes.size();
+    r["diff_diagnostics_added"] = d.diagnosticsAdded.size();
+    r["diff_by_structure"] = d.matchedByStructure;
+    r["diff_perturbed"] = {{"outputs", flipped}, {"redistributes", dropped}, {"renamed", renamed}};
+    r["diff_same_ok"] = same.same();
+    // The diff's own work (matching, changes, costs, diagnostics matched), given both plans' diagnostics: what the
+    // app pays to re-diff after an edit of A (it keeps A's diagnostics in the document and B's from the first diff).
+    ss::DiffOptions pre;
+    pre.diagnosticsA = &d.diagnosticsA;
+    pre.diagnosticsB = &d.diagnosticsB;
+    t0 = Clock::now();
+    const ss::PlanDiff again = ss::diffPlans(plan, b, pre);
+    r["diff_no_check_ms"] = msSince(t0);
+    r["diff_no_check_same_result"] = again.changes.size() == d.changes.size() &&
+                                     again.diagnosticsAdded == d.diagnosticsAdded;
   }
 
   // One edit: a mid-graph mm's output spec flipped to replicated, then the incremental re-check.
@@ -547,7 +595,8 @@ int main(int argc, char** argv) {
     if (r["target"] == 100000) r100k = &r;
   }
   if (r10k && r100k && !r10k->contains("error") && !r100k->contains("error"))
-    for (const char* k : {"load_ms", "check_ms", "layout_ms", "frame_fit_ms", "frame_10k_ms", "frame_zoom1_ms", "recheck_ms", "peak_load_check_mb"}) {
+    for (const char* k : {"load_ms", "check_ms", "layout_ms", "frame_fit_ms", "frame_10k_ms", "frame_zoom1_ms", "recheck_ms",
+                          "diff_ms", "peak_load_check_mb"}) {
       const double e = exponent(*r10k, *r100k, k);
       if (!std::isnan(e)) exps[k] = e;
     }
@@ -593,6 +642,12 @@ int main(int argc, char** argv) {
       std::printf("%-8ld other formats: autoparallel JSON %s MB loads in %s ms, FX text %s MB in %s ms\n",
                   r["target"].get<long>(), megabytes(r, "autoparallel_bytes").c_str(),
                   cell(r, "load_autoparallel_ms").c_str(), megabytes(r, "fx_bytes").c_str(), cell(r, "load_fx_ms").c_str());
+  for (const auto& r : runs)
+    if (!r.contains("error") && r.contains("diff_ms"))
+      std::printf("%-8ld diff against a perturbed copy: %s ms (%s changes, %s matched by structure; %s ms of it not "
+                  "checking); against itself %s ms\n",
+                  r["target"].get<long>(), cell(r, "diff_ms").c_str(), cell(r, "diff_changes").c_str(),
+                  cell(r, "diff_by_structure").c_str(), cell(r, "diff_no_check_ms").c_str(), cell(r, "diff_same_ms").c_str());
   std::printf("redistribute planner: %.2f M evaluations/s\n", report["redistribute"]["evals_per_s"].get<double>() / 1e6);
   for (auto it = report["teach"].begin(); it != report["teach"].end(); ++it)
     std::printf("teach %-10s %5lld transfers: expand %.3f ms, frame records %s ms\n", it.key().c_str(),

@@ -24,7 +24,7 @@ std::optional<EdgeCost> edgeCost(const Plan& plan, int node, int input, const Co
   if (input < 0 || input >= static_cast<int>(ins.size())) return std::nullopt;
   const TensorMeta* meta = g.meta(ins[static_cast<size_t>(input)]);
   if (meta == nullptr || !meta->known) return std::nullopt;
-  std::optional<ShardingSpec> from, to;
+  const ShardingSpec *from = nullptr, *to = nullptr;
   const Redistribute* r = nullptr;
   if (redist != nullptr) {
     const int k = redist->find(node, input);
@@ -33,13 +33,13 @@ std::optional<EdgeCost> edgeCost(const Plan& plan, int node, int input, const Co
     r = plan.findRedistribute(node, input);
   }
   if (r != nullptr) {
-    from = r->from;
-    to = r->to;
+    from = &r->from;
+    to = &r->to;
   } else {
-    from = plan.producerSpec(node, input);
-    to = plan.consumerSpec(node, input);
+    from = plan.producerSpecPtr(node, input);
+    to = plan.consumerSpecPtr(node, input);
   }
-  if (!from || !to || *from == *to) return std::nullopt;
+  if (from == nullptr || to == nullptr || *from == *to) return std::nullopt;
   const RedistributePlan rp = planRedistribute(*meta, plan.mesh, *from, *to, model);
   EdgeCost e;
   e.node = node;

@@ -185,13 +185,7 @@ EdgeCosts costEdges(const Plan& p, const CostModel& model, std::map<Phase, Phase
 
 // ---- changes ----
 
-std::string specText(const std::optional<ShardingSpec>& s) { return s ? s->toMeshString() : std::string(); }
 std::string redistText(const Redistribute& r) { return r.from.toMeshString() + " -> " + r.to.toMeshString(); }
-
-template <class T>
-const T* at(const std::vector<T>& v, int i) {
-  return i >= 0 && i < static_cast<int>(v.size()) ? &v[static_cast<size_t>(i)] : nullptr;
-}
 
 // Adds the changes of matched pair (n in A, m in B).
 void diffPair(const Plan& a, const Plan& b, int n, int m, const RedistIndex& ra, const RedistIndex& rb,
@@ -213,18 +207,28 @@ void diffPair(const Plan& a, const Plan& b, int n, int m, const RedistIndex& ra,
   const NodeSpecs& sa = n < static_cast<int>(a.specs.size()) ? a.specs[static_cast<size_t>(n)] : kNone;
   const NodeSpecs& sb = m < static_cast<int>(b.specs.size()) ? b.specs[static_cast<size_t>(m)] : kNone;
   const int outs = static_cast<int>(std::max(sa.outputs.size(), sb.outputs.size()));
+  // Specs compared in place (no copies: this runs for every node of both plans).
+  auto spec = [](const std::vector<std::optional<ShardingSpec>>& v, int i) -> const ShardingSpec* {
+    return i >= 0 && i < static_cast<int>(v.size()) && v[static_cast<size_t>(i)] ? &*v[static_cast<size_t>(i)] : nullptr;
+  };
+  auto differ = [](const ShardingSpec* x, const ShardingSpec* y) { return (x == nullptr) != (y == nullptr) || (x && *x != *y); };
+  auto text = [](const ShardingSpec* x) { return x ? x->toMeshString() : std::string(); };
   for (int o = 0; o < outs; ++o) {
-    const auto* x = at(sa.outputs, o);
-    const auto* y = at(sb.outputs, o);
-    const std::optional<ShardingSpec> sx = x ? *x : std::nullopt, sy = y ? *y : std::nullopt;
-    if (sx != sy) add(ChangeKind::OutputSpec, o, -1, specText(sx), specText(sy));
+    const ShardingSpec *x = spec(sa.outputs, o), *y = spec(sb.outputs, o);
+    if (differ(x, y)) add(ChangeKind::OutputSpec, o, -1, text(x), text(y));
   }
   const int ins = static_cast<int>(std::max(a.graph.inputs(n).size(), b.graph.inputs(m).size()));
   for (int i = 0; i < ins; ++i) {
-    const auto* x = at(sa.inputs, i);
-    const auto* y = at(sb.inputs, i);
-    const std::optional<ShardingSpec> sx = x ? *x : std::nullopt, sy = y ? *y : std::nullopt;
-    if (sx != sy) add(ChangeKind::InputSpec, -1, i, specText(sx), specText(sy));
+    // An input spec is a change when what the op consumes differs and either plan declares it: an undeclared spec
+    // is the producer's (an output-spec change says so), and a declared one equal to it changes nothing.
+    const bool declared = spec(sa.inputs, i) != nullptr || spec(sb.inputs, i) != nullptr;
+    const ShardingSpec *x = a.consumerSpecPtr(n, i), *y = b.consumerSpecPtr(m, i);
+    if (declared && differ(x, y)) {
+      auto shown = [&](const ShardingSpec* v, const NodeSpecs& ns) {
+        return v == nullptr ? std::string() : text(v) + (spec(ns.inputs, i) ? "" : " (as produced)");
+      };
+      add(ChangeKind::InputSpec, -1, i, shown(x, sa), shown(y, sb));
+    }
     const int ka = ra.find(n, i), kb = rb.find(m, i);
     if (ka < 0 && kb < 0) continue;
     if (ka < 0) add(ChangeKind::RedistributeAdded, -1, i, "", redistText(b.redistributes[static_cast<size_t>(kb)]));
@@ -239,9 +243,9 @@ void diffPair(const Plan& a, const Plan& b, int n, int m, const RedistIndex& ra,
   const auto tb = b.tags.find(m);
   const std::string tx = ta != a.tags.end() ? ta->second.toString() : "";
   const std::string ty = tb != b.tags.end() ? tb->second.toString() : "";
-  const bool differ = (ta != a.tags.end()) != (tb != b.tags.end()) ||
-                      (ta != a.tags.end() && !(ta->second == tb->second));
-  if (differ) add(ChangeKind::AutoSpTag, -1, -1, tx, ty);
+  const bool tagChanged = (ta != a.tags.end()) != (tb != b.tags.end()) ||
+                          (ta != a.tags.end() && !(ta->second == tb->second));
+  if (tagChanged) add(ChangeKind::AutoSpTag, -1, -1, tx, ty);
 }
 
 // Charges an edge's costs in A and B to the change that owns it (see core/diff.h).
@@ -451,8 +455,8 @@ PlanDiff diffPlans(const Plan& a, const Plan& b, const DiffOptions& opts) {
     d.timeAfterUs += it->second.timeAfterUs;
   }
 
-  d.diagnosticsA = checkPlan(a, opts.check);
-  d.diagnosticsB = checkPlan(b, opts.check);
+  d.diagnosticsA = opts.diagnosticsA != nullptr ? *opts.diagnosticsA : checkPlan(a, opts.check);
+  d.diagnosticsB = opts.diagnosticsB != nullptr ? *opts.diagnosticsB : checkPlan(b, opts.check);
   diffDiagnostics(d, d.diagnosticsAdded, d.diagnosticsRemoved);
   return d;
 }

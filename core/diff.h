@@ -8,8 +8,8 @@
 // node of the same key. What stays unmatched is removed (A only) or added (B only).
 //
 // Changes, for every matched pair, in A's graph order (then nodes only in B, in B's order; a mesh change first):
-// output spec (per output), input spec (per tensor input), redistribute added / removed / changed (per input),
-// AutoSP tag; node added / removed; mesh.
+// output spec (per output), input spec (per tensor input: what the op consumes differs and either plan declares
+// it), redistribute added / removed / changed (per input), AutoSP tag; node added / removed; mesh.
 //
 // Costs: the communication each plan performs, per edge, from the one cost computation (core/costs.h: the
 // redistribute planner and alpha-beta model). An edge counts when its redistribute is inserted, or planned by a
@@ -87,6 +87,10 @@ struct PlanDiff {
 
 struct DiffOptions {
   CheckOptions check;  // its cost model costs the edges too
+  // The checker's results for A and B when the caller has them already (the app keeps A's in its document and B's
+  // from the first diff); nullptr: the diff runs the checker on that plan.
+  const Diagnostics* diagnosticsA = nullptr;
+  const Diagnostics* diagnosticsB = nullptr;
 };
 
 PlanDiff diffPlans(const Plan& a, const Plan& b, const DiffOptions& opts = {});

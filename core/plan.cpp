@@ -44,22 +44,32 @@ const Redistribute* Plan::findRedistribute(int node, int input) const {
   return nullptr;
 }
 
-std::optional<ShardingSpec> Plan::producerSpec(int node, int input) const {
-  if (node < 0 || node >= graph.size()) return std::nullopt;
+const ShardingSpec* Plan::producerSpecPtr(int node, int input) const {
+  if (node < 0 || node >= graph.size()) return nullptr;
   const auto& ins = graph.inputs(node);
-  if (input < 0 || input >= static_cast<int>(ins.size())) return std::nullopt;
+  if (input < 0 || input >= static_cast<int>(ins.size())) return nullptr;
   TensorRef r = ins[input];
-  if (r.node < 0 || r.node >= static_cast<int>(specs.size())) return std::nullopt;
+  if (r.node < 0 || r.node >= static_cast<int>(specs.size())) return nullptr;
   const auto& outs = specs[r.node].outputs;
-  if (r.output < 0 || r.output >= static_cast<int>(outs.size())) return std::nullopt;
-  return outs[r.output];
+  if (r.output < 0 || r.output >= static_cast<int>(outs.size()) || !outs[r.output]) return nullptr;
+  return &*outs[r.output];
+}
+
+const ShardingSpec* Plan::consumerSpecPtr(int node, int input) const {
+  if (node >= 0 && node < static_cast<int>(specs.size()) && input >= 0 &&
+      input < static_cast<int>(specs[node].inputs.size()) && specs[node].inputs[input])
+    return &*specs[node].inputs[input];
+  return producerSpecPtr(node, input);
+}
+
+std::optional<ShardingSpec> Plan::producerSpec(int node, int input) const {
+  const ShardingSpec* s = producerSpecPtr(node, input);
+  return s ? std::optional<ShardingSpec>(*s) : std::nullopt;
 }
 
 std::optional<ShardingSpec> Plan::consumerSpec(int node, int input) const {
-  if (node >= 0 && node < static_cast<int>(specs.size()) && input >= 0 &&
-      input < static_cast<int>(specs[node].inputs.size()) && specs[node].inputs[input])
-    return specs[node].inputs[input];
-  return producerSpec(node, input);
+  const ShardingSpec* s = consumerSpecPtr(node, input);
+  return s ? std::optional<ShardingSpec>(*s) : std::nullopt;
 }
 
 std::string Plan::validateStructure() const {

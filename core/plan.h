@@ -95,6 +95,9 @@ struct Plan {
   std::optional<ShardingSpec> producerSpec(int node, int input) const;
   // The spec the consumer expects for that input: the input spec, else the producer's output spec.
   std::optional<ShardingSpec> consumerSpec(int node, int input) const;
+  // The same two without a copy (hot loops over every edge): nullptr where the optional above is empty.
+  const ShardingSpec* producerSpecPtr(int node, int input) const;
+  const ShardingSpec* consumerSpecPtr(int node, int input) const;
   // The structural invariants above; empty string when they hold, else "what (/json/pointer)".
   std::string validateStructure() const;
   // Every semantic finding (validateNode for each node, then validatePlanWide); empty when the plan is valid.

@@ -37,6 +37,12 @@ shot diagnostics_falcon "$FALCON" --view diagnostics --size 1400x300
 shot costs_falcon    "$FALCON" --view costs --size 1000x500
 shot mesh_fsdp_tp    samples/teach_fsdp_tp.plan.json --view mesh --select mm_1 --size 1000x600
 shot inspector_autosp samples/autosp_seq_first.plan.json --view inspector --size 700x800
+# Compare mode: seed 1 as shipped against its fix (fixed into a temporary file by the fix verb).
+FIXED_DIR=$(mktemp -d)
+FIXED="$FIXED_DIR/falcon_index_put_2d_fixed.plan.json"
+"$BIN" fix "$FALCON" -o "$FIXED" >/dev/null
+shot compare_falcon  "$FALCON" --compare "$FIXED" --size 1600x1000
+rm -rf "$FIXED_DIR"
 # The Run panel needs the runner (a Torch build, or SHARDSCOPE_RUNNER): skipped when it is missing.
 if "$BIN" render "$FALCON" --run --scale 4 --view run --size 900x500 --out "$OUT/run_falcon_broken.png" >/dev/null 2>&1; then
   echo "$OUT/run_falcon_broken.png"

@@ -501,6 +501,12 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   dl->PushClipRect(origin, canvasMax, true);
   dl->AddRectFilled(origin, canvasMax, IM_COL32(28, 28, 34, 255));
   drawRecords(dl, plan, st);
+  if (st.diff != nullptr) {
+    buildGraphDiffRecords(*st.diff, *st.model, st.canvas, sel.node, st.diffRecords);
+    drawGraphDiff(dl, *st.diff, st.diffRecords);
+  } else {
+    st.diffRecords.clear();
+  }
   if (st.showMinimap) drawMinimap(dl, st, origin, canvasMax);
   dl->PopClipRect();
   if (hovered) drawTooltip(plan, diags, st);

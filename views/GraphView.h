@@ -24,6 +24,7 @@
 #include "core/diagnostics.h"
 #include "core/graph_layout.h"
 #include "core/plan.h"
+#include "views/GraphDiff.h"
 #include "views/GraphRecords.h"
 #include "views/Selection.h"
 
@@ -39,6 +40,7 @@ struct GraphViewState {
   bool relayoutRequested = false; // set when a new document replaces the plan (a fresh layout and fit)
   size_t syncLayoutBelow = 4000;  // graphs smaller than this are laid out on the UI thread
   RecordOptions recordOptions;    // level-of-detail thresholds (selection fields are filled each frame)
+  const GraphDiffMarks* diff = nullptr;  // compare mode: before/after badges drawn over the graph (owner keeps it)
   int divergentNode = -1;         // the last run's first divergent node: marked, what follows faded (-1: none)
 
   // Read-only for callers (tests, the status bar).
@@ -49,6 +51,7 @@ struct GraphViewState {
   int hoveredNode = -1;
   int hoveredEdge = -1;           // layout edge under the mouse (line or stub)
   double lastRecordMs = 0;        // time of the record pass in the last frame
+  std::vector<DiffBadgeRecord> diffRecords;  // compare mode: last frame's badges
   bool layoutRunning() const { return worker && worker->running(); }
   float layoutProgress() const { return worker ? worker->progress() : 0.f; }
 

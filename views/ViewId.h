@@ -17,7 +17,8 @@
   X(Inspector, "inspector", "Inspector")    \
   X(Costs, "costs", "Costs")                \
   X(Run, "run", "Run")                      \
-  X(Applied, "applied", "Applied")
+  X(Applied, "applied", "Applied")          \
+  X(Changes, "changes", "Changes")
 
 namespace ss::views {
 

@@ -81,12 +81,12 @@ TEST_CASE("diff: an output spec change owns its outgoing edge's cost", "[diff]")
   CHECK(d.diagnosticsRemoved.empty());
   REQUIRE(d.diagnosticsAdded.size() == 3);
   const auto& added = d.diagnosticsB.items;
-  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[0])].kind == ss::DiagKind::OutputSpecMismatch);
+  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[0])].kind == DiagKind::OutputSpecMismatch);
   CHECK(added[static_cast<size_t>(d.diagnosticsAdded[0])].node == b.graph.find("r"));
-  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[1])].kind == ss::DiagKind::MissingRedistribute);
+  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[1])].kind == DiagKind::MissingRedistribute);
   CHECK(added[static_cast<size_t>(d.diagnosticsAdded[1])].node == b.graph.find("m"));
   CHECK(added[static_cast<size_t>(d.diagnosticsAdded[1])].input == 0);
-  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[2])].kind == ss::DiagKind::IncompatibleInputs);
+  CHECK(added[static_cast<size_t>(d.diagnosticsAdded[2])].kind == DiagKind::IncompatibleInputs);
 
   // As a solver's export the edge's transition is planned (its apply pass inserts it): the output spec change owns
   // the all_to_all it causes, 32 bytes per rank ([8, 4] f32 on 2 ranks: half of each [8, 2] shard).
@@ -119,7 +119,7 @@ TEST_CASE("diff: a redistribute added owns its edge; input spec, removal and cha
   // The missing redistribute is gone.
   REQUIRE(d.diagnosticsRemoved.size() >= 1);
   bool missingGone = false;
-  for (int k : d.diagnosticsRemoved) missingGone |= d.diagnosticsA.items[static_cast<size_t>(k)].kind == ss::DiagKind::MissingRedistribute;
+  for (int k : d.diagnosticsRemoved) missingGone |= d.diagnosticsA.items[static_cast<size_t>(k)].kind == DiagKind::MissingRedistribute;
   CHECK(missingGone);
   CHECK(d.diagnosticsAdded.empty());
 
@@ -146,6 +146,21 @@ TEST_CASE("diff: a redistribute added owns its edge; input spec, removal and cha
   CHECK(d3.changes[1].after == "S(1) -> R");
   // all_gather of the [8, 4] f32 from [4, 4] shards: each rank sends its 64 bytes.
   CHECK(d3.changes[1].bytesAfter == 64);
+}
+
+TEST_CASE("diff: an input spec spelled out equal to its producer's is no change", "[diff]") {
+  nlohmann::json bare = chain("S(0)");
+  bare[3].erase("input_specs");
+  const Plan a = planOf({2}, bare);
+  const Plan b = planOf({2}, chain("S(0)"));  // declares S(0) and R: what the producers deliver
+  CHECK(diffPlans(a, b).changes.empty());
+  // Declared against what arrives: a change, the undeclared side shown as produced.
+  const Plan c = planOf({2}, chain("S(0)", "R"));
+  const PlanDiff d = diffPlans(a, c);
+  REQUIRE(kinds(d) == std::vector<std::string>{"input-spec"});
+  CHECK(d.changes[0].input == 0);
+  CHECK(d.changes[0].before == "S(0) (as produced)");
+  CHECK(d.changes[0].after == "R");
 }
 
 TEST_CASE("diff: renamed nodes match by structure, added and removed nodes are listed", "[diff]") {
@@ -189,7 +204,7 @@ TEST_CASE("diff: seed 2's AutoSP tags as shipped against fixed", "[diff][autosp]
   }
   CHECK(tags == static_cast<int>(a.tags.size()));
   bool seqDimGone = false;
-  for (int k : d.diagnosticsRemoved) seqDimGone |= d.diagnosticsA.items[static_cast<size_t>(k)].kind == ss::DiagKind::SeqDimMismatch;
+  for (int k : d.diagnosticsRemoved) seqDimGone |= d.diagnosticsA.items[static_cast<size_t>(k)].kind == DiagKind::SeqDimMismatch;
   CHECK(seqDimGone);
 }
 

@@ -86,6 +86,49 @@ TEST_CASE("render: the graph view marks the problem node in red", "[pixels]") {
   CHECK(countReddish(img, 0, img.h * 8 / 10, img.w / 4, img.h) < 5);
 }
 
+bool diffMagenta(const unsigned char* p) { return p[0] > 200 && p[1] > 60 && p[1] < 110 && p[2] > 200; }
+
+int countDiffMagenta(const Image& img, int x0, int y0, int x1, int y1) {
+  int n = 0;
+  for (int y = y0; y < y1; ++y) {
+    for (int x = x0; x < x1; ++x) n += diffMagenta(img.at(x, y)) ? 1 : 0;
+  }
+  return n;
+}
+
+// Seed 1 fixed by the real fix verb, for compare mode.
+std::string fixedSeed1() {
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-fixed.plan.json").string();
+  const std::string cmd = std::string(SHARDSCOPE_BINARY) + " fix " + SHARDSCOPE_SAMPLES_DIR +
+                          "/falcon_index_put_2d.plan.json -o " + out + " > /dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  return out;
+}
+
+TEST_CASE("render: compare mode badges the changed edge in the graph, and only there", "[pixels][diff]") {
+  const std::string seed = std::string(SHARDSCOPE_SAMPLES_DIR) + "/falcon_index_put_2d.plan.json";
+  const std::string fixed = fixedSeed1();
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-diff-graph.png").string();
+  const Image img = render(seed + " --compare " + fixed + " --view graph --select index_put:2 --size 1000x700", out);
+  // The graph centres on index_put: the A|B badge of its input 2 is magenta, around the middle.
+  CHECK(countDiffMagenta(img, img.w * 2 / 10, img.h * 3 / 10, img.w * 8 / 10, img.h * 8 / 10) > 150);
+  CHECK(countDiffMagenta(img, 0, img.h * 85 / 100, img.w / 5, img.h) == 0);
+  // Without --compare there is no magenta at all.
+  const Image plain = render(seed + " --view graph --select index_put:2 --size 1000x700", out);
+  CHECK(countDiffMagenta(plain, 0, 0, plain.w, plain.h) == 0);
+}
+
+TEST_CASE("render: compare mode shows A and B side by side in the edge view", "[pixels][diff]") {
+  const std::string seed = std::string(SHARDSCOPE_SAMPLES_DIR) + "/falcon_index_put_2d.plan.json";
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-diff-edge.png").string();
+  const Image img = render(seed + " --compare " + fixedSeed1() + " --view edge --select index_put:2 --size 1400x900", out);
+  // The A|B strip fills the top: both halves carry mesh cells (many colours), and the magenta A and B labels.
+  CHECK(distinctColours(img, 0, img.h / 10, img.w / 2, img.h * 45 / 100) > 10);
+  CHECK(distinctColours(img, img.w / 2, img.h / 10, img.w, img.h * 45 / 100) > 10);
+  CHECK(countDiffMagenta(img, 0, 0, img.w / 2, img.h / 2) > 10);
+  CHECK(countDiffMagenta(img, img.w / 2, 0, img.w, img.h / 2) > 3);  // the "B" label
+}
+
 TEST_CASE("render: bad input is refused with exit 2", "[pixels]") {
   const std::string cmd = std::string(SHARDSCOPE_BINARY) + " render /nonexistent.plan.json --out /tmp/x.png 2>/dev/null";
   const int rc = std::system(cmd.c_str());
