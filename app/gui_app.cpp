@@ -1,5 +1,7 @@
 // Section index: lifecycle | frame | menus and shortcuts | panes. Dialogs and file actions: gui_app_dialogs.cpp.
 #include "app/gui_app.h"
+
+#include "views/Keys.h"
 #include "app/gui_app_internal.h"
 
 #include <imgui.h>
@@ -27,10 +29,9 @@ double nowSeconds() {
   return duration_cast<duration<double>>(steady_clock::now().time_since_epoch()).count();
 }
 
-// Key codes: the GLFW backend maps keys by GLFW code (letters are their ASCII capitals); the headless platform
-// uses the same numbers, so shortcuts and tests agree.
-constexpr int kKeyF5 = 294;
-constexpr int kKeyEscape = 256;
+// Key codes: views/Keys.h (GLFW's, as the GLFW backend and the headless platform both use).
+using views::keys::kEscape;
+using views::keys::kF5;
 
 bool pressed(int key) { return key >= 0 && key < 512 && ImGui::IsKeyPressed(key, false); }
 
@@ -58,16 +59,7 @@ bool GuiApp::init(std::string& error) {
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // our own settings.json holds the layout
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
-  // Same key numbers as the GLFW backend (it overwrites these with the same values).
-  const int keys[][2] = {{ImGuiKey_Tab, 258},      {ImGuiKey_LeftArrow, 263}, {ImGuiKey_RightArrow, 262},
-                         {ImGuiKey_UpArrow, 265},  {ImGuiKey_DownArrow, 264}, {ImGuiKey_PageUp, 266},
-                         {ImGuiKey_PageDown, 267}, {ImGuiKey_Home, 268},      {ImGuiKey_End, 269},
-                         {ImGuiKey_Insert, 260},   {ImGuiKey_Delete, 261},    {ImGuiKey_Backspace, 259},
-                         {ImGuiKey_Space, 32},     {ImGuiKey_Enter, 257},     {ImGuiKey_Escape, 256},
-                         {ImGuiKey_KeyPadEnter, 335}, {ImGuiKey_A, 'A'},      {ImGuiKey_C, 'C'},
-                         {ImGuiKey_V, 'V'},        {ImGuiKey_X, 'X'},         {ImGuiKey_Y, 'Y'},
-                         {ImGuiKey_Z, 'Z'}};
-  for (const auto& k : keys) io.KeyMap[k[0]] = k[1];
+  views::keys::mapImGuiKeys(io);  // as the GLFW backend maps them (it overwrites these with the same values)
 
   PlatformOptions po;
   po.width = opts_.width;
@@ -204,12 +196,12 @@ void GuiApp::drawUi() {
   handleShortcuts();
   const ImGuiIO& io = ImGui::GetIO();
   float top = 0;
-  if (opts_.soloView.empty()) {
+  if (!opts_.soloView) {
     drawMenuBar();
     top = ImGui::GetFrameHeight();
   }
   const float statusH = ImGui::GetFrameHeight() + 4;
-  if (!opts_.soloView.empty()) drawSolo(opts_.soloView, 0, io.DisplaySize.y);
+  if (opts_.soloView) drawSolo(*opts_.soloView, 0, io.DisplaySize.y);
   else {
     drawPanes(top, io.DisplaySize.y - statusH);
     drawStatusBar(statusH);
@@ -257,11 +249,11 @@ void GuiApp::handleShortcuts() {
     if (shortcut(false, 'Z')) doc_.undo();
     if (shortcut(true, 'Z') || shortcut(false, 'Y')) doc_.redo();
   }
-  if (pressed(kKeyF5) && !run_.active() && doc_.loaded()) {
+  if (pressed(kF5) && !run_.active() && doc_.loaded()) {
     run_.start(doc_.plan(), runView_.scale);
-    forceTab_ = "run";
+    forceTab_ = views::ViewId::Run;
   }
-  if (pressed(kKeyEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
+  if (pressed(kEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
 }
 
 void GuiApp::drawMenuBar() {
@@ -315,10 +307,10 @@ void GuiApp::drawMenuBar() {
   if (ImGui::BeginMenu("Run")) {
     if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) {
       run_.start(doc_.plan(), runView_.scale);
-      forceTab_ = "run";
+      forceTab_ = views::ViewId::Run;
     }
     if (ImGui::MenuItem("Cancel run", nullptr, false, run_.active())) run_.cancel();
-    if (ImGui::MenuItem("Show run panel")) forceTab_ = "run";
+    if (ImGui::MenuItem("Show run panel")) forceTab_ = views::ViewId::Run;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -342,7 +334,7 @@ void placeWindow(const views::Rect& r) {
 }
 }  // namespace
 
-void GuiApp::drawView(const std::string& v) {
+void GuiApp::drawView(views::ViewId v) {
   if (!doc_.loaded()) {
     ImGui::TextWrapped("No plan open. File > Open (Ctrl+O), drop a file on the window, or start with "
                        "`shardscope FILE`.");
@@ -350,51 +342,63 @@ void GuiApp::drawView(const std::string& v) {
   }
   const Plan& plan = doc_.plan();
   const Diagnostics& d = doc_.diagnostics();
-  if (v == "graph") graph_.draw(plan, d, sel_, cmds_, doc_.revision());
-  else if (v == "diagnostics") views::drawDiagnosticsView(plan, d, diagsView_, sel_, cmds_);
-  else if (v == "edge") {
-    views::drawEdgeView(plan, d, edge_, sel_, cmds_);
-    if (edge_.playRequested) {  // the Edge view's Play button: play the same edge in the Teach view
-      edge_.playRequested = false;
-      teach_.playRequested = true;
-      forceTab_ = "teach";
+  switch (v) {
+    case views::ViewId::Graph: graph_.draw(plan, d, sel_, doc_.revision()); break;
+    case views::ViewId::Diagnostics: views::drawDiagnosticsView(plan, d, diagsView_, sel_, cmds_); break;
+    case views::ViewId::Edge:
+      views::drawEdgeView(plan, d, edge_, sel_, cmds_);
+      if (edge_.playRequested) {  // the Edge view's Play button: play the same edge in the Teach view
+        edge_.playRequested = false;
+        teach_.playRequested = true;
+        forceTab_ = views::ViewId::Teach;
+      }
+      break;
+    case views::ViewId::Teach: views::drawTeachView(plan, d, teach_, sel_, cmds_); break;
+    case views::ViewId::Mesh: views::drawMeshView(plan, d, mesh_, sel_, cmds_); break;
+    case views::ViewId::Tensor: views::drawTensorView(plan, d, tensor_, sel_, cmds_); break;
+    case views::ViewId::Inspector: views::drawInspectorView(plan, d, inspector_, sel_, cmds_); break;
+    case views::ViewId::Costs: {
+      const std::vector<AppliedCollective>* ac = !doc_.applied().empty() ? &doc_.applied().front().collectives
+                                                 : doc_.appliedAlone()   ? &doc_.appliedAlone()->collectives
+                                                                         : nullptr;
+      views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision(), ac);
+      break;
     }
-  }
-  else if (v == "teach") views::drawTeachView(plan, d, teach_, sel_, cmds_);
-  else if (v == "mesh") views::drawMeshView(plan, d, mesh_, sel_, cmds_);
-  else if (v == "tensor") views::drawTensorView(plan, d, tensor_, sel_, cmds_);
-  else if (v == "inspector") views::drawInspectorView(plan, d, inspector_, sel_, cmds_);
-  else if (v == "costs") views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision());
-  else if (v == "run") {
-    const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
-    if (a.start) run_.start(plan, runView_.scale);
-    if (a.cancel) run_.cancel();
+    case views::ViewId::Applied:
+      views::drawAppliedView(plan, d, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
+      break;
+    case views::ViewId::Run: {
+      const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
+      if (a.start) run_.start(plan, runView_.scale);
+      if (a.cancel) run_.cancel();
+      break;
+    }
   }
 }
 
 void GuiApp::drawPaneContent(int pane) {
-  static const std::vector<std::vector<std::pair<const char*, const char*>>> tabs = {
-      {{"Graph", "graph"}},       {{"Diagnostics", "diagnostics"}},
-      {{"Edge", "edge"}, {"Teach", "teach"}}, {{"Mesh", "mesh"}, {"Tensor", "tensor"}},
-      {{"Inspector", "inspector"}}, {{"Costs", "costs"}, {"Run", "run"}}};
+  using views::ViewId;
+  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph},     {ViewId::Diagnostics, ViewId::Applied},
+                                                        {ViewId::Edge, ViewId::Teach}, {ViewId::Mesh, ViewId::Tensor},
+                                                        {ViewId::Inspector}, {ViewId::Costs, ViewId::Run}};
   const auto& mine = tabs[static_cast<size_t>(pane)];
   char id[32];
   std::snprintf(id, sizeof(id), "##tabs%d", pane);
   if (ImGui::BeginTabBar(id)) {
-    for (const auto& [label, view] : mine) {
-      std::string title = label;
-      if (std::string(view) == "diagnostics" && doc_.loaded()) {
+    for (const ViewId view : mine) {
+      std::string title = views::viewLabel(view);
+      if (view == ViewId::Diagnostics && doc_.loaded()) {
         title += " (" + std::to_string(doc_.diagnostics().summary().errors) + ")";
       }
-      title += std::string("###") + view;
+      title += std::string("###") + views::viewName(view);
       ImGuiTabItemFlags f = 0;
       if (forceTab_ == view) {
         f |= ImGuiTabItemFlags_SetSelected;
-        forceTab_.clear();
+        forceTab_.reset();
       }
       if (ImGui::BeginTabItem(title.c_str(), nullptr, f)) {
         ImGui::BeginChild("##content", ImVec2(0, 0), false,
-                          std::string(view) == "graph" ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
+                          view == ViewId::Graph ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
         drawView(view);
         ImGui::EndChild();
         ImGui::EndTabItem();
@@ -446,22 +450,21 @@ void GuiApp::drawPanes(float top, float bottom) {
   }
 }
 
-void GuiApp::drawSolo(const std::string& view, float top, float bottom) {
+void GuiApp::drawSolo(views::ViewId view, float top, float bottom) {
   const ImGuiIO& io = ImGui::GetIO();
   placeWindow(views::Rect{0, top, io.DisplaySize.x, bottom});
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10, 8));
   if (ImGui::Begin("##solo", nullptr, kPaneFlags)) {
-    std::string title = view;
-    if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+    const char* title = views::viewLabel(view);
     const views::Fonts& f = views::currentFonts();
     if (f.large) ImGui::PushFont(f.large);
-    ImGui::TextUnformatted(title.c_str());
+    ImGui::TextUnformatted(title);
     if (f.large) ImGui::PopFont();
     ImGui::SameLine();
     ImGui::TextDisabled("%s", doc_.windowTitle().c_str());
     ImGui::Separator();
     ImGui::BeginChild("##solocontent", ImVec2(0, 0), false,
-                      view == "graph" ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
+                      view == views::ViewId::Graph ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
     drawView(view);
     ImGui::EndChild();
   }

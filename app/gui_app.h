@@ -18,16 +18,17 @@
 #include "app/gui_recovery.h"
 #include "app/gui_run.h"
 #include "app/gui_settings.h"
+#include "views/AppliedView.h"
 #include "views/CostsView.h"
 #include "views/DiagnosticsView.h"
 #include "views/Document.h"
 #include "views/EdgeView.h"
 #include "views/InspectorView.h"
 #include "views/MeshView.h"
-#include "views/NodeListView.h"
 #include "views/RunView.h"
 #include "views/Selection.h"
 #include "views/TensorView.h"
+#include "views/ViewId.h"
 #include "app/gui_graph_slot.h"
 #include "app/gui_new_tensor.h"
 #include "views/TeachView.h"
@@ -38,7 +39,7 @@ struct GuiOptions {
   bool persistSettings = true;     // read and write settings.json (off for tests and render)
   bool allowNativeDialogs = true;  // zenity
   bool recovery = true;            // write and offer recovery files
-  std::string soloView;            // "", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run"
+  std::optional<views::ViewId> soloView;  // one view alone (render --view); none = the panes
   std::optional<views::ThemeKind> theme;  // overrides the remembered theme
   int width = 1600, height = 1000;
   bool visible = true;
@@ -80,18 +81,18 @@ class GuiApp {
   views::EdgeViewState& edgeState() { return edge_; }
   views::TensorViewState& tensorState() { return tensor_; }
   views::DiagnosticsViewState& diagnosticsState() { return diagsView_; }
-  views::NodeListViewState& nodeListState() { return nodeList_; }
   views::TeachViewState& teachState() { return teach_; }
   // File > New tensor...: replaces the document with a playground plan and shows the Teach view on it. False
   // (nothing changes) when the form is wrong or the open plan has unsaved edits.
   bool newTensor(const NewTensorForm& form);
+  views::AppliedViewState& appliedState() { return appliedView_; }
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
   bool saveTo(const std::string& path);
   void selectFirstProblem();
-  // Chooses the tab shown in panes with several views ("mesh"/"tensor", "costs"/"run").
-  void showTab(const std::string& view) { forceTab_ = view; }
+  // Chooses the tab shown in panes with several views (Mesh/Tensor, Costs/Run).
+  void showTab(views::ViewId view) { forceTab_ = view; }
   int redrawsRequested() const { return framesToDraw_; }
 
  private:
@@ -99,9 +100,9 @@ class GuiApp {
   void drawMenuBar();
   void handleShortcuts();
   void drawPanes(float top, float bottom);
-  void drawSolo(const std::string& view, float top, float bottom);
+  void drawSolo(views::ViewId view, float top, float bottom);
   void drawPaneContent(int pane);
-  void drawView(const std::string& view);
+  void drawView(views::ViewId view);
   void drawStatusBar(float height);
   void drawModals();
   void afterFrame();
@@ -126,7 +127,7 @@ class GuiApp {
   views::DiagnosticsViewState diagsView_;
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
-  views::NodeListViewState nodeList_;
+  views::AppliedViewState appliedView_;
   views::RunViewState runView_;
   views::TeachViewState teach_;
   NewTensorForm newTensorForm_;
@@ -143,7 +144,7 @@ class GuiApp {
   std::string modalText_;
   int draggingSplitter_ = -1;
   int framesToDraw_ = 3;
-  std::string forceTab_;
+  std::optional<views::ViewId> forceTab_;
   std::string recoveryError_;
   double startTime_ = 0;
   float contentScale_ = 1.0f;  // monitor content scale: fonts are rasterised and sizes scaled by it

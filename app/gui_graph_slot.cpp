@@ -14,12 +14,9 @@ struct GraphSlot::Impl {
 GraphSlot::GraphSlot() : impl_(new Impl) {}
 GraphSlot::~GraphSlot() { delete impl_; }
 
-bool GraphSlot::hasGraphView() const { return true; }
-
 bool GraphSlot::busy() const { return impl_->state.layoutRunning(); }
 
-void GraphSlot::draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, views::CommandQueue& /*cmds*/,
-                     uint64_t revision) {
+void GraphSlot::draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, uint64_t revision) {
   if (revision != impl_->revisionSeen) {
     impl_->revisionSeen = revision;
     ++impl_->state.revision;  // colours and redistribute edges refresh after an edit
@@ -29,13 +26,11 @@ void GraphSlot::draw(const Plan& plan, const Diagnostics& diags, views::Selectio
 
 void GraphSlot::focusSearch() {
   impl_->state.focusSearch = true;
-  list_.focusSearch = true;
 }
 
 void GraphSlot::planReplaced() {
   impl_->state.fitRequested = true;
   impl_->state.relayoutRequested = true;  // a document replaced in place keeps its address: ask for a fresh layout
-  list_.seenGeneration = ~uint64_t{0};
 }
 
 }  // namespace ss::app

@@ -1,9 +1,10 @@
 #pragma once
-// The graph pane: the graph helper's layered DAG view (views/GraphView.h) when the build has it, else the
-// searchable node list. One place decides, so the rest of the app does not care which.
+// The graph pane: the layered DAG view (views/GraphView.h) with its state, and what the app tells it (an edit's
+// revision, Ctrl+F, a new document).
+#include <cstdint>
+
 #include "core/diagnostics.h"
 #include "core/plan.h"
-#include "views/NodeListView.h"
 #include "views/Selection.h"
 
 namespace ss::app {
@@ -12,19 +13,15 @@ class GraphSlot {
  public:
   GraphSlot();
   ~GraphSlot();
-  void draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, views::CommandQueue& cmds,
-            uint64_t revision);
+  void draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, uint64_t revision);
   void focusSearch();        // Ctrl+F
   void planReplaced();       // a new document: fit the view
-  bool hasGraphView() const;
   // A layout is being computed on the worker thread: keep drawing until it lands.
   bool busy() const;
-  views::NodeListViewState& nodeList() { return list_; }
 
  private:
   struct Impl;
   Impl* impl_ = nullptr;
-  views::NodeListViewState list_;
 };
 
 }  // namespace ss::app

@@ -1,6 +1,8 @@
+// The headless platform: views/HeadlessFrame.h's set-up (as the GLFW + OpenGL 3 backends do), no window, no GL.
 #include <imgui.h>
 
 #include "app/gui_platform.h"
+#include "views/HeadlessFrame.h"
 
 namespace ss::app {
 
@@ -8,21 +10,15 @@ bool HeadlessPlatform::init(const PlatformOptions& opts, std::string& /*error*/)
   width_ = opts.width;
   height_ = opts.height;
   title_ = opts.title;
+  views::setUpHeadlessBackend(ImGui::GetIO());
   fontsChanged();
   return true;
 }
 
-void HeadlessPlatform::fontsChanged() {
-  unsigned char* pixels = nullptr;
-  int w = 0, h = 0;
-  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);  // builds the atlas; no texture needed
-}
+void HeadlessPlatform::fontsChanged() { views::buildHeadlessFontAtlas(); }
 
 void HeadlessPlatform::beginFrame() {
-  ImGuiIO& io = ImGui::GetIO();
-  io.DisplaySize = ImVec2(static_cast<float>(width_), static_cast<float>(height_));
-  io.DisplayFramebufferScale = ImVec2(1, 1);
-  io.DeltaTime = 1.0f / 60.0f;
+  views::headlessNewFrame(ImGui::GetIO(), ImVec2(static_cast<float>(width_), static_cast<float>(height_)));
 }
 
 }  // namespace ss::app

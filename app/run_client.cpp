@@ -103,6 +103,17 @@ Result<bool> RunClient::start(const Plan& plan, const RunOptions& options) {
     if (im.started && !im.report) return Error{"a run is already going", 0, 0, {}};
   }
   im.join();
+  // A plan that breaks its own rules (Plan::validate: a spec that does not fit its tensor, an unknown loss node,
+  // ...) opens and is shown, but is not run: the refusal lists every finding.
+  if (const auto findings = plan.validate(); !findings.empty()) {
+    std::string list;
+    for (const auto& f : findings)
+      list += "; " + (f.node >= 0 ? plan.graph.nodes[f.node].name : std::string("plan")) +
+              (f.input >= 0 ? " (input " + std::to_string(f.input) + ")" : std::string()) + " [" + diagKindName(f.kind) +
+              "]: " + f.message;
+    return Error{"the plan breaks " + std::to_string(findings.size()) + " rule(s) of a valid plan, fix them first" + list,
+                 0, 0, {}};
+  }
   std::string runner = findRunner();
   if (runner.empty())
     return Error{"cannot find the shardscope-runner executable next to shardscope (set SHARDSCOPE_RUNNER, or build "

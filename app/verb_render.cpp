@@ -23,7 +23,7 @@ namespace {
 
 const char* kRenderHelp =
     "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
-    "diagnostics|inspector|costs|run|all] [--size 1600x1000] [--theme dark|light] [--fix] [--run [--scale N]]\n"
+    "diagnostics|inspector|costs|run|applied|all] [--size 1600x1000] [--theme dark|light] [--fix] [--run [--scale N]]\n"
     "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
     "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
     "--view all (default) renders the whole window; another view renders that view alone.\n"
@@ -63,15 +63,14 @@ int renderVerb(const std::vector<std::string>& args) {
     }
   }
   const std::string view = a.get("view").value_or("all");
-  static const char* kViews[] = {"all", "graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run"};
-  bool known = false;
-  for (const char* v : kViews) known = known || view == v;
-  if (!known) {
-    std::cerr << "shardscope render: --view: unknown view '" << view
-              << "' (expected graph, mesh, tensor, edge, diagnostics, inspector, costs, run or all)\n";
+  const auto solo = views::viewFromName(view);
+  if (!solo && view != "all") {
+    std::string names;
+    for (views::ViewId v : views::allViews()) names += std::string(names.empty() ? "" : ", ") + views::viewName(v);
+    std::cerr << "shardscope render: --view: unknown view '" << view << "' (expected " << names << " or all)\n";
     return 2;
   }
-  if (view != "all") opts.soloView = view;
+  opts.soloView = solo;
   if (auto s = a.get("size")) {
     int w = 0, h = 0;
     char x = 0;
@@ -127,13 +126,13 @@ int renderVerb(const std::vector<std::string>& args) {
       return 2;
     }
     app.runPanel().start(app.document().plan(), scale);
-    app.showTab("run");
+    app.showTab(views::ViewId::Run);
     const auto t0 = std::chrono::steady_clock::now();
     while (app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::minutes(10)) {
       app.frame();
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    app.showTab("run");
+    app.showTab(views::ViewId::Run);
   }
   // Big graphs are laid out on a worker thread: wait for the picture, not the progress bar.
   {

@@ -33,10 +33,9 @@
 #include "core/io/plan_json.h"
 #include "core/placement_parse.h"
 #include "core/redistribute.h"
-#ifdef SHARDSCOPE_BENCH_HAVE_CHECK
 #include "core/check.h"
-#endif
 #include "views/GraphView.h"
+#include "core/applied/session.h"
 #include "views/HeadlessFrame.h"
 
 using nlohmann::json;
@@ -50,11 +49,15 @@ struct Options {
   bool json = false;
   int frames = 30;
   std::string dir = "/tmp/shardscope-bench";
+  std::vector<std::string> applied;  // --applied FILE: autoparallel artifacts (a log, an applied graph alone)
+  bool sizesGiven = false;
 };
 
 const char* kUsage =
     "usage: shardscope_bench [--sizes 1k,10k,100k] [--stress] [--json] [--frames N] [--dir DIR]\n"
-    "  --stress adds a 1M-node plan. Results: a table on stdout, or one JSON object with --json.\n";
+    "  --stress adds a 1M-node plan. Results: a table on stdout, or one JSON object with --json.\n"
+    "  --applied FILE (repeatable) opens autoparallel artifacts (a TORCH_TRACE log, an applied graph alone) as\n"
+    "  `shardscope check` and the app do, and times open and check (alone: no generated sizes unless --sizes).\n";
 
 long parseSize(std::string s) {
   long mult = 1;
@@ -161,13 +164,11 @@ json measure(long target, const std::string& dir, int frames) {
   if (!loaded) return json{{"error", loaded.error().toString(base + ".plan.json")}};
   ss::Plan plan = std::move(*loaded);
   ss::Diagnostics diags;
-#ifdef SHARDSCOPE_BENCH_HAVE_CHECK
   ss::Checker checker;
   t0 = Clock::now();
   diags = checker.run(plan);
   r["check_ms"] = msSince(t0);
   r["diagnostics"] = diags.items.size();
-#endif
   r["peak_load_check_mb"] = peakRssKb() / 1024.0;
 
   for (const char* ext : {".autoparallel.json", ".fx.txt"}) {
@@ -232,7 +233,6 @@ json measure(long target, const std::string& dir, int frames) {
     timeFrames(r, "frame_zoom1");
   }
 
-#ifdef SHARDSCOPE_BENCH_HAVE_CHECK
   // One edit: a mid-graph mm's output spec flipped to replicated, then the incremental re-check.
   int target_node = -1;
   for (int v = plan.graph.size() / 2; v < plan.graph.size(); ++v)
@@ -247,7 +247,6 @@ json measure(long target, const std::string& dir, int frames) {
       r["recheck_diagnostics"] = d2.items.size();
     }
   }
-#endif
   return r;
 }
 
@@ -275,6 +274,39 @@ json redistributeRate() {
     elapsed = msSince(t0);
   }
   return json{{"evals", evals}, {"possible", possible}, {"evals_per_s", evals / (elapsed / 1000.0)}};
+}
+
+// ---- applied graphs (autoparallel artifacts) ----
+json measureApplied(const std::string& file) {
+  json r;
+  r["file"] = std::filesystem::path(file).filename().string();
+  auto t0 = Clock::now();
+  auto text = ss::readFileText(file);
+  r["read_ms"] = msSince(t0);
+  if (!text) {
+    r["error"] = text.error().toString(file);
+    return r;
+  }
+  t0 = Clock::now();
+  ss::SessionInputs in;
+  in.primary = file;
+  auto s = ss::loadSession(in);
+  r["open_ms"] = msSince(t0);
+  if (!s) {
+    r["error"] = s.error().toString();
+    return r;
+  }
+  t0 = Clock::now();
+  ss::Diagnostics d = ss::checkSession(*s);
+  r["check_ms"] = msSince(t0);
+  r["nodes"] = s->alone ? s->alone->plan.graph.size() : s->plan.graph.size();
+  size_t colls = s->alone ? s->alone->collectives.size() : 0;
+  for (const auto& a : s->applied) colls += a.collectives.size();
+  r["collectives"] = colls;
+  r["mesh"] = s->plan.mesh.toString();
+  r["diagnostics"] = d.items.size();
+  r["peak_mb"] = static_cast<double>(peakRssKb()) / 1024.0;
+  return r;
 }
 
 // ---- report ----
@@ -311,8 +343,10 @@ int main(int argc, char** argv) {
       else if (a == "--stress") opt.sizes.push_back(1000000);
       else if (a == "--frames") opt.frames = std::max(1, std::stoi(next()));
       else if (a == "--dir") opt.dir = next();
+      else if (a == "--applied") opt.applied.push_back(next());
       else if (a == "--sizes") {
         opt.sizes.clear();
+        opt.sizesGiven = true;
         std::string list = next();
         size_t start = 0;
         while (start <= list.size()) {
@@ -329,8 +363,12 @@ int main(int argc, char** argv) {
     }
   }
   std::filesystem::create_directories(opt.dir);
+  if (!opt.applied.empty() && !opt.sizesGiven) opt.sizes.clear();
 
   json report;
+  json appliedRuns = json::array();
+  for (const std::string& f : opt.applied) appliedRuns.push_back(inChild([&] { return measureApplied(f); }));
+  report["applied"] = appliedRuns;
   report["machine"] = {{"cpus", sysconf(_SC_NPROCESSORS_ONLN)}};
   json runs = json::array();
   for (long size : opt.sizes) {
@@ -363,6 +401,17 @@ int main(int argc, char** argv) {
     std::printf("%s\n", report.dump(2).c_str());
     return 0;
   }
+  for (const auto& r : appliedRuns) {
+    if (r.contains("error")) {
+      std::printf("applied %s: error: %s\n", r["file"].get<std::string>().c_str(), r["error"].get<std::string>().c_str());
+      continue;
+    }
+    std::printf("applied %s: %s nodes, %s collectives, mesh %s: open %s ms (read %s ms), check %s ms, peak %s MB\n",
+                r["file"].get<std::string>().c_str(), cell(r, "nodes").c_str(), cell(r, "collectives").c_str(),
+                r["mesh"].get<std::string>().c_str(), cell(r, "open_ms").c_str(), cell(r, "read_ms").c_str(),
+                cell(r, "check_ms").c_str(), cell(r, "peak_mb", 0).c_str());
+  }
+  if (runs.empty()) return 0;
   std::printf("%-8s %8s %8s %8s %8s %8s %9s %8s %10s %10s %10s %9s %8s\n", "target", "nodes", "edges", "file MB",
               "load ms", "check ms", "layout ms", "stamped", "frame fit", "frame 10k", "frame 1:1", "recheck",
               "peak MB");

@@ -195,6 +195,7 @@ void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
   const Node& node = plan.graph.nodes[n];
   if (node.outputs.empty() || !node.outputs[0].known) return;
   int rank = node.outputs[0].rank();
+  if (tag.effectiveDim() < 0 || tag.effectiveDim() >= rank) return;  // an invalid-tag (Plan::validatePlanWide)
   std::vector<bool> seqMesh = sequenceMeshDims(plan);
   auto shardedDims = [&](const ShardingSpec& s) {
     std::set<int> dims;
@@ -248,13 +249,18 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   rules::RuleContext ctx;
   std::vector<std::optional<ShardingSpec>>& declaredOut = ctx.declaredOut;
   if (n < static_cast<int>(plan.specs.size())) declaredOut = plan.specs[n].outputs;
+  // The plan's own rules (invalid specs, redistributes that do not fit) come from Plan::validateNode, the one
+  // rulebook; below, what they refuse is only left out of the inference.
+  {
+    const auto& refsN = env.refs[n];
+    std::vector<int> redistOf(refsN.size());
+    for (size_t i = 0; i < refsN.size(); ++i) redistOf[i] = env.redist.find(n, static_cast<int>(i));
+    out = plan.validateNode(n, redistOf);
+  }
   for (size_t o = 0; o < declaredOut.size(); ++o) {
     if (!declaredOut[o]) continue;
     const TensorMeta* meta = o < node.outputs.size() && node.outputs[o].known ? &node.outputs[o] : nullptr;
-    std::string why = validateSpec(*declaredOut[o], plan.mesh, meta ? meta->rank() : -1);
-    if (!why.empty()) {
-      Diagnostic d = make(Severity::Error, DiagKind::InvalidSpec, n, -1, "output spec " + declaredOut[o]->toMeshString() + ": " + why);
-      out.push_back(std::move(d));
+    if (!usable(*declaredOut[o], plan, meta)) {
       declaredOut[o].reset();
       continue;
     }
@@ -276,23 +282,14 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     const ShardingSpec* producer = outSpec(plan, refs[i]);
     if (producer && !usable(producer, plan, meta)) producer = nullptr;  // reported at the producer
     const ShardingSpec* declared = declaredIn(plan, n, in);
-    if (declared && !usable(declared, plan, meta)) {
-      out.push_back(make(Severity::Error, DiagKind::InvalidSpec, n, in,
-                         "input spec " + declared->toMeshString() + ": " +
-                             validateSpec(*declared, plan.mesh, meta ? meta->rank() : -1)));
-      declared = nullptr;
-    }
+    if (declared && !usable(declared, plan, meta)) declared = nullptr;  // reported by validateNode
     const ShardingSpec* arriving = producer;
     static const std::string unknownName = "?";
     const std::string& producerName =
         refs[i].node >= 0 && refs[i].node < plan.graph.size() ? plan.graph.nodes[refs[i].node].name : unknownName;
     if (const int rk = env.redist.find(n, in); rk >= 0) {
       const Redistribute& r = plan.redistributes[rk];
-      if (!usable(r.from, plan, meta) || !usable(r.to, plan, meta)) {
-        out.push_back(make(Severity::Error, DiagKind::BadRedistribute, n, in,
-                           "the redistribute " + r.from.toMeshString() + " -> " + r.to.toMeshString() +
-                               " does not fit this tensor: " +
-                               validateSpec(usable(r.from, plan, meta) ? r.to : r.from, plan.mesh, meta ? meta->rank() : -1)));
+      if (!usable(r.from, plan, meta) || !usable(r.to, plan, meta)) {  // reported by validateNode
         arriving = declared;
       } else {
         if (producer && r.from != *producer) {
@@ -464,18 +461,8 @@ void buildIndex(const Plan& plan, std::vector<std::vector<TensorRef>>& refs,
   redist.build(plan);
 }
 
-std::vector<Diagnostic> planWideChecks(const Plan& plan, const std::vector<std::vector<TensorRef>>& refs) {
-  std::vector<Diagnostic> out;
-  for (const auto& r : plan.redistributes) {
-    bool ok = r.node >= 0 && r.node < plan.graph.size() && r.input >= 0 &&
-              r.input < static_cast<int>(refs[r.node].size());
-    if (!ok)
-      out.push_back(make(Severity::Error, DiagKind::BadRedistribute, -1, -1,
-                         "a redistribute sits on node " + std::to_string(r.node) + " input " + std::to_string(r.input) +
-                             ", which is not an edge of the graph"));
-  }
-  return out;
-}
+// Plan-wide: the plan's own rules (Plan::validatePlanWide).
+std::vector<Diagnostic> planWideChecks(const Plan& plan) { return plan.validatePlanWide(); }
 
 }  // namespace
 
@@ -513,7 +500,7 @@ const Diagnostics& Checker::run(const Plan& plan) {
     work();
     for (auto& t : pool) t.join();
   }
-  planWide_ = planWideChecks(plan, refs_);
+  planWide_ = planWideChecks(plan);
   merge();
   return merged_;
 }
@@ -534,7 +521,7 @@ const Diagnostics& Checker::update(const Plan& plan, const std::vector<int>& nod
   }
   NodeEnv env{plan, opts_, refs_, users_, redist_};
   for (int n : todo) perNode_[n] = checkNode(env, n);
-  planWide_ = planWideChecks(plan, refs_);
+  planWide_ = planWideChecks(plan);
   merge();
   return merged_;
 }

@@ -35,7 +35,12 @@ const char* severityName(Severity s);  // "info", "warning", "error"
   X(UncheckedOp, "unchecked-op")                     \
   X(InvalidSpec, "invalid-spec")                     \
   X(BadRedistribute, "bad-redistribute")             \
-  X(UnsafeOp, "unsafe-op")
+  X(UnsafeOp, "unsafe-op")                           \
+  X(TransitionNotApplied, "transition-not-applied")  \
+  X(UnplannedCollective, "unplanned-collective")     \
+  X(LocalShapeMismatch, "local-shape-mismatch")     \
+  X(InvalidTag, "invalid-tag")                       \
+  X(UnknownLossNode, "unknown-loss-node")
 
 enum class DiagKind : uint8_t {
 #define SS_DIAG_KIND_ENUM(e, s) e,

@@ -184,6 +184,13 @@ struct Work {
     if (d.kind == DiagKind::BadRedistribute && d.input >= 0 && plan.findRedistribute(n, d.input)) {
       return apply(RemoveRedistribute{n, d.input}, "remove the redistribute at " + edge(n, d.input) + " (" + d.message + ")");
     }
+    if (d.kind == DiagKind::InvalidSpec && d.input >= 0 && n < static_cast<int>(plan.specs.size()) &&
+        d.input < static_cast<int>(plan.specs[n].inputs.size()) && plan.specs[n].inputs[d.input]) {
+      // An input spec that does not fit its tensor: consume what arrives; the next round hears the op's rule.
+      return apply(SetInputSpec{n, d.input, std::nullopt},
+                   "drop the input spec " + plan.specs[n].inputs[d.input]->toMeshString() + " at " + edge(n, d.input) +
+                       " (it does not fit the tensor)");
+    }
     if (d.kind == DiagKind::IncompatibleInputs || d.kind == DiagKind::PartialIntoNonlinear) return fixIncompatible(n);
     if (d.kind == DiagKind::OutputSpecMismatch) return fixOutputMismatch(n);
     if (d.kind == DiagKind::SeqDimMismatch && d.want) {

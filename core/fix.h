@@ -12,8 +12,9 @@
 //   - output-spec-mismatch (and a factory declared in a layout it cannot make): declare the output the op
 //     really makes, and keep what each consumer expected by declaring it as that consumer's input spec (the
 //     next round inserts the redistribute);
-//   - seq-dim-mismatch: tag the input with the dimension the plan shards.
-// Errors it cannot fix (invalid specs, shape mismatches) stay in `remaining`.
+//   - seq-dim-mismatch: tag the input with the dimension the plan shards;
+//   - invalid-spec at an input: drop the input spec, so what the producer delivers arrives.
+// Errors it cannot fix (invalid output specs, tags and loss nodes, shape mismatches) stay in `remaining`.
 #include <string>
 #include <vector>
 

@@ -76,7 +76,7 @@ bool shapeWithinLimits(const std::vector<int64_t>& shape) {
   for (int64_t d : shape) {
     if (d < 0 || d > kMaxTensorDimSize) return false;
     numel *= d;
-    if (numel > (__int128{1} << 62)) return false;
+    if (numel > (__int128{1} << limits::kMaxTensorElementsLog2)) return false;
   }
   return true;
 }
@@ -193,15 +193,21 @@ const TensorMeta* Graph::meta(TensorRef r) const {
 }
 
 std::string Graph::validate() const {
-  std::unordered_set<std::string> seen;
+  // After reindex() (the readers call validate right after it) the name slots and input lists answer without a
+  // second hash set and a second walk of every argument list; otherwise both are built here.
+  const bool indexed = inputs_.size() == nodes.size() && !nameSlots_.empty();
+  std::unordered_set<std::string_view> seen;  // views of the nodes' own names
   std::vector<TensorRef> refs;
   for (int i = 0; i < size(); ++i) {
     const Node& n = nodes[i];
     if (n.name.empty()) return "node " + std::to_string(i) + " has no name";
-    if (!seen.insert(n.name).second) return "node name '" + n.name + "' is used twice";
-    refs.clear();
-    collectTensorRefs(n, refs);
-    for (const auto& r : refs) {
+    // The index keeps the first of two equal names.
+    if (indexed ? find(n.name) != i : !seen.insert(n.name).second) return "node name '" + n.name + "' is used twice";
+    if (!indexed) {
+      refs.clear();
+      collectTensorRefs(n, refs);
+    }
+    for (const auto& r : indexed ? inputs_[i] : refs) {
       if (r.node < 0 || r.node >= i)
         return "node '" + n.name + "' uses a tensor that is not defined before it";
       if (r.output < 0 || (!nodes[r.node].outputs.empty() && r.output >= static_cast<int>(nodes[r.node].outputs.size())))

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/limits.h"
+
 namespace ss {
 
 enum class DType : uint8_t { F32, F16, BF16, F64, I64, I32, I16, I8, U8, Bool, C64, Unknown };
@@ -22,11 +24,11 @@ int dtypeBytes(DType t);
 
 // The limits every reader applies to a described tensor (the native reader's, so that whatever any reader loads
 // also saves and reloads natively): at most 64 dims, each size in [0, 2^53], at most 2^62 elements.
-inline constexpr int kMaxTensorRank = 64;
-inline constexpr int64_t kMaxTensorDimSize = int64_t{1} << 53;
+// (core/limits.h holds them.)
+using limits::kMaxTensorRank;
+using limits::kMaxTensorDimSize;
 bool shapeWithinLimits(const std::vector<int64_t>& shape);
-// The most nodes any reader accepts in one graph.
-inline constexpr int64_t kMaxGraphNodes = 20'000'000;
+using limits::kMaxGraphNodes;  // the most nodes any reader accepts in one graph
 
 struct TensorMeta {
   std::vector<int64_t> shape;   // empty = scalar (rank 0)

@@ -137,11 +137,5 @@ void to_json(nlohmann::json& j, const DeviceMesh& m) {
   if (m.hasNames()) j["dim_names"] = m.dimNames();
 }
 
-void from_json(const nlohmann::json& j, DeviceMesh& m) {
-  auto shape = j.at("shape").get<std::vector<int64_t>>();
-  std::vector<std::string> names;
-  if (j.contains("dim_names") && !j["dim_names"].is_null()) names = j["dim_names"].get<std::vector<std::string>>();
-  m = DeviceMesh(std::move(shape), std::move(names));
-}
 
 }  // namespace ss

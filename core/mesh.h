@@ -11,12 +11,13 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/limits.h"
 #include "core/result.h"
 
 namespace ss {
 
-inline constexpr int kMaxMeshDims = 8;
-inline constexpr int64_t kMaxRanks = 1 << 20;
+using limits::kMaxMeshDims;  // core/limits.h
+using limits::kMaxRanks;
 
 class DeviceMesh {
  public:
@@ -49,6 +50,5 @@ class DeviceMesh {
 };
 
 void to_json(nlohmann::json& j, const DeviceMesh& m);    // {"shape": [...], "dim_names": [...]}
-void from_json(const nlohmann::json& j, DeviceMesh& m);  // throws std::invalid_argument / json errors
 
 }  // namespace ss

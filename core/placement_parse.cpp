@@ -5,6 +5,8 @@
 // tuples and strategy lines.
 #include "core/placement_parse.h"
 
+#include "core/limits.h"
+
 #include <cctype>
 #include <charconv>
 
@@ -63,7 +65,7 @@ Result<int64_t> parseInt(Scanner& s, const char* what) {
     s.pos = start;
     return errAt(s, std::string("expected ") + what + ", found " + s.describeHere());
   }
-  if (v > (1 << 20)) {
+  if (v > limits::kMaxPlacementNumber) {
     s.pos = start;
     return errAt(s, std::string(what) + " " + std::to_string(v) + " is out of range");
   }
@@ -191,6 +193,7 @@ Result<bool> normaliseDims(std::vector<Placement>& ps, const ParseContext& ctx, 
   for (auto& p : ps) {
     if (!p.isShard()) continue;
     if (p.dim < 0) {
+      if (ctx.tensorRank < 0 && ctx.syntaxOnly) continue;
       if (ctx.tensorRank < 0) return Error::at("negative shard dim " + std::to_string(p.dim) + " needs the tensor's rank", col);
       p.dim += ctx.tensorRank;
       if (p.dim < 0) return Error::at("shard dim is out of range for a tensor with " + std::to_string(ctx.tensorRank) + " dims", col);
@@ -202,7 +205,7 @@ Result<bool> normaliseDims(std::vector<Placement>& ps, const ParseContext& ctx, 
 
 Result<ShardingSpec> finish(std::vector<Placement> ps, std::vector<int> order, const ParseContext& ctx, int col) {
   if (auto r = normaliseDims(ps, ctx, col); !r) return r.error();
-  if (ctx.mesh && static_cast<int>(ps.size()) != ctx.mesh->ndim())
+  if (ctx.mesh && !ctx.syntaxOnly && static_cast<int>(ps.size()) != ctx.mesh->ndim())
     return Error::at("got " + std::to_string(ps.size()) + " placement" + (ps.size() == 1 ? "" : "s") + " for a " +
                          std::to_string(ctx.mesh->ndim()) + "-dim mesh (" + ctx.mesh->toString() + ")",
                      col);

@@ -22,6 +22,10 @@ namespace ss {
 struct ParseContext {
   const DeviceMesh* mesh = nullptr;  // needed for tensor-centric and JAX forms, and to check the mesh-dim count
   int tensorRank = -1;               // when >= 0: shard dims are checked against it, negatives normalised
+  // Syntax only (PlanBuilder): the placement count is not checked against the mesh and a negative shard dim with
+  // tensorRank < 0 is kept as it is. Plan::validate reports both as findings; the mesh is still used for the
+  // forms that need it (tensor-centric, JAX) and to read a tuple of specs.
+  bool syntaxOnly = false;
 };
 
 Result<Placement> parsePlacement(std::string_view text);

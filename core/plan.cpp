@@ -1,5 +1,7 @@
 #include "core/plan.h"
 
+#include <algorithm>
+
 namespace ss {
 
 std::string AutoSpTag::toString() const {
@@ -60,48 +62,121 @@ std::optional<ShardingSpec> Plan::consumerSpec(int node, int input) const {
   return producerSpec(node, input);
 }
 
-std::string Plan::validate() const {
+std::string Plan::validateStructure() const {
   if (auto g = graph.validate(); !g.empty()) return g + " (/nodes)";
   if (specs.size() != graph.nodes.size()) return "specs do not match the graph (/nodes)";
-  for (int i = 0; i < graph.size(); ++i) {
-    const std::string ptr = "/nodes/" + std::to_string(i);
-    const Node& n = graph.nodes[i];
-    for (size_t o = 0; o < specs[i].outputs.size(); ++o) {
-      const auto& s = specs[i].outputs[o];
-      if (!s) continue;
-      int rank = o < n.outputs.size() && n.outputs[o].known ? n.outputs[o].rank() : -1;
-      if (auto why = validateSpec(*s, mesh, rank); !why.empty()) return why + " (" + ptr + "/spec/" + std::to_string(o) + ")";
-    }
-    const auto& ins = graph.inputs(i);
-    for (size_t k = 0; k < specs[i].inputs.size(); ++k) {
-      const auto& s = specs[i].inputs[k];
-      if (!s) continue;
-      const TensorMeta* m = k < ins.size() ? graph.meta(ins[k]) : nullptr;
-      int rank = m && m->known ? m->rank() : -1;
-      if (auto why = validateSpec(*s, mesh, rank); !why.empty())
-        return why + " (" + ptr + "/input_specs/" + std::to_string(k) + ")";
-    }
+  for (int i = 0; i < graph.size(); ++i)
+    if (specs[i].outputs.size() != graph.nodes[i].outputs.size() || specs[i].inputs.size() != graph.inputs(i).size())
+      return "the specs of node '" + graph.nodes[i].name + "' do not match its outputs and inputs (/nodes/" +
+             std::to_string(i) + ")";
+  return {};
+}
+
+namespace {
+Diagnostic finding(DiagKind kind, int node, int input, std::string message) {
+  Diagnostic d;
+  d.severity = Severity::Error;
+  d.kind = kind;
+  d.node = node;
+  d.input = input;
+  d.message = std::move(message);
+  return d;
+}
+int rankOf(const TensorMeta* m) { return m && m->known ? m->rank() : -1; }
+}  // namespace
+
+std::vector<Diagnostic> Plan::validateNode(int n, std::span<const int> redistributeOf) const {
+  std::vector<Diagnostic> out;
+  if (n < 0 || n >= graph.size() || n >= static_cast<int>(specs.size())) return out;
+  const Node& node = graph.nodes[n];
+  for (size_t o = 0; o < specs[n].outputs.size(); ++o) {
+    const auto& s = specs[n].outputs[o];
+    if (!s) continue;
+    const int rank = o < node.outputs.size() ? rankOf(&node.outputs[o]) : -1;
+    if (auto why = validateSpec(*s, mesh, rank); !why.empty())
+      out.push_back(finding(DiagKind::InvalidSpec, n, -1, "output spec " + s->toMeshString() + ": " + why));
   }
+  const auto& ins = graph.inputs(n);
+  for (size_t k = 0; k < ins.size(); ++k) {
+    const int rank = rankOf(graph.meta(ins[k]));
+    if (k < specs[n].inputs.size() && specs[n].inputs[k]) {
+      const ShardingSpec& s = *specs[n].inputs[k];
+      if (auto why = validateSpec(s, mesh, rank); !why.empty())
+        out.push_back(finding(DiagKind::InvalidSpec, n, static_cast<int>(k), "input spec " + s.toMeshString() + ": " + why));
+    }
+    const Redistribute* r = nullptr;
+    if (redistributeOf.empty()) r = findRedistribute(n, static_cast<int>(k));
+    else if (k < redistributeOf.size() && redistributeOf[k] >= 0) r = &redistributes[static_cast<size_t>(redistributeOf[k])];
+    if (!r) continue;
+    std::string why = validateSpec(r->from, mesh, rank);
+    if (why.empty()) why = validateSpec(r->to, mesh, rank);
+    if (!why.empty())
+      out.push_back(finding(DiagKind::BadRedistribute, n, static_cast<int>(k),
+                            "the redistribute " + r->from.toMeshString() + " -> " + r->to.toMeshString() +
+                                " does not fit this tensor: " + why));
+  }
+  return out;
+}
+
+std::vector<Diagnostic> Plan::validatePlanWide() const {
+  std::vector<Diagnostic> out;
+  std::vector<std::pair<int, int>> edges;
+  edges.reserve(redistributes.size());
+  for (const auto& r : redistributes) {
+    if (r.node < 0 || r.node >= graph.size() || r.input < 0 || r.input >= static_cast<int>(graph.inputs(r.node).size())) {
+      out.push_back(finding(DiagKind::BadRedistribute, -1, -1,
+                            "a redistribute sits on node " + std::to_string(r.node) + " input " + std::to_string(r.input) +
+                                ", which is not an edge of the graph"));
+      continue;
+    }
+    edges.emplace_back(r.node, r.input);
+  }
+  std::sort(edges.begin(), edges.end());
+  for (size_t k = 1; k < edges.size(); ++k)
+    if (edges[k] == edges[k - 1] && (k + 1 == edges.size() || edges[k + 1] != edges[k]))
+      out.push_back(finding(DiagKind::BadRedistribute, edges[k].first, edges[k].second,
+                            "two redistributes on input " + std::to_string(edges[k].second) + " of '" +
+                                graph.nodes[edges[k].first].name + "' (one edge takes one)"));
+  for (const auto& [n, tag] : tags) {
+    if (n < 0 || n >= graph.size()) continue;  // not representable by the readers (tags are keyed by node)
+    const Node& node = graph.nodes[n];
+    if (node.kind != NodeKind::Placeholder) {
+      out.push_back(finding(DiagKind::InvalidTag, n, -1,
+                            "the AutoSP tag " + tag.toString() + " sits on " + node.name + ", which is not a placeholder"));
+      continue;
+    }
+    const int rank = node.outputs.empty() ? -1 : rankOf(&node.outputs[0]);
+    if (tag.seqDim && (*tag.seqDim < 0 || (rank >= 0 && *tag.seqDim >= rank)))
+      out.push_back(finding(DiagKind::InvalidTag, n, -1,
+                            "the AutoSP tag " + tag.toString() + " names dim " + std::to_string(*tag.seqDim) +
+                                " of a tensor with " + std::to_string(rank) + " dims"));
+  }
+  if (!run.lossNode.empty() && graph.find(run.lossNode) < 0)
+    out.push_back(finding(DiagKind::UnknownLossNode, -1, -1, "the loss node '" + run.lossNode + "' is not in the graph"));
+  return out;
+}
+
+std::vector<Diagnostic> Plan::validate() const {
+  std::vector<Diagnostic> out;
+  if (!validateStructure().empty()) return out;  // the rules below need the structure
+  // The same per-input index the checker builds: the last redistribute listed on an edge.
+  std::vector<std::vector<int>> redistOf(static_cast<size_t>(graph.size()));
   for (size_t r = 0; r < redistributes.size(); ++r) {
     const auto& rd = redistributes[r];
-    const std::string ptr = "/redistributes/" + std::to_string(r);
-    if (rd.node < 0 || rd.node >= graph.size()) return "redistribute on an unknown node (" + ptr + "/node)";
-    if (rd.input < 0 || rd.input >= static_cast<int>(graph.inputs(rd.node).size()))
-      return "node '" + graph.nodes[rd.node].name + "' has no tensor input " + std::to_string(rd.input) + " (" + ptr + "/input)";
-    const TensorMeta* m = graph.meta(graph.inputs(rd.node)[rd.input]);
-    int rank = m && m->known ? m->rank() : -1;
-    if (auto why = validateSpec(rd.from, mesh, rank); !why.empty()) return why + " (" + ptr + "/from)";
-    if (auto why = validateSpec(rd.to, mesh, rank); !why.empty()) return why + " (" + ptr + "/to)";
+    if (rd.node < 0 || rd.node >= graph.size() || rd.input < 0 || rd.input >= static_cast<int>(graph.inputs(rd.node).size()))
+      continue;
+    auto& v = redistOf[static_cast<size_t>(rd.node)];
+    v.resize(graph.inputs(rd.node).size(), -1);
+    v[static_cast<size_t>(rd.input)] = static_cast<int>(r);
   }
-  for (const auto& [n, tag] : tags) {
-    if (n < 0 || n >= graph.size() || graph.nodes[n].kind != NodeKind::Placeholder)
-      return "an AutoSP tag sits on a node that is not a placeholder (/nodes)";
-    const auto& outs = graph.nodes[n].outputs;
-    if (tag.seqDim && !outs.empty() && outs[0].known && (*tag.seqDim < 0 || *tag.seqDim >= outs[0].rank()))
-      return "AutoSP tag " + tag.toString() + " names dim " + std::to_string(*tag.seqDim) + " of a tensor with " +
-             std::to_string(outs[0].rank()) + " dims (/nodes/" + std::to_string(n) + "/tag)";
+  for (int n = 0; n < graph.size(); ++n) {
+    const auto& v = redistOf[static_cast<size_t>(n)];
+    auto f = v.empty() ? validateNode(n, std::vector<int>(graph.inputs(n).size(), -1)) : validateNode(n, v);
+    out.insert(out.end(), std::make_move_iterator(f.begin()), std::make_move_iterator(f.end()));
   }
-  return {};
+  auto w = validatePlanWide();
+  out.insert(out.end(), std::make_move_iterator(w.begin()), std::make_move_iterator(w.end()));
+  return out;
 }
 
 bool Plan::operator==(const Plan& o) const {

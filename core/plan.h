@@ -6,12 +6,22 @@
 // (std::nullopt = none given: treated as unknown by the checker) and specs[n].inputs one per tensor input (the
 // spec the op consumes that input in, i.e. autoparallel's dst_placement; nullopt = the producer's output spec).
 // A Redistribute sits on an edge (consumer node, input index) and turns the producer's output spec `from` into
-// `to`. AutoSP tags sit on placeholder nodes. Every spec has mesh.ndim() placements.
+// `to`. AutoSP tags sit on placeholder nodes.
+//
+// Two kinds of rules, both written once, here (docs/plan-format.md):
+// - Structure (validateStructure): the graph is valid, one NodeSpecs per node with the right counts. Every reader
+//   guarantees it (PlanBuilder::finish refuses otherwise); the checker and the views rely on it.
+// - Semantics (validate, validateNode, validatePlanWide): every spec has mesh.ndim() placements and fits its
+//   tensor, a redistribute sits on an edge and fits it, at most one redistribute per edge, a tag sits on a
+//   placeholder and names one of its dims, the loss node exists. A plan that breaks these still opens: each
+//   broken rule is an error Diagnostic at its node and input, which the checker reports.
 #include <map>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/diagnostics.h"
 #include "core/graph.h"
 #include "core/placement.h"
 
@@ -85,8 +95,17 @@ struct Plan {
   std::optional<ShardingSpec> producerSpec(int node, int input) const;
   // The spec the consumer expects for that input: the input spec, else the producer's output spec.
   std::optional<ShardingSpec> consumerSpec(int node, int input) const;
-  // Checks the invariants above; empty string when valid, else "what (/json/pointer)".
-  std::string validate() const;
+  // The structural invariants above; empty string when they hold, else "what (/json/pointer)".
+  std::string validateStructure() const;
+  // Every semantic finding (validateNode for each node, then validatePlanWide); empty when the plan is valid.
+  std::vector<Diagnostic> validate() const;
+  // Node n's findings: its output specs (input -1), its input specs and the redistributes on its inputs.
+  // `redistributeOf[k]` is the index in `redistributes` of the one on input k, or -1 (the checker's index);
+  // when empty, findRedistribute is used. Needs validateStructure().
+  std::vector<Diagnostic> validateNode(int n, std::span<const int> redistributeOf = {}) const;
+  // Findings not at one node's specs: redistributes off the graph's edges or two on one edge, AutoSP tags, the
+  // loss node.
+  std::vector<Diagnostic> validatePlanWide() const;
   bool operator==(const Plan& o) const;
 };
 

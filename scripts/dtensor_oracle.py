@@ -165,6 +165,19 @@ class Dt:
             self.meshes[key] = self.DeviceMesh("cpu", self.torch.arange(size).reshape(shape))
         return self.meshes[key]
 
+    def layout(self, shape, mesh, rank, placements, order=None):
+        """(local shape, global offset) on `rank`, whose process group `mesh` was made on; with a shard order
+        through whichever of the two layout functions takes one."""
+        if not order:
+            return self.local_shape_and_offset(shape, mesh, placements)
+        if self.layout_takes_order:
+            return self.local_shape_and_offset(shape, mesh, placements, shard_order=self.shard_order(order))
+        if self.private_layout_takes_order:
+            mesh_shape = tuple(mesh.shape)
+            return self.local_shape_and_offset_at(shape, mesh_shape, coord_of(rank, mesh_shape), placements,
+                                                  shard_order=self.shard_order(order))
+        raise Skip("compute_local_shape_and_global_offset takes no shard_order here")
+
     def placement(self, text):
         p = parse_placement(text)
         if p[0] == "replicate":
@@ -221,6 +234,15 @@ def short_error(e):
 
 
 # ---- the three sections ----------------------------------------------------------------------------------------
+def within_budget(cases, deadline, out):
+    """The cases to answer while time is left; each one after `deadline` is answered {"skipped": "time budget"}."""
+    for c in cases:
+        if time.time() > deadline:
+            out[c["id"]] = {"skipped": "time budget"}
+        else:
+            yield c
+
+
 def answer_layouts(dt, cases, deadline):
     out = {}
     by_mesh = {}
@@ -232,24 +254,19 @@ def answer_layouts(dt, cases, deadline):
         for r in range(n):
             if time.time() > deadline:
                 break
-            mesh = dt.mesh(list(mesh_shape), rank=r)
+            try:
+                mesh = dt.mesh(list(mesh_shape), rank=r)
+            except Exception as e:  # no process group or mesh: every case on this mesh says why
+                for c in group:
+                    out.setdefault(c["id"], {"error": "making the mesh: " + short_error(e)})
+                break
             for c in group:
                 cid = c["id"]
                 if cid in out:
                     continue
                 try:
                     pl = dt.placements(c["placements"])
-                    if not c.get("shard_order"):
-                        shape, offset = dt.local_shape_and_offset(c["shape"], mesh, pl)
-                    elif dt.layout_takes_order:
-                        shape, offset = dt.local_shape_and_offset(c["shape"], mesh, pl,
-                                                                  shard_order=dt.shard_order(c["shard_order"]))
-                    elif dt.private_layout_takes_order:
-                        shape, offset = dt.local_shape_and_offset_at(
-                            c["shape"], tuple(mesh_shape), coord_of(r, mesh_shape), pl,
-                            shard_order=dt.shard_order(c["shard_order"]))
-                    else:
-                        raise Skip("compute_local_shape_and_global_offset takes no shard_order here")
+                    shape, offset = dt.layout(c["shape"], mesh, r, pl, c.get("shard_order"))
                     ranks[cid].append({"coord": coord_of(r, mesh_shape), "local_shape": [int(x) for x in shape],
                                        "offset": [int(x) for x in offset]})
                 except Skip as e:
@@ -266,11 +283,8 @@ def answer_layouts(dt, cases, deadline):
 def answer_redistributes(dt, cases, deadline):
     torch = dt.torch
     out = {}
-    for c in sorted(cases, key=lambda c: math.prod(c["mesh"])):
+    for c in within_budget(sorted(cases, key=lambda c: math.prod(c["mesh"])), deadline, out):
         cid = c["id"]
-        if time.time() > deadline:
-            out[cid] = {"skipped": "time budget"}
-            continue
         try:
             mesh = dt.mesh(c["mesh"])
             src = dt.spec(mesh, dt.placements(c["src"]["placements"]), c["shape"], torch.float32,
@@ -287,7 +301,7 @@ def answer_redistributes(dt, cases, deadline):
         ans = {"steps": [{"mesh_dim": int(i.mesh_dim), "from": placement_text(i.src_dst_placements[0]),
                           "to": placement_text(i.src_dst_placements[1])} for i in infos]}
         try:  # does DTensor execute that plan? (rank 0's local shard; the fake group's collectives are no-ops)
-            local_shape, _ = dt.local_shape_and_offset(c["shape"], mesh, src.placements)
+            local_shape, _ = dt.layout(c["shape"], mesh, 0, src.placements, c["src"].get("shard_order"))
             dt.redist.redistribute_local_tensor(torch.zeros(tuple(local_shape)), src, dst)
             ans["runs"] = True
         except Exception as e:
@@ -349,11 +363,8 @@ class RedistributeSpy:
 def answer_rules(dt, cases, deadline):
     torch = dt.torch
     out = {}
-    for c in cases:
+    for c in within_budget(cases, deadline, out):
         cid = c["id"]
-        if time.time() > deadline:
-            out[cid] = {"skipped": "time budget"}
-            continue
         try:
             mesh = dt.mesh(c["mesh"])
             ins = []

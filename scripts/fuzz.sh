@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SECONDS_PER_TARGET=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
 shift
-ALL_TARGETS=(fuzz_load_plan fuzz_native_plan fuzz_autoparallel_json fuzz_placements_json fuzz_fx_text
+ALL_TARGETS=(fuzz_load_plan fuzz_native_plan fuzz_native_fast fuzz_autoparallel_json fuzz_placements_json fuzz_fx_text
              fuzz_placement fuzz_redistribute)
 if [[ $# -gt 0 ]]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 BUILD=${BUILD_DIR:-build-fuzz}
@@ -30,7 +30,7 @@ seed_files() {
   local patterns=()
   case $1 in
     fuzz_load_plan) patterns=('*.json' '*.py' '*.txt' '*.fx') ;;
-    fuzz_native_plan) patterns=('*.plan.json') ;;
+    fuzz_native_plan|fuzz_native_fast) patterns=('*.plan.json') ;;
     fuzz_autoparallel_json|fuzz_placements_json) patterns=('*.json') ;;
     fuzz_fx_text) patterns=('*.py' '*.txt' '*.fx') ;;
     *) return 0 ;;

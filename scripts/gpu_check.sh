@@ -186,6 +186,8 @@ if ((!SKIP_BUILD)); then
 fi
 SS="$BUILD/app/shardscope"
 [[ -x $SS && -x $BUILD/app/shardscope-runner ]] || BUILT=0
+# Which LibTorch, CUDA runtime and NCCL the runner loads (logs/linkage.log; a diagnosis aid, never a failure).
+((BUILT)) && step linkage 20 ldd "$BUILD/app/shardscope-runner"
 
 # ---- runs: GPU first (the point of the session), then CPU; seed 1 at real size on CPU last (the longest) ----
 run() {  # run NAME DEVICE LIMIT PLAN [FLAGS...]

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/applied/applied.h"
 #include "core/costs.h"
 #include "core/diagnostics.h"
 #include "core/plan.h"
@@ -20,13 +21,31 @@ using ss::PhaseCost;
 using ss::computeCosts;
 using ss::edgeStatusName;
 
+// The plan's estimated collectives beside the applied graph's actual ones, per kind and mesh dim (meshDim -2 = the
+// flattened mesh, -1 unmapped). Plan side: the communicating steps of every planned transition (as planRedistribute
+// gives them); applied side: the collectives found in the applied graph (bytes and time from their local shapes).
+struct CollectiveTotal {
+  CollectiveKind kind = CollectiveKind::None;
+  int meshDim = -1;
+  int planCount = 0;
+  int64_t planBytes = 0;
+  double planUs = 0;
+  int appliedCount = 0;
+  int64_t appliedBytes = 0;
+  double appliedUs = 0;
+};
+std::vector<CollectiveTotal> compareCollectives(const Plan& plan, const std::vector<AppliedCollective>* applied,
+                                                const CostModel& model = {});
+
 struct CostsViewState {
   uint64_t revision = ~uint64_t{0};  // cache key: the document revision the report was computed for
   CostReport report;
+  std::vector<CollectiveTotal> collectives;  // with an applied graph
 };
 
 // `revision` is the document's revision: the report is recomputed only when it changes.
+// `applied`: the collectives of the document's applied graph (nullptr when it has none).
 void drawCostsView(const Plan& plan, const Diagnostics& diags, CostsViewState& state, Selection& sel,
-                   CommandQueue& cmds, uint64_t revision);
+                   CommandQueue& cmds, uint64_t revision, const std::vector<AppliedCollective>* applied = nullptr);
 
 }  // namespace ss::views

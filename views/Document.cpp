@@ -16,6 +16,9 @@ void Document::reset(Plan plan, std::string path) {
   path_ = std::move(path);
   history_.clear();
   checker_.run(plan_);
+  applied_.clear();
+  alone_.reset();
+  remerge();
   loaded_ = true;
   forcedDirty_ = false;
   savedNative_ = false;
@@ -24,7 +27,30 @@ void Document::reset(Plan plan, std::string path) {
   ++revision_;
 }
 
+void Document::remerge() {
+  merged_ = checker_.diagnostics();
+  for (AppliedGraph& a : applied_) {
+    Diagnostics x = checkApplied(plan_, a);
+    merged_.items.insert(merged_.items.end(), x.items.begin(), x.items.end());
+  }
+}
+
 Result<bool> Document::open(const std::string& path) {
+  SessionInputs in;
+  in.primary = path;
+  if (needsSession(in)) {
+    // autoparallel's artifacts: the plan plus its applied graphs (or an applied graph alone).
+    Result<AppliedSession> s = loadSession(in);
+    if (!s.ok()) {
+      lastError_ = s.error().toString();
+      return Error{lastError_, 0, 0, {}};
+    }
+    reset(std::move(s->plan), path);
+    applied_ = std::move(s->applied);
+    alone_ = std::move(s->alone);
+    remerge();
+    return true;
+  }
   Result<Plan> p = loadPlanFile(path);
   if (!p.ok()) {
     lastError_ = p.error().toString(path);
@@ -36,6 +62,7 @@ Result<bool> Document::open(const std::string& path) {
 
 void Document::afterEdit(const std::vector<int>& touched, const std::string& message) {
   checker_.update(plan_, touched);
+  remerge();
   lastError_.clear();
   lastMessage_ = message;
   ++revision_;

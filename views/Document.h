@@ -7,8 +7,11 @@
 // `plan()`. `revision()` bumps on every change (views key caches on it; the recovery writer watches it).
 // Errors never throw: they come back as Result and are kept in `lastError()` for the status bar.
 #include <cstdint>
+#include <optional>
+#include <vector>
 #include <string>
 
+#include "core/applied/session.h"
 #include "core/check.h"
 #include "core/edit.h"
 #include "core/plan.h"
@@ -24,7 +27,12 @@ class Document {
   Result<bool> open(const std::string& path);  // loads any supported format; keeps the old document on error
 
   const Plan& plan() const { return plan_; }
-  const Diagnostics& diagnostics() const { return checker_.diagnostics(); }
+  // The checker's diagnostics, then each applied graph's (core/applied/): both describe plan().
+  const Diagnostics& diagnostics() const { return merged_; }
+  // The applied graphs opened with the plan (a TORCH_TRACE log, one per rank), matched to it; empty otherwise.
+  const std::vector<AppliedGraph>& applied() const { return applied_; }
+  // An applied graph opened alone: plan() is that graph on its (inferred or given) mesh; nullptr otherwise.
+  const AppliedAlone* appliedAlone() const { return alone_ ? &*alone_ : nullptr; }
   const std::string& path() const { return path_; }
   bool loaded() const { return loaded_; }
   bool dirty() const { return history_.dirty() || forcedDirty_; }
@@ -54,7 +62,11 @@ class Document {
 
  private:
   void afterEdit(const std::vector<int>& touched, const std::string& message);
+  void remerge();  // merged_ = the checker's diagnostics + the applied graphs' (re-judged against plan_)
   Plan plan_;
+  std::vector<AppliedGraph> applied_;
+  std::optional<AppliedAlone> alone_;
+  Diagnostics merged_;
   std::string path_;
   EditHistory history_;
   Checker checker_;

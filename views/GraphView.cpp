@@ -2,6 +2,8 @@
 // Sections: palette, model upkeep, toolbar, input, drawing, minimap, entry point.
 #include "views/GraphView.h"
 
+#include "views/Keys.h"
+
 #include <imgui.h>
 #include <imgui_internal.h>  // SetItemUsingMouseWheel: the wheel zooms the canvas, not the window
 
@@ -14,7 +16,7 @@ namespace ss::views {
 namespace {
 
 constexpr int kKeyF = 70;    // GLFW_KEY_F
-constexpr int kKeyF3 = 292;  // GLFW_KEY_F3
+constexpr int kKeyF3 = keys::kF3;
 
 // ---- palette ----
 constexpr ImU32 kSpecPalette[] = {

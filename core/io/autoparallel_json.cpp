@@ -20,7 +20,9 @@
 #include "core/io/formats.h"
 #include "core/io/json_util.h"
 #include "core/io/plan_json.h"
+#include "core/limits.h"
 #include "core/placement_parse.h"
+#include "core/plan_builder.h"
 
 namespace ss {
 namespace {
@@ -37,21 +39,10 @@ std::string outputsString(const std::vector<std::optional<ShardingSpec>>& outs) 
   return s + ")";
 }
 
-// Plans repeat a handful of spec strings thousands of times: parse each once per file.
-using SpecCache = std::unordered_map<std::string, std::vector<std::optional<ShardingSpec>>>;
-
-Result<std::vector<std::optional<ShardingSpec>>> parseSpecs(const json& v, const DeviceMesh& mesh,
-                                                            const std::string& ptr, SpecCache& cache) {
-  if (!v.is_string()) return Error::atPointer("expected a placement string such as \"RS(0)\", found " + typeName(v), ptr);
-  const std::string& s = v.get_ref<const std::string&>();
-  if (auto it = cache.find(s); it != cache.end()) return it->second;
-  ParseContext ctx;
-  ctx.mesh = &mesh;
-  if (s == "None") return std::vector<std::optional<ShardingSpec>>{std::nullopt};
-  auto r = parseSpecTuple(s, ctx);
-  if (!r) return Error::atPointer("\"" + s + "\": " + r.error().toString(), ptr);
-  cache.emplace(s, *r);
-  return *r;
+// A placement string (one spec, a tuple, or "None"), parsed once per distinct text by the builder.
+Result<const SpecTuple*> parseSpecs(const json& v, PlanBuilder& b, const Where& w) {
+  if (!v.is_string()) return w.error("expected a placement string such as \"RS(0)\", found " + typeName(v));
+  return b.parseTuple(v.get_ref<const std::string&>(), w);
 }
 
 // The keys of autoparallel/export_json.py (plus this writer's transition_cost and placeholder_kind). Any other key
@@ -85,67 +76,43 @@ Result<Plan> readAutoparallelJson(const json& j) {
   const json* meshJ = member(j, "mesh");
   if (!meshJ || !meshJ->is_object()) return Error::atPointer("missing \"mesh\": {\"shape\": [...], \"dim_names\": [...]}", "");
   if (auto ok = checkKeys(*meshJ, kMeshKeys, "/mesh"); !ok) return ok.error();
-  const json* shapeJ = member(*meshJ, "shape");
-  if (!shapeJ || !shapeJ->is_array()) return Error::atPointer("expected an array of mesh dim sizes", "/mesh/shape");
-  std::vector<int64_t> shape;
-  for (size_t i = 0; i < shapeJ->size(); ++i) {
-    if (!(*shapeJ)[i].is_number_integer())
-      return Error::atPointer("expected an integer", "/mesh/shape/" + std::to_string(i));
-    shape.push_back((*shapeJ)[i].get<int64_t>());
-  }
-  std::vector<std::string> names;
-  if (const json* n = member(*meshJ, "dim_names")) {
-    if (!n->is_array()) return Error::atPointer("expected an array of names or null", "/mesh/dim_names");
-    for (size_t i = 0; i < n->size(); ++i) {
-      if (!(*n)[i].is_string()) return Error::atPointer("expected a string", "/mesh/dim_names/" + std::to_string(i));
-      names.push_back((*n)[i].get<std::string>());
-    }
-  }
-  auto mesh = DeviceMesh::make(shape, names);
-  if (!mesh) return Error::atPointer(mesh.error().message, "/mesh");
+  PlanBuilder b(PlanFormat::AutoparallelJson);
+  if (auto m = readMesh(member(*meshJ, "shape"), member(*meshJ, "dim_names"), Where("mesh"), Where("mesh")("shape"),
+                        Where("mesh")("dim_names"), b);
+      !m)
+    return m.error();
   const json* nodesJ = member(j, "nodes");
   if (!nodesJ || !nodesJ->is_array()) return Error::atPointer("missing \"nodes\": an array", "");
+  if (static_cast<int64_t>(nodesJ->size()) > limits::kMaxGraphNodes) return Error::atPointer("too many nodes", "/nodes");
 
-  Plan plan;
-  plan.mesh = *mesh;
-  plan.sourceFormat = PlanFormat::AutoparallelJson;
+  Plan& plan = b.plan();
   plan.name = "autoparallel";
   Graph& g = plan.graph;
-  std::unordered_map<std::string, int> byName;
-  std::unordered_map<int, int> lastGetitem;
-  SpecCache specCache;  // tuple node -> index its latest getitem took
-  g.nodes.reserve(nodesJ->size());
-  plan.specs.reserve(nodesJ->size());
+  std::unordered_map<int, int> lastGetitem;  // tuple node -> index its latest getitem took
+  b.reserveNodes(nodesJ->size());
 
   for (size_t i = 0; i < nodesJ->size(); ++i) {
     const json& nj = (*nodesJ)[i];
     std::string ptr = "/nodes/" + std::to_string(i);
+    const Where where("nodes", static_cast<int64_t>(i));
     if (!nj.is_object()) return Error::atPointer("expected a node object", ptr);
     if (auto ok = checkKeys(nj, kNodeKeys, ptr); !ok) return ok.error();
     auto name = getString(nj, "name", ptr, true);
     if (!name) return name.error();
     auto op = getString(nj, "op", ptr, true);
     if (!op) return op.error();
-    if (byName.count(*name)) return Error::atPointer("node name '" + *name + "' appears twice", ptr + "/name");
+    if (auto ok = b.checkName(*name, where); !ok) return ok.error();
     Node n;
     n.name = *name;
     NodeSpecs specs;
-    if (*op == "output") {
-      n.op = "output";
-      n.kind = NodeKind::Output;
-    } else if (*op == "placeholder" || *op == "get_attr") {
-      n.op = *op;
-      n.kind = NodeKind::Placeholder;
-    } else {
-      n.op = *op == "<built-in function getitem>" ? "operator.getitem" : *op;
-      n.kind = NodeKind::Call;
-    }
+    n.kind = PlanBuilder::kindOfOp(*op);
+    n.op = *op == "<built-in function getitem>" ? "operator.getitem" : *op;
     // placement -> output specs (also fixes the output count)
     if (n.kind != NodeKind::Output) {
       if (const json* pl = member(nj, "placement")) {
-        auto s = parseSpecs(*pl, plan.mesh, ptr + "/placement", specCache);
+        auto s = parseSpecs(*pl, b, where("placement"));
         if (!s) return s.error();
-        specs.outputs = std::move(*s);
+        specs.outputs = **s;
       } else {
         specs.outputs = {std::nullopt};
       }
@@ -183,19 +150,19 @@ Result<Plan> readAutoparallelJson(const json& j) {
         if (auto ok = checkKeys(e, kEdgeKeys, eptr); !ok) return ok.error();
         auto src = getString(e, "name", eptr, true);
         if (!src) return src.error();
-        auto it = byName.find(*src);
-        if (it == byName.end())
+        const int srcNode = b.find(*src);
+        if (srcNode < 0)
           return Error::atPointer("unknown node '" + *src + "' (inputs must name nodes listed before)", eptr + "/name");
-        refs.push_back(Arg::tensor({it->second, 0}));
+        refs.push_back(Arg::tensor({srcNode, 0}));
         auto sp = getString(e, "src_placement", eptr, false);
         if (!sp) return sp.error();
         srcs.push_back(*sp);
         std::optional<ShardingSpec> dst;
         if (const json* d = member(e, "dst_placement")) {
-          auto s = parseSpecs(*d, plan.mesh, eptr + "/dst_placement", specCache);
+          auto s = parseSpecs(*d, b, where("inputs", static_cast<int64_t>(k))("dst_placement"));
           if (!s) return s.error();
-          if (s->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", eptr + "/dst_placement");
-          dst = (*s)[0];
+          if ((*s)->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", eptr + "/dst_placement");
+          dst = (**s)[0];
         }
         specs.inputs.push_back(dst);
         auto comm = getNumber(e, "comm_cost", eptr);
@@ -294,9 +261,9 @@ Result<Plan> readAutoparallelJson(const json& j) {
         return Error::atPointer("expected {\"id\", \"type\"}", ptr + "/ac_region");
       }
     }
-    byName.emplace(n.name, static_cast<int>(i));
-    g.nodes.push_back(std::move(n));
-    plan.specs.push_back(std::move(specs));
+    b.beginNode() = std::move(n);
+    if (auto done = b.endNode(where); !done) return done.error();
+    b.specsOf(static_cast<int>(i)) = std::move(specs);
   }
   if (const json* s = member(j, "summary")) {
     if (!s->is_object()) return Error::atPointer("expected an object", "/summary");
@@ -316,35 +283,9 @@ Result<Plan> readAutoparallelJson(const json& j) {
   for (const auto& n : g.nodes) anyBackward |= n.phase == Phase::Backward;
   for (auto& n : g.nodes)
     if (n.kind == NodeKind::Output && n.phase == Phase::Unknown) n.phase = anyBackward ? Phase::Backward : Phase::Forward;
-  g.reindex();
-  std::string bad = g.validate();
-  if (!bad.empty()) return Error::atPointer("the graph is not valid: " + bad, "/nodes");
-  plan.normalizeSpecs();
-  // Shard dims against the tensors' ranks, as the native reader refuses them (K4 in docs/reliability.md). After
-  // the whole graph: a tuple's element ranks come from its getitems.
-  for (int i = 0; i < g.size(); ++i) {
-    const json& nj = (*nodesJ)[i];
-    const std::string ptr = "/nodes/" + std::to_string(i);
-    const Node& n = g.nodes[i];
-    if (const json* pl = member(nj, "placement"); pl && n.kind != NodeKind::Output) {
-      for (size_t k = 0; k < plan.specs[i].outputs.size(); ++k) {
-        const int rank = k < n.outputs.size() && n.outputs[k].known ? n.outputs[k].rank() : -1;
-        auto ok = checkSpecRank(pl->get_ref<const std::string&>(), plan.specs[i].outputs, k, rank, ptr + "/placement");
-        if (!ok) return ok.error();
-      }
-    }
-    const auto& ins = g.inputs(i);
-    const json* edges = member(nj, "inputs");  // one edge per tensor input, in order
-    for (size_t k = 0; edges && k < ins.size() && k < edges->size() && k < plan.specs[i].inputs.size(); ++k) {
-      const json* d = member((*edges)[k], "dst_placement");
-      if (!d) continue;
-      const TensorMeta* m = g.meta(ins[k]);
-      auto ok = checkSpecRank(d->get_ref<const std::string&>(), {plan.specs[i].inputs[k]}, 0, m && m->known ? m->rank() : -1,
-                              ptr + "/inputs/" + std::to_string(k) + "/dst_placement");
-      if (!ok) return ok.error();
-    }
-  }
-  return plan;
+  // Shard dims past a tensor's rank and specs with the wrong placement count are findings (Plan::validate),
+  // at the node and input, as in a native plan.
+  return b.finish();
 }
 
 json writeAutoparallelJson(const Plan& plan) {

@@ -6,10 +6,12 @@
 // edges, and ignores them elsewhere: declining covers both), a duplicate key, a type or number it is not sure
 // nlohmann reads the same, an invalid graph or a shard dim past a tensor's rank make it give up, never guess.
 //
-// Semantics mirrored from autoparallel_json.cpp (keep them in step): null means absent for every key; an output
-// node's placement, shape and dtype are not read; a getitem's tuple index is matched on src_placement; edge costs
-// are kept when either is present; the output node's phase follows the graph; rank checks come after the graph
-// is complete (a tuple's element ranks come from its getitems).
+// Both readers make the Plan through one PlanBuilder (node names and kinds, the mesh, specs, every rule of a valid
+// plan: a shard dim past its tensor's rank is a finding there, not a refusal). What stays here is the export's
+// syntax, read as autoparallel_json.cpp reads it (fuzz_autoparallel_json holds the two readers to each other):
+// null means absent for every key; an output node's placement, shape and dtype are not read; a getitem's tuple
+// index is matched on src_placement; edge costs are kept when either is present; the output node's phase follows
+// the graph.
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -17,7 +19,8 @@
 #include "core/io/formats.h"
 #include "core/io/plan_json.h"
 #include "core/io/simdjson_util.h"
-#include "core/placement_parse.h"
+#include "core/limits.h"
+#include "core/plan_builder.h"
 
 namespace ss {
 
@@ -34,7 +37,7 @@ std::string specString(const std::optional<ShardingSpec>& s) { return s ? s->toM
 
 class ApFastReader {
  public:
-  bool read(element root, Plan& p);
+  bool read(element root, Plan& out);
 
  private:
   bool readMesh(element e, Plan& p);
@@ -43,35 +46,19 @@ class ApFastReader {
   bool readSource(element e, Node& n);
   bool readAcRegion(element e, Node& n);
   bool readSummary(element e, Plan& p);
-  bool specs(element e, const DeviceMesh& mesh, const SpecTuple*& out);
-  bool checkRanks(const Plan& p);
+  bool specs(element e, const SpecTuple*& out);
 
-  NameIndex names_;
-  std::unordered_map<std::string_view, SpecTuple> specCache_;  // keys view the parser's strings
-  std::unordered_map<int, int> lastGetitem_;                   // tuple node -> index its latest getitem took
-  std::vector<bool> hasPlacement_;  // per node: a placement was read (its shard dims are checked at the end)
-  std::vector<std::optional<element>> edgesJ_;  // per node: its inputs array (a default element must not be read)
+  PlanBuilder b_{PlanFormat::AutoparallelJson};
+  std::unordered_map<int, int> lastGetitem_;  // tuple node -> index its latest getitem took
 };
 
-// A placement string: one spec, a tuple "(RS(0), None)" or "None". Parsed once per distinct string.
-bool ApFastReader::specs(element e, const DeviceMesh& mesh, const SpecTuple*& out) {
+// A placement string: one spec, a tuple "(RS(0), None)" or "None" (the builder parses each distinct one once).
+bool ApFastReader::specs(element e, const SpecTuple*& out) {
   std::string_view text;
   if (!asString(e, text)) return false;
-  if (auto it = specCache_.find(text); it != specCache_.end()) {
-    out = &it->second;
-    return true;
-  }
-  SpecTuple parsed;
-  if (text == "None") {
-    parsed = {std::nullopt};
-  } else {
-    ParseContext ctx;
-    ctx.mesh = &mesh;
-    auto r = parseSpecTuple(text, ctx);
-    if (!r) return false;
-    parsed = std::move(*r);
-  }
-  out = &specCache_.emplace(text, std::move(parsed)).first->second;
+  auto r = b_.parseTuple(text, Where{});
+  if (!r) return false;
+  out = *r;
   return true;
 }
 
@@ -96,10 +83,8 @@ bool ApFastReader::readMesh(element e, Plan& p) {
       names.emplace_back(s);
     }
   }
-  auto mesh = DeviceMesh::make(shape, names);
-  if (!mesh) return false;
-  p.mesh = *mesh;
-  return true;
+  (void)p;
+  return static_cast<bool>(b_.setMesh(std::move(shape), std::move(names), Where{}));
 }
 
 bool ApFastReader::readSource(element e, Node& n) {
@@ -154,7 +139,7 @@ bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::stri
       if (x && isNull(*x)) x = nullptr;
     std::string_view src;
     if (!f[0] || !asString(*f[0], src)) return false;
-    const int srcIndex = names_.find(src);
+    const int srcIndex = b_.find(src);
     if (srcIndex < 0) return false;
     refs.push_back(Arg::tensor({srcIndex, 0}));
     std::string srcPlacement;
@@ -163,7 +148,7 @@ bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::stri
     std::optional<ShardingSpec> dst;
     if (f[2]) {
       const SpecTuple* s = nullptr;
-      if (!specs(*f[2], p.mesh, s) || s->size() != 1) return false;
+      if (!specs(*f[2], s) || s->size() != 1) return false;
       dst = (*s)[0];
     }
     sp.inputs.push_back(std::move(dst));
@@ -192,28 +177,17 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
 
   std::string_view name, op;
   if (!f[Name] || !asString(*f[Name], name) || !f[Op] || !asString(*f[Op], op)) return false;
-  if (names_.find(name) >= 0) return false;
-  Node& n = p.graph.nodes.emplace_back();  // dropped with the Plan on any failure
-  NodeSpecs& sp = p.specs.emplace_back();
+  Node& n = b_.beginNode();  // dropped with the Plan on any failure
+  NodeSpecs& sp = b_.specsOf(i);
   n.name.assign(name);
-  if (op == "output") {
-    n.op = "output";
-    n.kind = NodeKind::Output;
-  } else if (op == "placeholder" || op == "get_attr") {
-    n.op.assign(op);
-    n.kind = NodeKind::Placeholder;
-  } else {
-    n.op = op == "<built-in function getitem>" ? std::string("operator.getitem") : std::string(op);
-    n.kind = NodeKind::Call;
-  }
-  hasPlacement_.push_back(false);
+  n.kind = PlanBuilder::kindOfOp(op);
+  n.op = op == "<built-in function getitem>" ? std::string("operator.getitem") : std::string(op);
   if (n.kind != NodeKind::Output) {
     if (f[Placement]) {
       const SpecTuple* s = nullptr;
-      if (!specs(*f[Placement], p.mesh, s)) return false;
+      if (!specs(*f[Placement], s)) return false;
       if (s->empty()) return false;
       sp.outputs = *s;
-      hasPlacement_.back() = true;
     } else {
       sp.outputs = {std::nullopt};
     }
@@ -234,7 +208,6 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
     n.outputs[0] = std::move(meta);  // the export gives the first tensor's shape for tuple outputs
   }
   std::string firstSrc;
-  edgesJ_.push_back(f[Inputs] ? std::optional<element>(*f[Inputs]) : std::nullopt);
   if (f[Inputs]) {
     if (!readEdges(*f[Inputs], i, n, sp, firstSrc, p)) return false;
   } else if (n.kind == NodeKind::Output) {
@@ -283,8 +256,7 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
   n.clusterId = static_cast<int>(cluster);
   if (f[AcRegion] && !readAcRegion(*f[AcRegion], n)) return false;
   // cluster_root: allowed, not read (the writer derives it from cluster_id).
-  names_.insert(name, i);
-  return true;
+  return static_cast<bool>(b_.endNode(Where{}));
 }
 
 bool ApFastReader::readSummary(element e, Plan& p) {
@@ -296,46 +268,19 @@ bool ApFastReader::readSummary(element e, Plan& p) {
          optNumber(f[2], p.summary.compute, -1) && optNumber(f[3], p.summary.transition, -1);
 }
 
-// Shard dims against the tensors' ranks, as the DOM reader checks them after the graph (K4).
-bool ApFastReader::checkRanks(const Plan& p) {
-  const Graph& g = p.graph;
-  for (int i = 0; i < g.size(); ++i) {
-    const Node& n = g.nodes[i];
-    if (hasPlacement_[i] && n.kind != NodeKind::Output)
-      for (size_t k = 0; k < p.specs[i].outputs.size(); ++k) {
-        const int rank = k < n.outputs.size() && n.outputs[k].known ? n.outputs[k].rank() : -1;
-        if (p.specs[i].outputs[k] && rank >= 0 && !checkShardDims(*p.specs[i].outputs[k], rank)) return false;
-      }
-    if (!edgesJ_[i] || edgesJ_[i]->type() != element_type::ARRAY) continue;
-    const auto& ins = g.inputs(i);
-    const size_t edges = sj::dom::array(*edgesJ_[i]).size();
-    for (size_t k = 0; k < ins.size() && k < edges && k < p.specs[i].inputs.size(); ++k) {
-      const auto& spec = p.specs[i].inputs[k];  // set exactly when the edge has a dst_placement
-      const TensorMeta* m = g.meta(ins[k]);
-      const int rank = m && m->known ? m->rank() : -1;
-      if (spec && rank >= 0 && !checkShardDims(*spec, rank)) return false;
-    }
-  }
-  return true;
-}
-
-bool ApFastReader::read(element root, Plan& p) {
+bool ApFastReader::read(element root, Plan& out) {
+  Plan& p = b_.plan();
   static constexpr std::string_view keys[] = {"mesh", "nodes", "summary"};
   const element* f[3];
   element store[3];
   if (!members(root, keys, f, store, /*refuseUnknown=*/true)) return false;
   if (!f[0] || !readMesh(*f[0], p)) return false;
   if (!f[1] || f[1]->type() != element_type::ARRAY) return false;
-  p.sourceFormat = PlanFormat::AutoparallelJson;
   p.name = "autoparallel";
   sj::dom::array nodes = *f[1];
   const size_t count = nodes.size();
-  if (static_cast<int64_t>(count) > kMaxGraphNodes) return false;
-  p.graph.nodes.reserve(count);
-  p.specs.reserve(count);
-  names_.reserve(count);
-  hasPlacement_.reserve(count);
-  edgesJ_.reserve(count);
+  if (static_cast<int64_t>(count) > limits::kMaxGraphNodes) return false;
+  b_.reserveNodes(count);
   int i = 0;
   for (element n : nodes)
     if (!readNode(n, i++, p)) return false;
@@ -344,10 +289,10 @@ bool ApFastReader::read(element root, Plan& p) {
   for (const auto& n : p.graph.nodes) anyBackward |= n.phase == Phase::Backward;
   for (auto& n : p.graph.nodes)
     if (n.kind == NodeKind::Output && n.phase == Phase::Unknown) n.phase = anyBackward ? Phase::Backward : Phase::Forward;
-  p.graph.reindex();
-  if (!p.graph.validate().empty()) return false;
-  p.normalizeSpecs();
-  return checkRanks(p);
+  auto plan = b_.finish();
+  if (!plan) return false;
+  out = std::move(*plan);
+  return true;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "core/io/formats.h"
 #include "core/io/fx_infer.h"
 #include "core/io/fx_lexer.h"
+#include "core/plan_builder.h"
 
 namespace ss {
 namespace {
@@ -675,12 +676,10 @@ Result<Plan> FxReader::read(FxReadReport* report) {
   }
   finish(rep);
 
-  Plan plan;
-  plan.graph = std::move(g_);
-  plan.graph.reindex();
-  std::string bad = plan.graph.validate();
-  if (!bad.empty()) return Error::atLine("the graph is not valid: " + bad, 1, 1);
-  plan.sourceFormat = PlanFormat::FxText;
+  PlanBuilder b(PlanFormat::FxText);
+  b.setGraph(std::move(g_), Where::at(1, 1));
+  if (auto ok = b.finishGraph(); !ok) return ok.error();
+  Plan& plan = b.plan();
   plan.name = "fx-graph";
   // The loss: the first returned value when it is a scalar and the graph is a joint one (has tangents).
   int out = plan.graph.outputNode();
@@ -693,8 +692,7 @@ Result<Plan> FxReader::read(FxReadReport* report) {
       if (m && m->known && m->rank() == 0) plan.run.lossNode = plan.graph.nodes[first.t.node].name;
     }
   }
-  plan.normalizeSpecs();
-  return plan;
+  return b.finish();
 }
 
 // ---- the writer ----

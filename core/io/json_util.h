@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/limits.h"
 #include "core/placement_parse.h"
+#include "core/plan_builder.h"
 #include "core/result.h"
 
 namespace ss::jsonutil {
@@ -74,20 +76,34 @@ inline Result<std::optional<int64_t>> getIntIn(const nlohmann::json& obj, const 
   return std::optional<int64_t>(x);
 }
 
-// Checks element `k` of `specs`, parsed from the spec string `text` (one spec or a tuple "(RS(0), None)"), against
-// the rank of the tensor it describes (< 0: unknown, accepted), with the parser's own shard-dim check. The error
-// reads like the importers' parse errors, at `ptr`: `"S(5)R": shard dim 5 is out of range for a tensor with 3 dims
-// (column 1)`; a tuple's element is named: `"(RR, S(5)R)": output 1: shard dim 5 ...`.
-inline Result<bool> checkSpecRank(const std::string& text, const std::vector<std::optional<ShardingSpec>>& specs,
-                                  size_t k, int rank, const std::string& ptr) {
-  if (k >= specs.size() || !specs[k] || rank < 0) return true;
-  const bool tuple = specs.size() > 1;
-  const int column = tuple ? 0 : 1 + static_cast<int>(std::min(text.size(), text.find_first_not_of(" \t\r\n\v\f")));
-  auto r = checkShardDims(*specs[k], rank, column);
-  if (r) return true;
-  return Error::atPointer("\"" + text + "\": " + (tuple ? "output " + std::to_string(k) + ": " : "") +
-                              r.error().toString(),
-                          ptr);
+// The one JSON mesh reader (native {"mesh": {"shape", "dim_names"}}, autoparallel's export, placements files'
+// "mesh_shape" / "mesh_dim_names"): an array of integer sizes and an optional array of names (null = none).
+// DeviceMesh's own refusals (rank limits, names) are reported at meshW.
+inline Result<bool> readMesh(const nlohmann::json* shape, const nlohmann::json* names, const Where& meshW,
+                             const Where& shapeW, const Where& namesW, PlanBuilder& b) {
+  auto got = [](const nlohmann::json& v) {
+    return std::string(", got ") + (v.is_number_integer() ? "integer" : v.is_number() ? "number" : v.type_name());
+  };
+  if (!shape || !shape->is_array())
+    return shapeW.error("expected an array of mesh dim sizes" + (shape ? got(*shape) : std::string()));
+  std::vector<int64_t> sizes;
+  sizes.reserve(shape->size());
+  for (size_t d = 0; d < shape->size(); ++d) {
+    const auto& v = (*shape)[d];
+    if (!v.is_number_integer()) return shapeW.item(static_cast<int64_t>(d)).error("expected an integer size" + got(v));
+    sizes.push_back(v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(limits::kMaxMeshDimRead)
+                        ? limits::kMaxMeshDimRead
+                        : v.get<int64_t>());
+  }
+  std::vector<std::string> dimNames;
+  if (names && !names->is_null()) {
+    if (!names->is_array()) return namesW.error("expected an array of names or null" + got(*names));
+    for (size_t d = 0; d < names->size(); ++d) {
+      if (!(*names)[d].is_string()) return namesW.item(static_cast<int64_t>(d)).error("expected a string" + got((*names)[d]));
+      dimNames.push_back((*names)[d].get<std::string>());
+    }
+  }
+  return b.setMesh(std::move(sizes), std::move(dimNames), meshW);
 }
 
 }  // namespace ss::jsonutil

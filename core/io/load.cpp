@@ -11,8 +11,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "core/io/autoparallel_artifacts.h"
 #include "core/io/formats.h"
 #include "core/io/plan_json.h"
+#include "core/io/trace_log.h"
 
 namespace ss {
 
@@ -24,6 +26,7 @@ const char* fileKindName(FileKind k) {
     case FileKind::AutoparallelJson: return "autoparallel JSON export";
     case FileKind::AutoparallelPlacements: return "autoparallel placements file";
     case FileKind::FxText: return "FX graph text";
+    case FileKind::TorchTrace: return "TORCH_TRACE log";
     case FileKind::Unknown: return "unknown";
   }
   return "unknown";
@@ -76,6 +79,8 @@ FileKind detectFileKind(std::string_view text) {
       return FileKind::AutoparallelJson;
     return FileKind::Unknown;
   }
+  // Before any graph marker: a log's payloads hold graph code ("class GraphModule", "torch.ops.").
+  if (looksLikeTraceLog(t)) return FileKind::TorchTrace;
   std::string_view head = t.substr(0, 65536);
   for (std::string_view marker : {"class GraphModule", "def forward", "graph():", "torch.ops.", "def load_args", "import torch"})
     if (head.find(marker) != std::string_view::npos) return FileKind::FxText;
@@ -137,6 +142,13 @@ namespace {
 Result<Plan> loadPlanTextImpl(std::string_view text, bool paddedTail) {
   FileKind k = detectFileKind(text);
   if (k == FileKind::FxText) return readFxText(text);
+  if (k == FileKind::TorchTrace) {
+    auto log = readTraceLog(text);
+    if (!log) return log.error();
+    auto arts = artifactsFromTraceLog(*log);
+    if (!arts) return arts.error();
+    return planFromArtifacts(*arts);
+  }
   // simdjson straight into the Plan (~5-10x the DOM readers). On any error the fast readers decline and the DOM
   // reader below reads the file again and reports the located message.
   if (k == FileKind::NativePlan) {
@@ -150,7 +162,8 @@ Result<Plan> loadPlanTextImpl(std::string_view text, bool paddedTail) {
   std::string_view t = skipBomAndSpace(text);
   if (t.empty()) return Error::atLine("the file is empty (expected a plan: JSON or FX graph text)", 1, 1);
   if (t.front() != '{' && t.front() != '[')
-    return Error::atLine("not a plan file: expected a JSON object or FX graph text", lineColOf(text, text.size() - t.size()).first,
+    return Error::atLine("not a plan file: expected a JSON object (shardscope plan, autoparallel export), FX graph text "
+                         "(print_readable, a repro script) or a TORCH_TRACE log", lineColOf(text, text.size() - t.size()).first,
                          lineColOf(text, text.size() - t.size()).second);
   auto j = parseJsonText(text);
   if (!j) return j.error();
@@ -176,6 +189,16 @@ Result<Plan> loadPlanTextImpl(std::string_view text, bool paddedTail) {
 Result<Plan> loadPlanText(std::string_view text, const std::string&) { return loadPlanTextImpl(text, false); }
 
 Result<Plan> loadPlanFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    auto logs = readTraceLogPath(path);
+    if (!logs) return logs.error();
+    auto arts = artifactsFromTraceLog(logs->front());
+    if (!arts) return Error{arts.error().toString(logs->front().file)};
+    auto p = planFromArtifacts(*arts);
+    if (!p) return Error{p.error().toString(logs->front().file)};
+    return p;
+  }
   auto text = readFileText(path, kJsonTailPadding);
   if (!text) return text.error();
   return loadPlanTextImpl(std::string_view(*text).substr(0, text->size() - kJsonTailPadding), true);

@@ -7,22 +7,27 @@
 #include <cstdint>
 #include <string>
 
+#include "core/limits.h"
+
 #include "core/plan.h"
 
 namespace ss {
 
-inline constexpr int64_t kMaxFileBytes = int64_t{2} << 30;  // 2 GiB
-inline constexpr int kMaxJsonDepth = 256;
+using limits::kMaxFileBytes;  // core/limits.h
+using limits::kMaxJsonDepth;
 
-enum class FileKind : uint8_t { NativePlan, AutoparallelJson, AutoparallelPlacements, FxText, Unknown };
+enum class FileKind : uint8_t { NativePlan, AutoparallelJson, AutoparallelPlacements, FxText, TorchTrace, Unknown };
 const char* fileKindName(FileKind k);
-// Decides by content (first non-space bytes and top-level keys), never by extension.
+// Decides by content (first non-space bytes and top-level keys), never by extension. A TORCH_TRACE log (its first
+// line a structured-trace record) is never taken for FX text, though its payloads hold graph code.
 FileKind detectFileKind(std::string_view text);
 
 // The whole file. `tailPadding` extra spaces are appended after it (the caller views only the first
 // size - tailPadding bytes; see planFromJsonTextFast's paddedTail).
 Result<std::string> readFileText(const std::string& path, size_t tailPadding = 0);
-// Loads any supported graph/plan file. A placements file alone is an error (it needs a graph).
+// Loads any supported graph/plan file. A placements file alone is an error (it needs a graph). A TORCH_TRACE log
+// gives the plan of its autoparallel artifacts (core/io/autoparallel_artifacts.h); a folder is read as a folder of
+// per-rank logs (the first rank's plan).
 Result<Plan> loadPlanText(std::string_view text, const std::string& fileForMessages);
 Result<Plan> loadPlanFile(const std::string& path);
 // Loads `path`, then applies the autoparallel placements file `placementsPath` to its graph when that is not empty

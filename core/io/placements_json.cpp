@@ -13,6 +13,7 @@
 #include "core/io/formats.h"
 #include "core/io/json_util.h"
 #include "core/placement_parse.h"
+#include "core/plan_builder.h"
 
 namespace ss {
 namespace {
@@ -22,24 +23,11 @@ using namespace jsonutil;
 
 std::string specString(const std::optional<ShardingSpec>& s) { return s ? s->toMeshString() : "None"; }
 
-// Plans repeat a handful of spec strings thousands of times: parse each once per file.
-using SpecCache = std::unordered_map<std::string, std::vector<std::optional<ShardingSpec>>>;
-
-Result<std::vector<std::optional<ShardingSpec>>> parseOutputs(const json& v, const DeviceMesh& mesh, const std::string& ptr,
-                                                              SpecCache& cache) {
-  if (!v.is_string()) return Error::atPointer("expected a placement string such as \"RS(0)\", found " + typeName(v), ptr);
-  const std::string& s = v.get_ref<const std::string&>();
-  if (auto it = cache.find(s); it != cache.end()) return it->second;
-  if (s == "None") return std::vector<std::optional<ShardingSpec>>{std::nullopt};
-  ParseContext ctx;
-  ctx.mesh = &mesh;
-  auto r = parseSpecTuple(s, ctx);
-  if (!r) return Error::atPointer("\"" + s + "\": " + r.error().toString(), ptr);
-  cache.emplace(s, *r);
-  return *r;
+// A placement string (one spec, a tuple, or "None"), parsed once per distinct text by the builder.
+Result<const SpecTuple*> parseOutputs(const json& v, PlanBuilder& b, const Where& w) {
+  if (!v.is_string()) return w.error("expected a placement string such as \"RS(0)\", found " + typeName(v));
+  return b.parseTuple(v.get_ref<const std::string&>(), w);
 }
-
-int rankOf(const TensorMeta* m) { return m && m->known ? m->rank() : -1; }
 
 // One entry per tensor input: the input spec as set, null where none is (as produced). Not the producer's spec
 // in its place: re-applying must give the same specs (found by fuzz_placements_json, docs/reliability.md).
@@ -58,41 +46,21 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
     if (!v->is_number_integer() || v->get<int64_t>() != 1)
       return Error::atPointer("unsupported placements version " + v->dump() + " (expected 1)", "/version");
   }
-  const json* shapeJ = member(j, "mesh_shape");
-  if (!shapeJ || !shapeJ->is_array()) return Error::atPointer("missing \"mesh_shape\": an array of sizes", "");
-  std::vector<int64_t> shape;
-  for (size_t i = 0; i < shapeJ->size(); ++i) {
-    if (!(*shapeJ)[i].is_number_integer()) return Error::atPointer("expected an integer", "/mesh_shape/" + std::to_string(i));
-    shape.push_back((*shapeJ)[i].get<int64_t>());
-  }
-  std::vector<std::string> names;
-  if (const json* n = member(j, "mesh_dim_names")) {
-    if (!n->is_array()) return Error::atPointer("expected an array of names or null", "/mesh_dim_names");
-    for (size_t i = 0; i < n->size(); ++i) {
-      if (!(*n)[i].is_string()) return Error::atPointer("expected a string", "/mesh_dim_names/" + std::to_string(i));
-      names.push_back((*n)[i].get<std::string>());
-    }
-  }
-  auto mesh = DeviceMesh::make(shape, names);
-  if (!mesh) return Error::atPointer(mesh.error().message, "/mesh_shape");
+  // The specs are now a solver's solution: the checker reads src != dst edges the way it reads an export's.
+  PlanBuilder b(graphPlan, PlanFormat::AutoparallelPlacements);
+  if (auto m = readMesh(member(j, "mesh_shape"), member(j, "mesh_dim_names"), Where("mesh_shape"), Where("mesh_shape"),
+                        Where("mesh_dim_names"), b);
+      !m)
+    return m.error();
   const json* pl = member(j, "placements");
   if (!pl || !pl->is_object()) return Error::atPointer("missing \"placements\": an object keyed by node name", "");
 
-  Plan plan = graphPlan;
-  if (plan.mesh.ndim() != mesh->ndim()) {
-    plan.specs.clear();
-    plan.redistributes.clear();
-  }
-  plan.mesh = *mesh;
-  // The specs are now a solver's solution: the checker reads src != dst edges the way it reads an export's.
-  plan.sourceFormat = PlanFormat::AutoparallelPlacements;
-  plan.graph.reindex();
-  plan.normalizeSpecs();
+  Plan& plan = b.plan();
   std::vector<TensorRef> refs;
-  SpecCache cache;
   for (auto it = pl->begin(); it != pl->end(); ++it) {
     std::string ptr = "/placements/" + escapePointerToken(it.key());
-    int node = plan.graph.find(it.key());
+    const Where where = Where("placements")(it.key());
+    int node = b.find(it.key());
     if (node < 0) return Error::atPointer("no node named '" + it.key() + "' in the graph", ptr);
     const Node& n = plan.graph.nodes[node];
     NodeSpecs& specs = plan.specs[node];
@@ -109,18 +77,13 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
       outPtr = ptr + "/output";
     }
     if (out && n.kind != NodeKind::Output) {
-      auto s = parseOutputs(*out, plan.mesh, outPtr, cache);
+      auto s = parseOutputs(*out, b, out == &it.value() ? where : where("output"));
       if (!s) return s.error();
-      if (s->size() != specs.outputs.size())
-        return Error::atPointer(std::to_string(s->size()) + " output spec(s) for a node with " +
+      if ((*s)->size() != specs.outputs.size())
+        return Error::atPointer(std::to_string((*s)->size()) + " output spec(s) for a node with " +
                                     std::to_string(specs.outputs.size()) + " output(s)",
                                 outPtr);
-      for (size_t k = 0; k < s->size(); ++k) {
-        const TensorMeta* m = k < n.outputs.size() ? &n.outputs[k] : nullptr;
-        auto ok = checkSpecRank(out->get_ref<const std::string&>(), *s, k, rankOf(m), outPtr);
-        if (!ok) return ok.error();
-      }
-      specs.outputs = std::move(*s);
+      specs.outputs = **s;  // a shard dim past its tensor's rank is a finding (Plan::validate)
     }
     if (ins) {
       if (!ins->is_array()) return Error::atPointer("expected an array with one spec (or null) per tensor input", ptr + "/inputs");
@@ -137,16 +100,14 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
           specs.inputs[k] = std::nullopt;
           continue;
         }
-        auto s = parseOutputs(v, plan.mesh, iptr, cache);
+        auto s = parseOutputs(v, b, where("inputs", static_cast<int64_t>(k)));
         if (!s) return s.error();
-        if (s->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", iptr);
-        auto ok = checkSpecRank(v.get_ref<const std::string&>(), *s, 0, rankOf(plan.graph.meta(refs[k])), iptr);
-        if (!ok) return ok.error();
-        specs.inputs[k] = (*s)[0];
+        if ((*s)->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", iptr);
+        specs.inputs[k] = (**s)[0];
       }
     }
   }
-  return plan;
+  return b.finish();
 }
 
 Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j, bool insertTransitions) {

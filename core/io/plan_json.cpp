@@ -10,7 +10,10 @@
 #include <cmath>
 #include <limits>
 
+#include "core/io/json_util.h"
+#include "core/limits.h"
 #include "core/placement_parse.h"
+#include "core/plan_builder.h"
 
 namespace ss {
 
@@ -19,7 +22,7 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-constexpr int64_t kMaxDimSize = kMaxTensorDimSize;  // core/graph.h: the limits every reader applies
+constexpr int64_t kMaxDimSize = limits::kMaxTensorDimSize;
 
 // ---- Writer --------------------------------------------------------------------------------------------------
 template <class J>
@@ -213,16 +216,13 @@ Result<double> getNumber(const json& obj, const char* key, const std::string& pt
   return it->get<double>();
 }
 
-Result<std::optional<ShardingSpec>> specFromJ(const json& j, const DeviceMesh& mesh, int rank, const std::string& ptr) {
+// A spec value: a placement string (syntax only: its fit to the tensor and mesh is Plan::validate's) or null.
+Result<std::optional<ShardingSpec>> specFromJ(const json& j, PlanBuilder& b, const Where& w) {
   if (j.is_null()) return std::optional<ShardingSpec>{};
-  if (!j.is_string()) return typeError(ptr, "a placement string like \"RS(0)\" or null", j);
-  ParseContext ctx{&mesh, rank};
-  auto s = parseSpec(j.get_ref<const std::string&>(), ctx);
-  if (!s) {
-    const auto& e = s.error();
-    return Error::atPointer(e.message + (e.column > 0 ? " (column " + std::to_string(e.column) + ")" : ""), ptr);
-  }
-  return std::optional<ShardingSpec>(std::move(*s));
+  if (!j.is_string()) return typeError(w.pointer(), "a placement string like \"RS(0)\" or null", j);
+  auto s = b.parseSpec(j.get_ref<const std::string&>(), w);
+  if (!s) return s.error();
+  return std::optional<ShardingSpec>(**s);
 }
 
 Result<TensorMeta> metaFromJ(const json& j, const std::string& ptr) {
@@ -246,13 +246,9 @@ Result<TensorMeta> metaFromJ(const json& j, const std::string& ptr) {
 }
 
 // ---- Args ----------------------------------------------------------------------------------------------------
-struct NameIndex {
-  const std::unordered_map<std::string, int>* names;
-};
-
-Result<Arg> argFromJImpl(const json& j, const Graph& g, const std::unordered_map<std::string, int>& names,
-                         const std::string& ptr, int depth) {
-  if (depth > 32) return Error::atPointer("arguments nest deeper than 32 levels", ptr);
+Result<Arg> argFromJImpl(const json& j, const Graph& g, const NameIndex& names, const std::string& ptr, int depth) {
+  if (depth > limits::kMaxArgDepth)
+    return Error::atPointer("arguments nest deeper than " + std::to_string(limits::kMaxArgDepth) + " levels", ptr);
   switch (j.type()) {
     case json::value_t::null: return Arg::none();
     case json::value_t::boolean: return Arg::boolean(j.get<bool>());
@@ -276,20 +272,20 @@ Result<Arg> argFromJImpl(const json& j, const Graph& g, const std::unordered_map
     case json::value_t::object: {
       if (auto it = j.find("t"); it != j.end()) {
         if (!it->is_string()) return typeError(ptr + "/t", "a node name", *it);
-        auto nit = names.find(it->get_ref<const std::string&>());
-        if (nit == names.end())
+        const int srcIndex = names.find(it->get_ref<const std::string&>());
+        if (srcIndex < 0)
           return Error::atPointer("unknown tensor '" + it->get<std::string>() +
                                       "' (a node can only use nodes listed before it)",
                                   ptr + "/t");
-        auto out = getInt(j, "i", ptr, 0, 0, 1 << 16);
+        auto out = getInt(j, "i", ptr, 0, 0, limits::kMaxOutputIndex);
         if (!out) return out.error();
-        const Node& src = g.nodes[nit->second];
+        const Node& src = g.nodes[srcIndex];
         if (src.kind == NodeKind::Output) return Error::atPointer("the output node is not a tensor", ptr + "/t");
         if (*out >= static_cast<int64_t>(std::max<size_t>(1, src.outputs.size())))
           return Error::atPointer("'" + src.name + "' has " + std::to_string(src.outputs.size()) + " outputs, not " +
                                       std::to_string(*out + 1),
                                   ptr + "/i");
-        return Arg::tensor(TensorRef{nit->second, static_cast<int>(*out)});
+        return Arg::tensor(TensorRef{srcIndex, static_cast<int>(*out)});
       }
       if (auto it = j.find("dtype"); it != j.end()) {
         if (!it->is_string()) return typeError(ptr + "/dtype", "a dtype name", *it);
@@ -319,31 +315,30 @@ Result<Arg> argFromJImpl(const json& j, const Graph& g, const std::unordered_map
   }
 }
 
-std::unordered_map<std::string, int> namesOf(const Graph& g) {
-  std::unordered_map<std::string, int> m;
-  for (int i = 0; i < g.size(); ++i) m.emplace(g.nodes[i].name, i);
+NameIndex namesOf(const Graph& g) {
+  NameIndex m;
+  m.reserve(g.nodes.size());
+  for (int i = 0; i < g.size(); ++i)
+    if (m.find(g.nodes[i].name) < 0) m.insert(g.nodes[i].name, i);
   return m;
 }
 
 // ---- Nodes ---------------------------------------------------------------------------------------------------
-Result<bool> readNode(const json& jn, int i, Plan& p, std::unordered_map<std::string, int>& names,
-                      std::vector<const json*>& specJ, std::vector<const json*>& inSpecJ) {
+Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const json*>& specJ,
+                      std::vector<const json*>& inSpecJ) {
   const std::string ptr = "/nodes/" + std::to_string(i);
+  const Where where("nodes", i);
   if (!jn.is_object()) return typeError(ptr, "a node object", jn);
+  Plan& p = b.plan();
   Node n;
   auto name = getString(jn, "name", ptr, true);
   if (!name) return name.error();
   n.name = std::move(*name);
-  if (n.name.empty()) return Error::atPointer("node names must not be empty", ptr + "/name");
-  if (names.count(n.name)) return Error::atPointer("node name '" + n.name + "' is used twice", ptr + "/name");
+  if (auto ok = b.checkName(n.name, where); !ok) return ok.error();
   auto op = getString(jn, "op", ptr, true);
   if (!op) return op.error();
   n.op = std::move(*op);
-  // get_attr (a module constant the FX reader keeps as a buffer placeholder) is a placeholder too, so a plan
-  // imported from FX text saves and loads back unchanged (found by fuzz_load_plan).
-  n.kind = n.op == "placeholder" || n.op == "get_attr" ? NodeKind::Placeholder
-           : n.op == "output"                         ? NodeKind::Output
-                                                       : NodeKind::Call;
+  n.kind = PlanBuilder::kindOfOp(n.op);
   auto pk = getString(jn, "placeholder_kind", ptr, false);
   if (!pk) return pk.error();
   n.placeholderKind = placeholderKindFromName(*pk);
@@ -360,8 +355,10 @@ Result<bool> readNode(const json& jn, int i, Plan& p, std::unordered_map<std::st
   } else if (n.kind != NodeKind::Output) {
     n.outputs.push_back(TensorMeta{{}, DType::F32, false});
   }
-  p.graph.nodes.push_back(std::move(n));  // args may not refer to the node itself; push first for output counts
-  Node& node = p.graph.nodes.back();
+  // Args may not refer to the node itself (its name is registered at endNode); pushed first for output counts.
+  Node& node = b.beginNode();
+  node = std::move(n);
+  const NameIndex& names = b.names();
   if (auto it = jn.find("args"); it != jn.end() && !it->is_null()) {
     if (!it->is_array()) return typeError(ptr + "/args", "an array", *it);
     for (size_t k = 0; k < it->size(); ++k) {
@@ -422,8 +419,7 @@ Result<bool> readNode(const json& jn, int i, Plan& p, std::unordered_map<std::st
   node.clusterId = static_cast<int>(*cl);
   node.acRegion = *ac;
   if (auto it = jn.find("tag"); it != jn.end() && !it->is_null()) {
-    if (node.kind != NodeKind::Placeholder) return Error::atPointer("only placeholders carry AutoSP tags", ptr + "/tag");
-    AutoSpTag tag;
+    AutoSpTag tag;  // off a placeholder, or on a dim its tensor lacks: a finding (Plan::validatePlanWide)
     if (it->is_string()) {
       tag.key = it->get<std::string>();
     } else if (it->is_object()) {
@@ -432,19 +428,15 @@ Result<bool> readNode(const json& jn, int i, Plan& p, std::unordered_map<std::st
       tag.key = *key;
       if (auto sd = it->find("seq_dim"); sd != it->end() && !sd->is_null()) {
         if (!sd->is_number_integer()) return typeError(ptr + "/tag/seq_dim", "an integer", *sd);
-        int64_t v = sd->get<int64_t>();
-        int r = node.outputs.empty() || !node.outputs[0].known ? 64 : node.outputs[0].rank();
-        if (v < 0 || v >= r)
-          return Error::atPointer("seq_dim " + std::to_string(v) + " is out of range for a tensor with " +
-                                      std::to_string(r) + " dims",
-                                  ptr + "/tag/seq_dim");
-        tag.seqDim = static_cast<int>(v);
+        auto v = getInt(*it, "seq_dim", ptr + "/tag", 0, 0, limits::kMaxTensorRank);
+        if (!v) return v.error();
+        tag.seqDim = static_cast<int>(*v);
       }
     } else {
       return typeError(ptr + "/tag", "a key string or {\"key\", \"seq_dim\"}", *it);
     }
     if (tag.key.empty()) return Error::atPointer("an AutoSP tag needs a key", ptr + "/tag");
-    p.tags[i] = tag;
+    b.setTag(i, std::move(tag));
   }
   if (auto it = jn.find("edge_costs"); it != jn.end() && !it->is_null()) {
     if (!it->is_array()) return typeError(ptr + "/edge_costs", "an array", *it);
@@ -452,7 +444,7 @@ Result<bool> readNode(const json& jn, int i, Plan& p, std::unordered_map<std::st
       const std::string ep = ptr + "/edge_costs/" + std::to_string(k);
       const json& e = (*it)[k];
       if (!e.is_object()) return typeError(ep, "an object", e);
-      auto in = getInt(e, "input", ep, 0, 0, 1 << 20);
+      auto in = getInt(e, "input", ep, 0, 0, limits::kMaxInputIndex);
       auto c = getNumber(e, "comm", ep, 0);
       auto t = getNumber(e, "transition", ep, 0);
       if (!in) return in.error();
@@ -465,7 +457,8 @@ Result<bool> readNode(const json& jn, int i, Plan& p, std::unordered_map<std::st
   specJ.push_back(sIt != jn.end() && !sIt->is_null() ? &*sIt : nullptr);
   auto iIt = jn.find("input_specs");
   inSpecJ.push_back(iIt != jn.end() && !iIt->is_null() ? &*iIt : nullptr);
-  names.emplace(node.name, i);
+  auto done = b.endNode(where);
+  if (!done) return done.error();
   return true;
 }
 
@@ -489,7 +482,8 @@ Result<std::vector<int64_t>> shapeFromJson(const nlohmann::json& j, const std::s
       return Error::atPointer("size " + v.dump() + " is out of range [0, 2^53]", p);
     shape.push_back(v.get<int64_t>());
     numel *= shape.back();
-    if (numel > (__int128{1} << 62)) return Error::atPointer("the tensor has more than 2^62 elements", pointer);
+    if (numel > (__int128{1} << limits::kMaxTensorElementsLog2))
+      return Error::atPointer("the tensor has more than 2^" + std::to_string(limits::kMaxTensorElementsLog2) + " elements", pointer);
   }
   return shape;
 }
@@ -522,12 +516,13 @@ std::string writePlanString(const Plan& p) {
 
 Result<Plan> planFromJson(const nlohmann::json& j) {
   if (!j.is_object()) return typeError("", "a JSON object", j);
-  Plan p;
+  PlanBuilder b(PlanFormat::Native);
+  Plan& p = b.plan();
   auto fmt = getString(j, "format", "", false);
   if (!fmt) return fmt.error();
   if (!fmt->empty() && *fmt != "shardscope-plan")
     return Error::atPointer("not a shardscope plan (format is '" + *fmt + "')", "/format");
-  auto ver = getInt(j, "version", "", kPlanFormatVersion, 0, 1 << 20);
+  auto ver = getInt(j, "version", "", kPlanFormatVersion, 0, limits::kMaxFormatVersion);
   if (!ver) return ver.error();
   if (*ver != kPlanFormatVersion)
     return Error::atPointer("unsupported plan version " + std::to_string(*ver) + " (this build reads version " +
@@ -543,47 +538,26 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
   auto mIt = j.find("mesh");
   if (mIt == j.end()) return Error::atPointer("missing required key 'mesh'", "");
   if (!mIt->is_object()) return typeError("/mesh", "an object {\"shape\", \"dim_names\"}", *mIt);
-  {
-    auto sIt = mIt->find("shape");
-    if (sIt == mIt->end()) return Error::atPointer("missing required key 'shape'", "/mesh");
-    if (!sIt->is_array()) return typeError("/mesh/shape", "an array of sizes", *sIt);
-    std::vector<int64_t> shape;
-    for (size_t d = 0; d < sIt->size(); ++d) {
-      const auto& v = (*sIt)[d];
-      if (!v.is_number_integer()) return typeError("/mesh/shape/" + std::to_string(d), "an integer size", v);
-      if (v.is_number_unsigned() && v.get<uint64_t>() > (uint64_t{1} << 40)) {
-        shape.push_back(int64_t{1} << 40);  // DeviceMesh::make reports the rank limit
-        continue;
-      }
-      shape.push_back(v.get<int64_t>());
-    }
-    std::vector<std::string> names;
-    if (auto nIt = mIt->find("dim_names"); nIt != mIt->end() && !nIt->is_null()) {
-      if (!nIt->is_array()) return typeError("/mesh/dim_names", "an array of names", *nIt);
-      for (size_t d = 0; d < nIt->size(); ++d) {
-        if (!(*nIt)[d].is_string()) return typeError("/mesh/dim_names/" + std::to_string(d), "a string", (*nIt)[d]);
-        names.push_back((*nIt)[d].get<std::string>());
-      }
-    }
-    auto mesh = DeviceMesh::make(std::move(shape), std::move(names));
-    if (!mesh) return Error::atPointer(mesh.error().message, "/mesh");
-    p.mesh = std::move(*mesh);
-  }
+  if (!mIt->contains("shape")) return Error::atPointer("missing required key 'shape'", "/mesh");
+  if (auto m = jsonutil::readMesh(&(*mIt)["shape"], jsonutil::member(*mIt, "dim_names"), Where("mesh"),
+                                  Where("mesh")("shape"), Where("mesh")("dim_names"), b);
+      !m)
+    return m.error();
 
   if (auto rIt = j.find("run"); rIt != j.end() && !rIt->is_null()) {
     if (!rIt->is_object()) return typeError("/run", "an object", *rIt);
     auto seed = getInt(*rIt, "seed", "/run", 0, 0, std::numeric_limits<int64_t>::max());
     auto loss = getString(*rIt, "loss", "/run", false);
-    auto batches = getInt(*rIt, "batches", "/run", 3, 1, 1000);
+    auto batches = getInt(*rIt, "batches", "/run", 3, limits::kMinBatches, limits::kMaxBatches);
     auto rtol = getNumber(*rIt, "rtol", "/run", 1e-4);
-    auto sp = getInt(*rIt, "sp_size", "/run", 0, 0, 1 << 20);
+    auto sp = getInt(*rIt, "sp_size", "/run", 0, 0, limits::kMaxSpSize);
     if (!seed) return seed.error();
     if (!loss) return loss.error();
     if (!batches) return batches.error();
     if (!rtol) return rtol.error();
     if (!sp) return sp.error();
     if (!(*rtol > 0)) return Error::atPointer("rtol must be positive", "/run/rtol");
-    p.run = RunSettings{static_cast<uint64_t>(*seed), *loss, static_cast<int>(*batches), *rtol, static_cast<int>(*sp)};
+    b.setRun(RunSettings{static_cast<uint64_t>(*seed), *loss, static_cast<int>(*batches), *rtol, static_cast<int>(*sp)});
   }
   if (auto sIt = j.find("summary"); sIt != j.end() && !sIt->is_null()) {
     if (!sIt->is_object()) return typeError("/summary", "an object", *sIt);
@@ -599,19 +573,17 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
   auto nIt = j.find("nodes");
   if (nIt == j.end()) return Error::atPointer("missing required key 'nodes'", "");
   if (!nIt->is_array()) return typeError("/nodes", "an array of nodes", *nIt);
-  if (static_cast<int64_t>(nIt->size()) > kMaxGraphNodes) return Error::atPointer("too many nodes", "/nodes");
-  p.graph.nodes.reserve(nIt->size());
-  std::unordered_map<std::string, int> names;
-  names.reserve(nIt->size() * 2);
+  if (static_cast<int64_t>(nIt->size()) > limits::kMaxGraphNodes) return Error::atPointer("too many nodes", "/nodes");
+  b.reserveNodes(nIt->size());
   std::vector<const json*> specJs, inSpecJs;
   for (size_t i = 0; i < nIt->size(); ++i) {
-    auto r = readNode((*nIt)[i], static_cast<int>(i), p, names, specJs, inSpecJs);
+    auto r = readNode((*nIt)[i], static_cast<int>(i), b, specJs, inSpecJs);
     if (!r) return r.error();
   }
-  p.graph.reindex();
-  p.normalizeSpecs();
+  if (auto g = b.finishGraph(); !g) return g.error();
   for (int i = 0; i < p.graph.size(); ++i) {
     const std::string ptr = "/nodes/" + std::to_string(i);
+    const Where where("nodes", i);
     const Node& n = p.graph.nodes[i];
     if (const json* s = specJs[i]) {
       if (!s->is_array()) return typeError(ptr + "/spec", "an array with one spec per output", *s);
@@ -620,9 +592,9 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
                                     std::to_string(s->size()) + " specs",
                                 ptr + "/spec");
       for (size_t k = 0; k < s->size(); ++k) {
-        auto sp = specFromJ((*s)[k], p.mesh, n.outputs[k].known ? n.outputs[k].rank() : -1, ptr + "/spec/" + std::to_string(k));
+        auto sp = specFromJ((*s)[k], b, where("spec", static_cast<int64_t>(k)));
         if (!sp) return sp.error();
-        p.specs[i].outputs[k] = std::move(*sp);
+        b.setOutputSpec(i, static_cast<int>(k), std::move(*sp));
       }
     }
     if (const json* s = inSpecJs[i]) {
@@ -633,10 +605,9 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
                                     std::to_string(s->size()) + " input specs",
                                 ptr + "/input_specs");
       for (size_t k = 0; k < s->size(); ++k) {
-        const TensorMeta* m = p.graph.meta(ins[k]);
-        auto sp = specFromJ((*s)[k], p.mesh, m && m->known ? m->rank() : -1, ptr + "/input_specs/" + std::to_string(k));
+        auto sp = specFromJ((*s)[k], b, where("input_specs", static_cast<int64_t>(k)));
         if (!sp) return sp.error();
-        p.specs[i].inputs[k] = std::move(*sp);
+        b.setInputSpec(i, static_cast<int>(k), std::move(*sp));
       }
     }
   }
@@ -644,42 +615,28 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
     if (!rIt->is_array()) return typeError("/redistributes", "an array", *rIt);
     for (size_t k = 0; k < rIt->size(); ++k) {
       const std::string ptr = "/redistributes/" + std::to_string(k);
+      const Where where("redistributes", static_cast<int64_t>(k));
       const json& e = (*rIt)[k];
       if (!e.is_object()) return typeError(ptr, "an object {\"node\", \"input\", \"from\", \"to\"}", e);
       auto node = getString(e, "node", ptr, true);
       if (!node) return node.error();
-      int ni = p.graph.find(*node);
+      int ni = b.find(*node);
       if (ni < 0) return Error::atPointer("unknown node '" + *node + "'", ptr + "/node");
-      auto in = getInt(e, "input", ptr, 0, 0, 1 << 20);
+      auto in = getInt(e, "input", ptr, 0, 0, limits::kMaxInputIndex);
       if (!in) return in.error();
-      if (*in >= static_cast<int64_t>(p.graph.inputs(ni).size()))
-        return Error::atPointer("'" + *node + "' has " + std::to_string(p.graph.inputs(ni).size()) + " tensor inputs",
-                                ptr + "/input");
-      const TensorMeta* m = p.graph.meta(p.graph.inputs(ni)[*in]);
-      int rank = m && m->known ? m->rank() : -1;
       auto fIt = e.find("from");
       auto tIt = e.find("to");
       if (fIt == e.end()) return Error::atPointer("missing required key 'from'", ptr);
       if (tIt == e.end()) return Error::atPointer("missing required key 'to'", ptr);
-      auto from = specFromJ(*fIt, p.mesh, rank, ptr + "/from");
+      auto from = specFromJ(*fIt, b, where("from"));
       if (!from) return from.error();
-      auto to = specFromJ(*tIt, p.mesh, rank, ptr + "/to");
+      auto to = specFromJ(*tIt, b, where("to"));
       if (!to) return to.error();
       if (!*from || !*to) return Error::atPointer("a redistribute needs both 'from' and 'to' specs", ptr);
-      p.redistributes.push_back(Redistribute{ni, static_cast<int>(*in), **from, **to});
+      if (auto ok = b.addRedistribute(ni, *in, std::move(**from), std::move(**to), where); !ok) return ok.error();
     }
   }
-  std::stable_sort(p.redistributes.begin(), p.redistributes.end(), [](const Redistribute& a, const Redistribute& b) {
-    return std::pair(a.node, a.input) < std::pair(b.node, b.input);
-  });
-  for (size_t k = 1; k < p.redistributes.size(); ++k)
-    if (p.redistributes[k].node == p.redistributes[k - 1].node && p.redistributes[k].input == p.redistributes[k - 1].input)
-      return Error::atPointer("two redistributes on input " + std::to_string(p.redistributes[k].input) + " of '" +
-                                  p.graph.nodes[p.redistributes[k].node].name + "'",
-                              "/redistributes");
-  if (!p.run.lossNode.empty() && p.graph.find(p.run.lossNode) < 0)
-    return Error::atPointer("the loss node '" + p.run.lossNode + "' is not in the graph", "/run/loss");
-  return p;
+  return b.finish();
 }
 
 }  // namespace ss

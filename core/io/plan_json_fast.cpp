@@ -6,12 +6,13 @@
 // any error, unexpected type, duplicate known key, number simdjson and nlohmann could see differently (integers
 // beyond int64) or anything else it is not sure about makes it give up rather than guess.
 //
-// Semantics mirrored from plan_json.cpp (keep them in step):
+// Both readers make the Plan through one PlanBuilder (core/plan_builder.h): node names, node kinds, the mesh,
+// specs, redistributes, tags, run settings and every rule of a valid plan are the builder's. What stays here is
+// syntax, read as planFromJson reads it (fuzz_native_fast holds the two readers to each other):
 // - nlohmann's `json` keeps object keys sorted (std::map, byte order): kwargs come out sorted by key.
 // - A null value means "absent" for every optional key; required keys (name, op, mesh, nodes, shape, from/to)
 //   must be present with the right type.
 // - Argument objects: "t" wins over "dtype", over "device", over "sym", over "float"; other keys are ignored.
-// - parseSpec results are cached per (text, tensor rank): a plan has a few dozen distinct specs.
 #include <simdjson.h>
 
 #include <algorithm>
@@ -22,7 +23,8 @@
 
 #include "core/io/plan_json.h"
 #include "core/io/simdjson_util.h"
-#include "core/placement_parse.h"
+#include "core/limits.h"
+#include "core/plan_builder.h"
 
 namespace ss {
 
@@ -32,21 +34,9 @@ using namespace sjutil;
 
 // Every helper below returns false to mean "cannot read this exactly: fall back"; nothing throws on bad input.
 
-// parseSpec cache key: the spec text (a view into the parser's strings) and the tensor rank it is checked against.
-struct SpecKey {
-  std::string_view text;
-  int rank;
-  bool operator==(const SpecKey&) const = default;
-};
-struct SpecKeyHash {
-  size_t operator()(const SpecKey& k) const noexcept {
-    return std::hash<std::string_view>{}(k.text) * 31 + static_cast<size_t>(k.rank + 1);
-  }
-};
-
 class FastReader {
  public:
-  bool read(element root, Plan& p);
+  bool read(element root, Plan& out);
 
  private:
   bool readMesh(element e, Plan& p);
@@ -58,30 +48,23 @@ class FastReader {
   bool readTag(element e, const Node& node, AutoSpTag& tag);
   bool readSpecs(Plan& p);
   bool readRedistributes(element e, Plan& p);
-  bool spec(element e, const DeviceMesh& mesh, int rank, std::optional<ShardingSpec>& out);
+  bool spec(element e, std::optional<ShardingSpec>& out);
 
-  NameIndex names_;
+  PlanBuilder b_{PlanFormat::Native};
   std::vector<std::pair<element, bool>> specJ_, inSpecJ_;  // (value, present and not null)
-  std::unordered_map<SpecKey, ShardingSpec, SpecKeyHash> specCache_;
   std::vector<std::pair<std::string_view, element>> kwargScratch_;
 };
 
-bool FastReader::spec(element e, const DeviceMesh& mesh, int rank, std::optional<ShardingSpec>& out) {
+bool FastReader::spec(element e, std::optional<ShardingSpec>& out) {
   if (isNull(e)) {
     out.reset();
     return true;
   }
   std::string_view text;
   if (!asString(e, text)) return false;
-  SpecKey key{text, rank};
-  if (auto it = specCache_.find(key); it != specCache_.end()) {
-    out = it->second;
-    return true;
-  }
-  auto s = parseSpec(text, ParseContext{&mesh, rank});
+  auto s = b_.parseSpec(text, Where{});
   if (!s) return false;
-  out = *s;
-  specCache_.emplace(key, std::move(*s));
+  out = **s;
   return true;
 }
 
@@ -103,7 +86,7 @@ bool FastReader::readMeta(element e, TensorMeta& m) {
 }
 
 bool FastReader::readArg(element e, const Graph& g, int depth, Arg& out) {
-  if (depth > 32) return false;
+  if (depth > limits::kMaxArgDepth) return false;
   switch (e.type()) {
     case element_type::NULL_VALUE: out = Arg::none(); return true;
     case element_type::BOOL: {
@@ -147,10 +130,10 @@ bool FastReader::readArg(element e, const Graph& g, int depth, Arg& out) {
       std::string_view s;
       if (f[0]) {
         if (!asString(*f[0], s)) return false;
-        const int srcIndex = names_.find(s);
+        const int srcIndex = b_.find(s);
         if (srcIndex < 0) return false;
         int64_t idx = 0;
-        if (!optInt(f[1], idx, 0, 0, 1 << 16)) return false;
+        if (!optInt(f[1], idx, 0, 0, limits::kMaxOutputIndex)) return false;
         const Node& src = g.nodes[srcIndex];
         if (src.kind == NodeKind::Output) return false;
         if (idx >= static_cast<int64_t>(std::max<size_t>(1, src.outputs.size()))) return false;
@@ -188,7 +171,7 @@ bool FastReader::readArg(element e, const Graph& g, int depth, Arg& out) {
   }
 }
 
-bool FastReader::readTag(element e, const Node& node, AutoSpTag& tag) {
+bool FastReader::readTag(element e, const Node&, AutoSpTag& tag) {
   std::string_view key;
   if (e.type() == element_type::STRING) {
     if (!asString(e, key)) return false;
@@ -199,9 +182,8 @@ bool FastReader::readTag(element e, const Node& node, AutoSpTag& tag) {
     if (!members(e, keys, f, store)) return false;  // also: neither string nor object
     if (!f[0] || !asString(*f[0], key)) return false;
     if (f[1] && !isNull(*f[1])) {
-      int r = node.outputs.empty() || !node.outputs[0].known ? 64 : node.outputs[0].rank();
-      int64_t v = 0;
-      if (!optInt(f[1], v, 0, 0, r - 1)) return false;
+      int64_t v = 0;  // past the tensor's rank: a finding
+      if (!optInt(f[1], v, 0, 0, limits::kMaxTensorRank)) return false;
       tag.seqDim = static_cast<int>(v);
     }
   }
@@ -228,17 +210,13 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   if (f[KwargOrder]) return false;
   // Built in place (a Node is large to move); pushed before its args are read, as planFromJson does. On any
   // failure the whole Plan is dropped, so a half-read node never escapes.
-  Node& n = p.graph.nodes.emplace_back();
+  Node& n = b_.beginNode();
   std::string_view name, op;
-  if (!f[Name] || !asString(*f[Name], name) || name.empty()) return false;
-  if (names_.find(name) >= 0) return false;
+  if (!f[Name] || !asString(*f[Name], name)) return false;  // endNode checks the name
   if (!f[Op] || !asString(*f[Op], op)) return false;
   n.name.assign(name);
   n.op.assign(op);
-  // As planFromJson on main (since f181eb3): get_attr is a placeholder too.
-  n.kind = n.op == "placeholder" || n.op == "get_attr" ? NodeKind::Placeholder
-           : n.op == "output"                         ? NodeKind::Output
-                                                       : NodeKind::Call;
+  n.kind = PlanBuilder::kindOfOp(n.op);
   std::string tmp;
   if (!optString(f[PKind], tmp)) return false;
   n.placeholderKind = placeholderKindFromName(tmp);
@@ -297,10 +275,9 @@ bool FastReader::readNode(element e, int i, Plan& p) {
     return false;
   node.clusterId = static_cast<int>(cluster);
   if (f[Tag]) {
-    if (node.kind != NodeKind::Placeholder) return false;
     AutoSpTag tag;
     if (!readTag(*f[Tag], node, tag)) return false;
-    p.tags[i] = std::move(tag);
+    b_.setTag(i, std::move(tag));
   }
   if (f[EdgeCosts]) {
     if (f[EdgeCosts]->type() != element_type::ARRAY) return false;
@@ -310,7 +287,7 @@ bool FastReader::readNode(element e, int i, Plan& p) {
       element cstore[3];
       int64_t in = 0;
       double comm = 0, trans = 0;
-      if (!members(ec, ekeys, c, cstore) || !optInt(c[0], in, 0, 0, 1 << 20) || !optNumber(c[1], comm, 0) ||
+      if (!members(ec, ekeys, c, cstore) || !optInt(c[0], in, 0, 0, limits::kMaxInputIndex) || !optNumber(c[1], comm, 0) ||
           !optNumber(c[2], trans, 0))
         return false;
       p.edgeCosts[{i, static_cast<int>(in)}] = {comm, trans};  // a repeated input overwrites, as planFromJson
@@ -318,8 +295,7 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   }
   specJ_.emplace_back(f[Spec] ? *f[Spec] : element{}, f[Spec] != nullptr);
   inSpecJ_.emplace_back(f[InSpecs] ? *f[InSpecs] : element{}, f[InSpecs] != nullptr);
-  names_.insert(name, i);
-  return true;
+  return static_cast<bool>(b_.endNode(Where{}));
 }
 
 bool FastReader::readMesh(element e, Plan& p) {
@@ -332,7 +308,7 @@ bool FastReader::readMesh(element e, Plan& p) {
   for (element v : sj::dom::array(*f[0])) {
     int64_t d = 0;
     if (v.type() != element_type::INT64 || v.get_int64().get(d)) return false;
-    shape.push_back(std::min(d, int64_t{1} << 40));  // as planFromJson: DeviceMesh::make reports the limit
+    shape.push_back(d);
   }
   std::vector<std::string> dimNames;
   if (f[1] && !isNull(*f[1])) {
@@ -343,10 +319,8 @@ bool FastReader::readMesh(element e, Plan& p) {
       dimNames.emplace_back(s);
     }
   }
-  auto mesh = DeviceMesh::make(std::move(shape), std::move(dimNames));
-  if (!mesh) return false;
-  p.mesh = std::move(*mesh);
-  return true;
+  (void)p;
+  return static_cast<bool>(b_.setMesh(std::move(shape), std::move(dimNames), Where{}));
 }
 
 bool FastReader::readRun(element e, Plan& p) {
@@ -358,10 +332,12 @@ bool FastReader::readRun(element e, Plan& p) {
   double rtol = 1e-4;
   std::string loss;
   if (!optInt(f[0], seed, 0, 0, std::numeric_limits<int64_t>::max()) || !optString(f[1], loss) ||
-      !optInt(f[2], batches, 3, 1, 1000) || !optNumber(f[3], rtol, 1e-4) || !optInt(f[4], sp, 0, 0, 1 << 20))
+      !optInt(f[2], batches, 3, limits::kMinBatches, limits::kMaxBatches) || !optNumber(f[3], rtol, 1e-4) ||
+      !optInt(f[4], sp, 0, 0, limits::kMaxSpSize))
     return false;
   if (!(rtol > 0)) return false;
-  p.run = RunSettings{static_cast<uint64_t>(seed), std::move(loss), static_cast<int>(batches), rtol, static_cast<int>(sp)};
+  (void)p;
+  b_.setRun(RunSettings{static_cast<uint64_t>(seed), std::move(loss), static_cast<int>(batches), rtol, static_cast<int>(sp)});
   return true;
 }
 
@@ -386,10 +362,8 @@ bool FastReader::readSpecs(Plan& p) {
       sj::dom::array a = e;
       if (a.size() != n.outputs.size()) return false;
       size_t k = 0;
-      for (element s : a) {
-        if (!spec(s, p.mesh, n.outputs[k].known ? n.outputs[k].rank() : -1, p.specs[i].outputs[k])) return false;
-        ++k;
-      }
+      for (element s : a)
+        if (!spec(s, p.specs[i].outputs[k++])) return false;
     }
     if (auto [e, present] = inSpecJ_[i]; present) {
       const auto& ins = p.graph.inputs(i);
@@ -397,11 +371,8 @@ bool FastReader::readSpecs(Plan& p) {
       sj::dom::array a = e;
       if (a.size() != ins.size()) return false;
       size_t k = 0;
-      for (element s : a) {
-        const TensorMeta* m = p.graph.meta(ins[k]);
-        if (!spec(s, p.mesh, m && m->known ? m->rank() : -1, p.specs[i].inputs[k])) return false;
-        ++k;
-      }
+      for (element s : a)
+        if (!spec(s, p.specs[i].inputs[k++])) return false;
     }
   }
   return true;
@@ -416,22 +387,21 @@ bool FastReader::readRedistributes(element e, Plan& p) {
     if (!members(r, keys, f, store)) return false;
     std::string_view node;
     if (!f[0] || !asString(*f[0], node)) return false;
-    const int ni = names_.find(node);
+    const int ni = b_.find(node);
     if (ni < 0) return false;
     int64_t in = 0;
-    if (!optInt(f[1], in, 0, 0, 1 << 20)) return false;
-    if (in >= static_cast<int64_t>(p.graph.inputs(ni).size())) return false;
-    const TensorMeta* m = p.graph.meta(p.graph.inputs(ni)[in]);
-    int rank = m && m->known ? m->rank() : -1;
+    if (!optInt(f[1], in, 0, 0, limits::kMaxInputIndex)) return false;
     if (!f[2] || !f[3]) return false;
     std::optional<ShardingSpec> from, to;
-    if (!spec(*f[2], p.mesh, rank, from) || !spec(*f[3], p.mesh, rank, to) || !from || !to) return false;
-    p.redistributes.push_back(Redistribute{ni, static_cast<int>(in), std::move(*from), std::move(*to)});
+    if (!spec(*f[2], from) || !spec(*f[3], to) || !from || !to) return false;
+    if (!b_.addRedistribute(ni, in, std::move(*from), std::move(*to), Where{})) return false;
+    (void)p;
   }
   return true;
 }
 
-bool FastReader::read(element root, Plan& p) {
+bool FastReader::read(element root, Plan& out) {
+  Plan& p = b_.plan();
   enum K { Format, Version, Name, Description, Mesh, Run, Summary, Nodes, Redistributes, KCount };
   static constexpr std::string_view keys[KCount] = {"format", "version", "name",  "description",  "mesh",
                                                     "run",    "summary", "nodes", "redistributes"};
@@ -442,7 +412,8 @@ bool FastReader::read(element root, Plan& p) {
   std::string_view fmt;
   if (!f[Format] || !asString(*f[Format], fmt) || fmt != "shardscope-plan") return false;
   int64_t version = 0;
-  if (!optInt(f[Version], version, kPlanFormatVersion, 0, 1 << 20) || version != kPlanFormatVersion) return false;
+  if (!optInt(f[Version], version, kPlanFormatVersion, 0, limits::kMaxFormatVersion) || version != kPlanFormatVersion)
+    return false;
   if (!optString(f[Name], p.name) || !optString(f[Description], p.description)) return false;
   if (!f[Mesh] || !readMesh(*f[Mesh], p)) return false;
   if (f[Run] && !isNull(*f[Run]) && !readRun(*f[Run], p)) return false;
@@ -451,25 +422,19 @@ bool FastReader::read(element root, Plan& p) {
   if (!f[Nodes] || f[Nodes]->type() != element_type::ARRAY) return false;
   sj::dom::array nodes = *f[Nodes];
   const size_t count = nodes.size();
-  if (static_cast<int64_t>(count) > kMaxGraphNodes) return false;
-  p.graph.nodes.reserve(count);
-  names_.reserve(count);
+  if (static_cast<int64_t>(count) > limits::kMaxGraphNodes) return false;
+  b_.reserveNodes(count);
   specJ_.reserve(count);
   inSpecJ_.reserve(count);
   int i = 0;
   for (element n : nodes)
     if (!readNode(n, i++, p)) return false;
-  p.graph.reindex();
-  p.normalizeSpecs();
+  if (!b_.finishGraph()) return false;
   if (!readSpecs(p)) return false;
   if (f[Redistributes] && !isNull(*f[Redistributes]) && !readRedistributes(*f[Redistributes], p)) return false;
-  std::stable_sort(p.redistributes.begin(), p.redistributes.end(), [](const Redistribute& a, const Redistribute& b) {
-    return std::pair(a.node, a.input) < std::pair(b.node, b.input);
-  });
-  for (size_t k = 1; k < p.redistributes.size(); ++k)
-    if (p.redistributes[k].node == p.redistributes[k - 1].node && p.redistributes[k].input == p.redistributes[k - 1].input)
-      return false;
-  if (!p.run.lossNode.empty() && names_.find(p.run.lossNode) < 0) return false;
+  auto plan = b_.finish();
+  if (!plan) return false;
+  out = std::move(*plan);
   return true;
 }
 

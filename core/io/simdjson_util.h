@@ -13,6 +13,7 @@
 
 #include "core/graph.h"
 #include "core/io/plan_json.h"
+#include "core/plan_builder.h"
 #include "core/plan.h"
 
 namespace ss::sjutil {
@@ -21,46 +22,8 @@ namespace sj = simdjson;
 using sj::dom::element;
 using sj::dom::element_type;
 
-// Node name -> index by open addressing over views into the parser's strings: resolving the tensor refs of every
-// argument is the hottest lookup of the read (std::unordered_map's node chasing cost ~10% of a 100k-node load).
-class NameIndex {
- public:
-  void reserve(size_t n) { rehash(std::max<size_t>(16, std::bit_ceil(n * 2 + 1))); }
-  int find(std::string_view k) const {
-    for (size_t h = hashOf(k) & mask_;; h = (h + 1) & mask_) {
-      const Slot& s = slots_[h];
-      if (s.index < 0) return -1;
-      if (s.name == k) return s.index;
-    }
-  }
-  void insert(std::string_view k, int index) {  // k must be absent
-    if ((size_ + 1) * 2 > slots_.size()) rehash(std::max<size_t>(16, slots_.size() * 2));
-    place(k, index);
-    ++size_;
-  }
-
- private:
-  struct Slot {
-    std::string_view name;
-    int index = -1;
-  };
-  static size_t hashOf(std::string_view k) { return std::hash<std::string_view>{}(k); }
-  void place(std::string_view k, int index) {
-    size_t h = hashOf(k) & mask_;
-    while (slots_[h].index >= 0) h = (h + 1) & mask_;
-    slots_[h] = Slot{k, index};
-  }
-  void rehash(size_t cap) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(cap, Slot{});
-    mask_ = cap - 1;
-    for (const Slot& s : old)
-      if (s.index >= 0) place(s.name, s.index);
-  }
-  std::vector<Slot> slots_ = std::vector<Slot>(16);
-  size_t mask_ = 15;
-  size_t size_ = 0;
-};
+// Node name -> index: ss::NameIndex (core/plan_builder.h), the builder's own, open addressing over views of the
+// names (resolving the tensor refs of every argument is the hottest lookup of a read).
 
 inline bool isNull(element e) { return e.type() == element_type::NULL_VALUE; }
 

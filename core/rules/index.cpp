@@ -29,6 +29,53 @@ struct IndexList {
   bool ok = false;
 };
 
+// An export (argsComplete false: autoparallel's get_json has no op arguments) lists index_put's tensor inputs in
+// schema order: self, the non-None indices, then values. Where the Nones stood is lost; the indexed dims are the
+// adjacent run whose slot shape values broadcast into, taken only when exactly one position fits.
+IndexList readFlattenedIndexPut(const RuleContext& ctx, int selfRank) {
+  IndexList L;
+  const int n = ctx.inputCount();
+  const int values = n - 1;
+  if (n < 3 || ctx.rank(values) < 0) return L;
+  for (int i = 1; i < values; ++i) {
+    if (ctx.rank(i) < 0) return L;
+    L.indexInputs.push_back(i);
+    const auto& s = ctx.shape(i);
+    if (s.size() > L.idxShape.size()) L.idxShape.insert(L.idxShape.begin(), s.size() - L.idxShape.size(), 1);
+    for (size_t k = 0; k < s.size(); ++k) {
+      int64_t& o = L.idxShape[L.idxShape.size() - s.size() + k];
+      if (s[k] == o || s[k] == 1) continue;
+      if (o != 1) return L;
+      o = s[k];
+    }
+  }
+  const int k = static_cast<int>(L.indexInputs.size());
+  if (k > selfRank) return L;
+  const auto& self = ctx.shape(0);
+  const auto& v = ctx.shape(values);
+  int fit = -1, fits = 0;
+  for (int first = 0; first + k <= selfRank; ++first) {
+    std::vector<int64_t> slot(self.begin(), self.begin() + first);
+    slot.insert(slot.end(), L.idxShape.begin(), L.idxShape.end());
+    slot.insert(slot.end(), self.begin() + first + k, self.end());
+    bool ok = v.size() <= slot.size();
+    for (size_t j = 0; ok && j < v.size(); ++j) {
+      const int64_t vs = v[j], ss = slot[slot.size() - v.size() + j];
+      if (vs != ss && vs != 1) ok = false;
+    }
+    if (ok) {
+      fit = first;
+      ++fits;
+    }
+  }
+  if (fits != 1) return L;
+  L.inputOfDim.assign(selfRank, -1);
+  for (int j = 0; j < k; ++j) L.inputOfDim[fit + j] = L.indexInputs[j];
+  L.first = fit;
+  L.ok = k > 0;
+  return L;
+}
+
 IndexList readIndexList(const RuleContext& ctx, int selfRank) {
   IndexList L;
   const Arg* list = ctx.arg(1, "indices");
@@ -152,9 +199,8 @@ RuleResult indexPutRule(const RuleContext& ctx) {
   if (ctx.inputCount() < 3 || ctx.rank(0) < 0) return unknownResult(ctx);
   const auto& self = ctx.shape(0);
   int r = static_cast<int>(self.size());
-  IndexList L = readIndexList(ctx, r);
-  const Arg* vArg = ctx.arg(2, "values");
-  int values = ctx.inputIndexOf(vArg);
+  IndexList L = ctx.argsComplete ? readIndexList(ctx, r) : readFlattenedIndexPut(ctx, r);
+  int values = ctx.argsComplete ? ctx.inputIndexOf(ctx.arg(2, "values")) : ctx.inputCount() - 1;
   if (!L.ok || values < 0 || ctx.rank(values) < 0) return unknownResult(ctx);
   std::vector<int> slotLabels;
   std::vector<int64_t> slotShape;

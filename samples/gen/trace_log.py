@@ -405,6 +405,7 @@ def main():
                 if i["name"] == "sum_1":
                     i["dst_placement"] = "RS(1)"
                     i.pop("transition_cost", None)
+            n["transition_cost"] = 0.0
     bad["summary"]["transition"] = 0.0
     bad["summary"]["total"] = bad["summary"]["total"] - 1.0
     write("falcon_export_no_transition.autoparallel.json", json.dumps(bad, indent=1) + "\n")

@@ -62,7 +62,7 @@ TEST_CASE("check: truncated, empty and missing files", "[hardening][cli]") {
   CHECK(refused("check " + scratch().string() + "/missing.plan.json") ==
         "DIR/missing.plan.json: cannot open: No such file or directory\n");
   CHECK(refused("check " + write("binary.plan.json", std::string("\x00\xff\xfe\n", 4))) ==
-        "DIR/binary.plan.json:1:1: not a plan file: expected a JSON object or FX graph text\n");
+        "DIR/binary.plan.json:1:1: not a plan file: expected a JSON object (shardscope plan, autoparallel export), FX graph text (print_readable, a repro script) or a TORCH_TRACE log\n");
 }
 
 TEST_CASE("check: native plans with a huge mesh or an unknown placement", "[hardening][cli]") {
@@ -73,8 +73,8 @@ TEST_CASE("check: native plans with a huge mesh or an unknown placement", "[hard
   j = readJson(sample("teach_data_parallel.plan.json"));
   j["nodes"][0]["spec"][0] = "Q(0)";
   CHECK(refused("check " + write("unknown.plan.json", j.dump())) ==
-        "DIR/unknown.plan.json: /nodes/0/spec/0: unknown placement 'Q' (expected S(d), R, P(op), _S(d, sf) or "
-        "their long forms) (column 1)\n");
+        "DIR/unknown.plan.json: /nodes/0/spec/0: \"Q(0)\": unknown placement 'Q' (expected S(d), R, P(op), _S(d, sf) "
+        "or their long forms) (column 1)\n");
   j = readJson(sample("teach_data_parallel.plan.json"));
   j["format"] = "x\nforged line";  // a newline inside an echoed value is escaped: still one line
   CHECK(refused("check " + write("newline.plan.json", j.dump())) ==
@@ -92,7 +92,7 @@ TEST_CASE("check: a 10^12-element input is checked from its shape alone", "[hard
 TEST_CASE("check: autoparallel JSON and placements files with wrong types or names", "[hardening][cli]") {
   json ap = readJson(data("falcon_mqa_joint.autoparallel.json"));
   ap["mesh"]["shape"] = "2x4";
-  CHECK(refused("check " + write("ap.json", ap.dump())) == "DIR/ap.json: /mesh/shape: expected an array of mesh dim sizes\n");
+  CHECK(refused("check " + write("ap.json", ap.dump())) == "DIR/ap.json: /mesh/shape: expected an array of mesh dim sizes, got string\n");
   json pl = readJson(data("falcon_mqa_joint.placements.json"));
   pl["placements"]["nope"] = "RR";
   CHECK(refused("check " + data("falcon_mqa_joint.print_readable.py") + " --placements " + write("pl.json", pl.dump())) ==

@@ -126,7 +126,7 @@ TEST_CASE("autoparallel export errors name the JSON pointer", "[io][autoparallel
   bad["nodes"][2]["name"] = "primals_1";
   r = readAutoparallelJson(bad);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().toString() == "/nodes/2/name: node name 'primals_1' appears twice");
+  CHECK(r.error().toString() == "/nodes/2/name: node name 'primals_1' is used twice");
 }
 
 TEST_CASE("FX graph + placements file gives the same specs as the autoparallel export", "[io][placements]") {
@@ -190,7 +190,7 @@ TEST_CASE("placements errors name the node and the place", "[io][placements]") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().toString() == "/placements/mm/inputs: 1 input spec(s) for a node with 2 tensor input(s)");
   bad = j;
-  bad["placements"]["mm"]["output"] = "S(2)R";
+  bad["placements"]["mm"]["output"] = "S(2";  // does not parse (S(2)R parses: a finding, not a refusal)
   r = applyPlacementsJson(*fx, bad);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().pointer == "/placements/mm/output");

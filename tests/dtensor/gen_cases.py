@@ -167,8 +167,8 @@ def redistribute_cases():
 
 
 # ---- sharding propagation ------------------------------------------------------------------------------------
-# One entry per op family core has rules for (core/rules/*): pointwise, matmul, view, reduction, index,
-# attention (softmax), factory-free. `out` computes the output shapes from the input shapes.
+# Op families core has rules for (core/rules/*): pointwise, matmul (and embedding), view, reduction, index,
+# attention (softmax); output shapes written out.
 def T(i):
     """Tensor input i in an args list."""
     return {"tensor": i}
@@ -190,7 +190,11 @@ OPS = [
     ("aten.view.default", [[4, 2, 6]], None, [T(0), [8, 6]], [[8, 6]]),
     ("aten.cat.default", [[8, 6], [4, 6]], None, [[T(0), T(1)], 0], [[12, 6]]),
     ("aten.embedding.default", [[10, 4], [8]], [None, "i64"], [T(0), T(1)], [[8, 4]]),
+    ("aten.gather.default", [[8, 6], [8, 3]], [None, "i64"], [T(0), 1, T(1)], [[8, 3]]),
+    ("aten.index_select.default", [[8, 6], [3]], [None, "i64"], [T(0), 0, T(1)], [[3, 6]]),
 ]
+# Not here: factories (their output spec is the plan's choice: core takes a declared one) and _c10d_functional
+# collectives (no DTensor op).
 
 
 def rule_cases():

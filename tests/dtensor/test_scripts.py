@@ -121,6 +121,21 @@ class OracleScript(unittest.TestCase):
             self.assertEqual(r.returncode, 3)
             self.assertIn("cannot use DTensor here", r.stderr)
 
+    def test_time_budget_leaves_every_case_answered(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "oracle.json")
+            code = ("import sys, runpy; sys.path.insert(0, %r); import fake_torch; "
+                    "sys.argv = ['dtensor_oracle.py', '-o', %r, '--budget', '0.001']; "
+                    "runpy.run_path(%r, run_name='__main__')" % (HERE, out, os.path.join(SCRIPTS, "dtensor_oracle.py")))
+            r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                doc = json.load(f)
+        with open(os.path.join(HERE, "cases.json")) as f:
+            rules = len(json.load(f)["rules"])
+        self.assertEqual(doc["tally"]["rules"], {"error": 0, "skipped": rules})
+        self.assertEqual(doc["rules"]["rule aten.mm.default on 4: S(0), R"], {"skipped": "time budget"})
+
     def run_with_fake_torch(self, variant):
         """Every line of the oracle against tests/dtensor/fake_torch.py (this PyTorch's API shapes, or older
         ones'): every case answered in the oracle format, and no answer a Python error of the script's own."""

@@ -12,6 +12,7 @@
 #include "core/gen/llama.h"
 #include "views/GraphView.h"
 #include "views/HeadlessFrame.h"
+#include "views/Keys.h"
 
 using namespace ss;
 using namespace ss::views;
@@ -111,9 +112,9 @@ TEST_CASE("graph view: click selects, wheel zooms to the cursor, F3 jumps to a s
   frame();
   REQUIRE(st.searchHits.size() == 1);
   const int hit = st.searchHits[0];
-  io.KeysDown[292] = true;
+  io.KeysDown[keys::kF3] = true;
   frame();
-  io.KeysDown[292] = false;
+  io.KeysDown[keys::kF3] = false;
   frame();
   CHECK(sel.node == hit);
   const Vec2d c = st.canvas.toScreen(st.model->layout.nodeRect(hit).center());
@@ -223,9 +224,9 @@ TEST_CASE("graph view: F fits, a click on the minimap moves the view there", "[g
   // F over the canvas fits the whole graph again.
   io.MousePos = ImVec2(static_cast<float>(st.canvas.origin.x + 50), static_cast<float>(st.canvas.origin.y + 50));
   frame();
-  io.KeysDown[70] = true;
+  io.KeysDown[keys::kF] = true;
   frame();
-  io.KeysDown[70] = false;
+  io.KeysDown[keys::kF] = false;
   frame();
   CHECK(st.canvas.zoom == Approx(fitted.zoom));
   CHECK(st.canvas.offset.y == Approx(fitted.offset.y));

@@ -1,5 +1,5 @@
 #pragma once
-// Headless ImGui for view tests: a context with the embedded fonts and the dark theme, frames without GL, and
+// Headless ImGui for view tests: views/HeadlessFrame.h's set-up with the embedded fonts and the dark theme, and
 // mouse/keyboard driving through ImGuiIO (1.86 API: MousePos, MouseDown[], KeysDown[]).
 #include <imgui.h>
 
@@ -8,6 +8,7 @@
 
 #include "core/io/load.h"
 #include "views/Fonts.h"
+#include "views/HeadlessFrame.h"
 #include "views/Theme.h"
 
 namespace ss::views::test {
@@ -21,38 +22,19 @@ inline Plan loadFixture(const std::string& name) {
 }
 
 // Owns an ImGui context for the duration of a test (views run inside a full-screen window).
-class ImGuiHarness {
+class ImGuiHarness : public HeadlessFrame {
  public:
-  explicit ImGuiHarness(float w = 1400, float h = 900) : w_(w), h_(h) {
-    ImGui::CreateContext();
-    ImGui::GetIO().IniFilename = nullptr;
-    loadFonts(15.0f, 1.0f);
-    unsigned char* px = nullptr;
-    int tw = 0, th = 0;
-    ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&px, &tw, &th);
-    applyTheme(ThemeKind::Dark);
-  }
-  ~ImGuiHarness() { ImGui::DestroyContext(); }
-  ImGuiHarness(const ImGuiHarness&) = delete;
-  ImGuiHarness& operator=(const ImGuiHarness&) = delete;
+  explicit ImGuiHarness(float w = 1400, float h = 900)
+      : HeadlessFrame(ImVec2(w, h), [] {
+          loadFonts(15.0f, 1.0f);
+          applyTheme(ThemeKind::Dark);
+        }) {}
 
   // One frame with `body` drawn inside a window covering the display. Returns the vertex count drawn.
   int frame(const std::function<void()>& body) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(w_, h_);
-    io.DeltaTime = 1.0f / 60.0f;
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(w_, h_));
-    ImGui::Begin("##test", nullptr, ImGuiWindowFlags_NoDecoration);
-    body();
-    ImGui::End();
-    ImGui::Render();
+    HeadlessFrame::frame(body, "##test", ImGuiWindowFlags_NoDecoration);
     return ImGui::GetDrawData()->TotalVtxCount;
   }
-
- private:
-  float w_, h_;
 };
 
 inline void mouseTo(float x, float y) { ImGui::GetIO().MousePos = ImVec2(x, y); }

@@ -14,6 +14,7 @@
 #include "app/gui_settings.h"
 #include "core/io/load.h"
 #include "tests/views/harness.h"
+#include "views/Keys.h"
 #include "views/FixAll.h"
 #include "views/UiProbe.h"
 
@@ -119,11 +120,11 @@ TEST_CASE("every sample opens and every view draws, headless", "[views][app][sam
       if (plan.graph.inputs(n).empty()) f.app.selection().selectNode(n, true);
       else f.app.selection().selectEdge(n, static_cast<int>(plan.graph.inputs(n).size()) - 1, true);
       f.frames(1);
-      f.app.showTab("tensor");
-      f.app.showTab("costs");
+      f.app.showTab(views::ViewId::Tensor);
+      f.app.showTab(views::ViewId::Costs);
       f.frames(1);
-      f.app.showTab("mesh");
-      f.app.showTab("run");
+      f.app.showTab(views::ViewId::Mesh);
+      f.app.showTab(views::ViewId::Run);
       f.frames(1);
     }
     // Mesh view shows one cell per rank for any node with a placed output.
@@ -140,13 +141,44 @@ TEST_CASE("every sample opens and every view draws, headless", "[views][app][sam
 }
 
 TEST_CASE("solo views render alone (render --view)", "[views][app]") {
-  for (const char* v : {"graph", "mesh", "tensor", "edge", "diagnostics", "inspector", "costs", "run"}) {
-    INFO(v);
+  REQUIRE(views::allViews().size() == 9);
+  for (const views::ViewId v : views::allViews()) {
+    INFO(views::viewName(v));
     GuiOptions o = testOptions();
     o.soloView = v;
     AppFixture f(o);
     REQUIRE(f.app.openFile(views::test::fixture("mini_falcon.plan.json")));
     f.frames(3);
+    CHECK(ImGui::GetDrawData()->TotalVtxCount > 100);
+  }
+}
+
+// A plan that parses but breaks its own rules opens (PlanBuilder, Plan::validate): every view draws it with the
+// wrong spec selected, and the finding is the first problem.
+TEST_CASE("a plan with a spec past its tensor's rank opens and every view draws it", "[views][app]") {
+  const auto path = std::filesystem::temp_directory_path() / "ss_views_s9.plan.json";
+  std::ofstream(path) << R"J({"format": "shardscope-plan", "version": 1, "mesh": {"shape": [2, 2]}, "nodes": [
+    {"name": "x", "op": "placeholder", "meta": [{"shape": [8, 16], "dtype": "f32"}], "spec": ["S(9)R"]},
+    {"name": "relu", "op": "aten.relu.default", "args": [{"t": "x"}], "meta": [{"shape": [8, 16], "dtype": "f32"}],
+     "spec": ["S(0)R"], "input_specs": ["RS(7)"]},
+    {"name": "output", "op": "output", "args": [[{"t": "relu"}]]}]})J";
+  for (const views::ViewId v : views::allViews()) {
+    INFO(views::viewName(v));
+    GuiOptions o = testOptions();
+    o.soloView = v;
+    AppFixture f(o);
+    REQUIRE(f.app.openFile(path.string()));
+    const Diagnostics& d = f.app.document().diagnostics();
+    REQUIRE(d.items.size() == 2);
+    CHECK(d.items[0].kind == DiagKind::InvalidSpec);
+    CHECK(d.items[0].node == 0);
+    CHECK(d.items[1].kind == DiagKind::InvalidSpec);
+    CHECK(d.items[1].node == 1);
+    CHECK(d.items[1].input == 0);
+    CHECK(f.app.selection().node == 1);  // the first problem on an edge: relu's input 0
+    f.frames(2);
+    f.app.selection().selectNode(0, true);
+    f.frames(2);
     CHECK(ImGui::GetDrawData()->TotalVtxCount > 100);
   }
 }
@@ -254,7 +286,7 @@ TEST_CASE("clicking a diagnostic selects its edge; clicking a device pins it", "
   f.frames(2);
   INFO("cell " << cell->x0 << "," << cell->y0 << " " << cell->x1 << "," << cell->y1 << " hovered " << f.app.meshState().hoveredRank);
   CHECK(f.app.selection().pinnedRank == 5);
-  f.key(256, false);  // Escape unpins
+  f.key(views::keys::kEscape, false);  // unpins
   CHECK(f.app.selection().pinnedRank == -1);
 }
 
@@ -266,7 +298,7 @@ TEST_CASE("Ctrl+F search jumps to the node", "[views][app][interaction]") {
   f.frames(1);
   for (char c : std::string("values")) ImGui::GetIO().AddInputCharacter(static_cast<unsigned>(c));
   f.frames(1);
-  f.key(257, false);  // Enter
+  f.key(views::keys::kEnter, false);
   CHECK(f.app.selection().node == f.app.document().plan().graph.find("values"));
 }
 
@@ -343,7 +375,7 @@ TEST_CASE("Ctrl+O opens the built-in file browser; typing a path and Enter opens
   const std::string path = views::test::fixture("mini_falcon.plan.json");
   for (char c : path) ImGui::GetIO().AddInputCharacter(static_cast<unsigned>(c));
   f.frames(1);
-  f.key(257, false);  // Enter
+  f.key(views::keys::kEnter, false);
   f.frames(1);
   CHECK(f.app.document().path() == path);
   CHECK(f.app.selection().node == f.app.document().plan().graph.find("acc"));
@@ -453,7 +485,7 @@ TEST_CASE("run panel: F5 runs the plan in the child process and fills the losses
   }
   REQUIRE(f.app.openFile(sample));
   f.frames(2);
-  f.key(294, false);  // F5
+  f.key(views::keys::kF5, false);
   CHECK(f.app.runPanel().active());
   const auto t0 = std::chrono::steady_clock::now();
   while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
@@ -472,7 +504,10 @@ TEST_CASE("run panel: F5 runs the plan in the child process and fills the losses
 TEST_CASE("bench: headless frame time per view on a big plan", "[.benchapp]") {
   const char* path = std::getenv("SHARDSCOPE_BENCH_PLAN");
   if (path == nullptr) return;
-  for (const char* v : {"", "graph", "diagnostics", "costs", "inspector", "edge", "mesh", "tensor"}) {
+  using views::ViewId;
+  for (const std::optional<ViewId> v : {std::optional<ViewId>{}, std::optional(ViewId::Graph), std::optional(ViewId::Diagnostics),
+                                        std::optional(ViewId::Costs), std::optional(ViewId::Inspector), std::optional(ViewId::Edge),
+                                        std::optional(ViewId::Mesh), std::optional(ViewId::Tensor)}) {
     GuiOptions o = testOptions();
     o.soloView = v;
     AppFixture f(o);
@@ -481,7 +516,7 @@ TEST_CASE("bench: headless frame time per view on a big plan", "[.benchapp]") {
     const auto t0 = std::chrono::steady_clock::now();
     f.frames(10);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 10;
-    WARN((*v ? v : "all") << ": " << ms << " ms per frame");
+    WARN((v ? views::viewName(*v) : "all") << ": " << ms << " ms per frame");
   }
 }
 

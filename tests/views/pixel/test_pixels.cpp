@@ -91,3 +91,30 @@ TEST_CASE("render: bad input is refused with exit 2", "[pixels]") {
   const int rc = std::system(cmd.c_str());
   CHECK(WEXITSTATUS(rc) == 2);
 }
+
+// Seed 1 as a TORCH_TRACE log (tests/data/trace/): the applied view lists the applied graph with the missing
+// all-to-all as a red row before index_put; the whole window opens on that edge.
+TEST_CASE("render: a TORCH_TRACE log shows the applied graph with the missing collective in red", "[pixels]") {
+  const std::string log = std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/trace/seed1_missing.log";
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-applied.png").string();
+  const Image img = render(log + " --view applied --select mm --size 1200x800", out);
+  REQUIRE(img.w == 1200);
+  CHECK(distinctColours(img, 0, 0, img.w, img.h) > 20);
+  // The missing row (error colour, translucent) spans the table: many reddish-tinted pixels across the width.
+  int tinted = 0;
+  for (int y = 0; y < img.h; ++y)
+    for (int x = 0; x < img.w; x += 3) {
+      const unsigned char* p = img.at(x, y);
+      tinted += (p[0] > p[1] + 40 && p[0] > p[2] + 40) ? 1 : 0;
+    }
+  CHECK(tinted > 300);
+  const std::string fixed = std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/trace/seed1_applied.log";
+  const Image ok = render(fixed + " --view applied --select mm --size 1200x800", out);
+  int tintedOk = 0;
+  for (int y = 0; y < ok.h; ++y)
+    for (int x = 0; x < ok.w; x += 3) {
+      const unsigned char* p = ok.at(x, y);
+      tintedOk += (p[0] > p[1] + 40 && p[0] > p[2] + 40) ? 1 : 0;
+    }
+  CHECK(tintedOk < tinted / 4);
+}

@@ -1,0 +1,630 @@
+// Applied graph analysis. Sections: collectives, groups -> mesh dims, costs, node matching, transition paths,
+// the checks, an applied graph alone.
+#include "core/applied/applied.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <tuple>
+#include <set>
+#include <sstream>
+
+#include "core/layout.h"
+
+namespace ss {
+namespace {
+
+std::string stripOverload(std::string op) {
+  for (const char* s : {".default", ".Tensor", ".int", ".Scalar"})
+    if (op.size() > std::strlen(s) && op.compare(op.size() - std::strlen(s), std::string::npos, s) == 0) {
+      op.resize(op.size() - std::strlen(s));
+      break;
+    }
+  return op;
+}
+
+bool isWait(const Node& n) { return n.op.rfind("_c10d_functional.wait_tensor", 0) == 0; }
+
+const std::vector<int64_t>* knownShape(const TensorMeta* m) { return m && m->known ? &m->shape : nullptr; }
+
+int64_t numelOf(const std::vector<int64_t>& s) {
+  int64_t e = 1;
+  for (int64_t d : s) e = d > 0 && e > INT64_MAX / d ? INT64_MAX : e * std::max<int64_t>(d, 0);
+  return e;
+}
+
+std::string coordString(const std::vector<int64_t>& c) {
+  std::string s = "(";
+  for (size_t i = 0; i < c.size(); ++i) s += (i ? ", " : "") + std::to_string(c[i]);
+  return s + ")";
+}
+
+std::string meshDimString(const DeviceMesh& mesh, int d) {
+  if (d == -2) return "the flattened mesh";
+  if (d < 0) return "an unmapped mesh dim";
+  return "mesh dim " + std::to_string(d) + " (" + mesh.dimName(d) + ")";
+}
+
+}  // namespace
+
+// ---- collectives ----
+
+std::string AppliedCollective::toString(const DeviceMesh& mesh) const {
+  std::string s = std::string(collectiveName(kind)) + " (" + op + ") on " + meshDimString(mesh, meshDim) + ", group '" + group + "'";
+  if (bytes > 0) s += ", " + formatBytes(bytes) + " per rank, " + formatTimeUs(timeUs);
+  return s;
+}
+
+std::vector<AppliedCollective> findCollectives(const Graph& g) {
+  std::vector<AppliedCollective> out;
+  for (int i = 0; i < g.size(); ++i) {
+    const Node& n = g.nodes[i];
+    const bool c10d = n.op.rfind("_c10d_functional.", 0) == 0;
+    const bool dt = n.op.rfind("_dtensor.shard_dim_alltoall", 0) == 0;
+    if ((!c10d && !dt) || isWait(n)) continue;
+    AppliedCollective c;
+    c.node = i;
+    c.op = stripOverload(n.op.substr(n.op.find('.') + 1));
+    auto strArg = [&](size_t k) { return k < n.args.size() && n.args[k].kind == Arg::Kind::String ? n.args[k].s : std::string(); };
+    auto intArg = [&](size_t k) { return k < n.args.size() && n.args[k].isInt() ? n.args[k].i : int64_t{0}; };
+    if (c.op == "all_gather_into_tensor" || c.op == "all_gather_into_tensor_coalesced") {
+      c.kind = CollectiveKind::AllGather;
+      c.groupSize = intArg(1);
+      c.group = strArg(2);
+    } else if (c.op == "reduce_scatter_tensor" || c.op == "reduce_scatter_tensor_coalesced") {
+      c.kind = CollectiveKind::ReduceScatter;
+      c.reduceOp = strArg(1);
+      c.groupSize = intArg(2);
+      c.group = strArg(3);
+    } else if (c.op == "all_reduce" || c.op == "all_reduce_coalesced") {
+      c.kind = CollectiveKind::AllReduce;
+      c.reduceOp = strArg(1);
+      c.group = strArg(2);
+    } else if (c.op == "all_to_all_single") {
+      c.kind = CollectiveKind::AllToAll;
+      if (n.args.size() > 1 && n.args[1].isList() && !n.args[1].items.empty())
+        c.groupSize = static_cast<int64_t>(n.args[1].items.size());
+      c.group = strArg(3);
+    } else if (dt) {
+      c.kind = CollectiveKind::AllToAll;
+      c.gatherDim = static_cast<int>(intArg(1));
+      c.shardDim = static_cast<int>(intArg(2));
+      c.group = strArg(3);
+    } else {
+      // broadcast and the rest: kept (they communicate), kind unknown; the group is the last string argument.
+      for (size_t k = n.args.size(); k-- > 0;)
+        if (n.args[k].kind == Arg::Kind::String) { c.group = n.args[k].s; break; }
+    }
+    if (!n.args.empty() && n.args[0].isTensor())
+      if (const TensorMeta* m = g.meta(n.args[0].t)) {
+        if (m->known) c.inShape = m->shape;
+        c.dtype = m->dtype;
+      }
+    if (!n.outputs.empty() && n.outputs[0].known) {
+      c.outShape = n.outputs[0].shape;
+      if (c.dtype == DType::Unknown) c.dtype = n.outputs[0].dtype;
+    }
+    // shard_dim_alltoall grows its gather dim by the group size.
+    if (dt && c.groupSize == 0 && c.gatherDim >= 0 && c.gatherDim < static_cast<int>(c.inShape.size()) &&
+        c.gatherDim < static_cast<int>(c.outShape.size()) && c.inShape[c.gatherDim] > 0 &&
+        c.outShape[c.gatherDim] % c.inShape[c.gatherDim] == 0)
+      c.groupSize = c.outShape[c.gatherDim] / c.inShape[c.gatherDim];
+    for (const auto& [user, input] : g.users(i))
+      if (isWait(g.nodes[user])) { c.wait = user; break; }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// ---- groups -> mesh dims ----
+
+namespace {
+bool groupLess(const std::string& a, const std::string& b) {
+  char* ea;
+  char* eb;
+  const long x = std::strtol(a.c_str(), &ea, 10), y = std::strtol(b.c_str(), &eb, 10);
+  if (*ea == 0 && *eb == 0 && !a.empty() && !b.empty()) return x < y;
+  return a < b;
+}
+}  // namespace
+
+std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const DeviceMesh& mesh,
+                                    const std::map<std::string, int>& overrides) {
+  std::map<std::string, GroupMapping> byName;
+  std::map<std::string, std::set<int64_t>> sizes;
+  for (const auto& c : cs) {
+    auto& g = byName[c.group];
+    g.group = c.group;
+    ++g.uses;
+    if (c.groupSize > 0) sizes[c.group].insert(c.groupSize);
+  }
+  std::vector<char> taken(mesh.ndim(), 0);
+  for (auto& [name, g] : byName) {
+    if (auto it = sizes.find(name); it != sizes.end() && it->second.size() == 1) g.size = *it->second.begin();
+    if (auto o = overrides.find(name); o != overrides.end()) {
+      g.meshDim = o->second;
+      g.how = "--group";
+      if (g.meshDim >= 0 && g.meshDim < mesh.ndim()) {
+        taken[g.meshDim] = 1;
+        if (g.size == 0) g.size = mesh.dimSize(g.meshDim);
+      }
+    }
+  }
+  auto candidates = [&](const GroupMapping& g) {
+    std::vector<int> out;
+    for (int d = 0; d < mesh.ndim(); ++d)
+      if (!taken[d] && (g.size == 0 || mesh.dimSize(d) == g.size)) out.push_back(d);
+    return out;
+  };
+  // By size: a size only one mesh dim has, or the whole mesh's.
+  for (auto& [name, g] : byName) {
+    if (!g.how.empty()) continue;
+    if (auto it = sizes.find(name); it != sizes.end() && it->second.size() > 1) {
+      g.how = "inconsistent: used with group sizes";
+      for (int64_t s : it->second) g.how += " " + std::to_string(s);
+      continue;
+    }
+    if (g.size == 0) continue;
+    std::vector<int> all;
+    for (int d = 0; d < mesh.ndim(); ++d)
+      if (mesh.dimSize(d) == g.size) all.push_back(d);
+    if (all.size() == 1) {
+      g.meshDim = all[0];
+      g.how = "size";
+      taken[all[0]] = 1;
+    } else if (all.empty() && mesh.ndim() > 1 && g.size == mesh.size()) {
+      g.meshDim = -2;
+      g.how = "size (the flattened mesh)";
+    }
+  }
+  // Elimination, repeated while it decides something.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& [name, g] : byName) {
+      if (!g.how.empty()) continue;
+      auto c = candidates(g);
+      // Only decide when this group is the only undecided one that could take the dim.
+      if (c.size() == 1) {
+        int rivals = 0;
+        for (auto& [n2, g2] : byName)
+          if (&g2 != &g && g2.how.empty()) {
+            auto c2 = candidates(g2);
+            if (std::find(c2.begin(), c2.end(), c[0]) != c2.end()) ++rivals;
+          }
+        if (rivals == 0) {
+          g.meshDim = c[0];
+          g.how = "elimination";
+          if (g.size == 0) g.size = mesh.dimSize(c[0]);
+          taken[c[0]] = 1;
+          changed = true;
+        }
+      }
+    }
+  }
+  for (auto& [name, g] : byName)
+    if (g.how.empty()) {
+      auto c = candidates(g);
+      g.how = "ambiguous: ";
+      if (c.empty()) g.how += "no mesh dim of size " + std::to_string(g.size) + " is left";
+      else {
+        g.how += "mesh dims";
+        for (int d : c) g.how += " " + std::to_string(d);
+        g.how += " fit (pass --group " + name + "=MESHDIM)";
+      }
+    }
+  std::vector<GroupMapping> out;
+  for (auto& [name, g] : byName) out.push_back(g);
+  std::sort(out.begin(), out.end(), [](const GroupMapping& a, const GroupMapping& b) { return groupLess(a.group, b.group); });
+  for (auto& c : cs) {
+    const GroupMapping& g = byName[c.group];
+    c.meshDim = g.meshDim;
+    if (c.groupSize == 0) c.groupSize = g.meshDim >= 0 ? mesh.dimSize(g.meshDim) : g.meshDim == -2 ? mesh.size() : g.size;
+  }
+  return out;
+}
+
+std::optional<DeviceMesh> inferMesh(const std::vector<AppliedCollective>& cs, std::map<std::string, int>* groupDims) {
+  std::map<std::string, int64_t, decltype(&groupLess)> sizes(&groupLess);
+  for (const auto& c : cs)
+    if (c.groupSize > 1) sizes[c.group] = c.groupSize;
+  if (sizes.empty()) return std::nullopt;
+  std::vector<std::pair<std::string, int64_t>> gs(sizes.begin(), sizes.end());
+  if (gs.size() >= 3) {
+    // A group whose size is the product of all the others is the flattened mesh.
+    for (size_t i = 0; i < gs.size(); ++i) {
+      int64_t prod = 1;
+      for (size_t k = 0; k < gs.size(); ++k)
+        if (k != i) prod *= gs[k].second;
+      if (prod == gs[i].second) {
+        gs.erase(gs.begin() + static_cast<long>(i));
+        break;
+      }
+    }
+  }
+  std::vector<int64_t> shape;
+  for (auto& [n, s] : gs) {
+    if (groupDims) (*groupDims)[n] = static_cast<int>(shape.size());
+    shape.push_back(s);
+  }
+  if (shape.size() > static_cast<size_t>(kMaxMeshDims)) return std::nullopt;
+  auto m = DeviceMesh::make(shape);
+  if (!m) return std::nullopt;
+  return *m;
+}
+
+// ---- costs (docs/cost-model.md's formulas, on the local shapes the applied graph shows) ----
+
+void costCollectives(std::vector<AppliedCollective>& cs, const CostModel& cost) {
+  for (auto& c : cs) {
+    const int64_t k = std::max<int64_t>(c.groupSize, 1);
+    const int64_t bytesPer = dtypeBytes(c.dtype);
+    const int64_t eIn = c.inShape.empty() && c.outShape.empty() ? 0 : numelOf(c.inShape.empty() ? c.outShape : c.inShape);
+    int64_t elems = 0;
+    int steps = 0;
+    switch (c.kind) {
+      case CollectiveKind::AllGather: elems = (k - 1) * eIn; steps = static_cast<int>(k - 1); break;
+      case CollectiveKind::ReduceScatter: elems = (k - 1) * ((eIn + k - 1) / k); steps = static_cast<int>(k - 1); break;
+      case CollectiveKind::AllReduce: elems = 2 * (k - 1) * ((eIn + k - 1) / k); steps = static_cast<int>(2 * (k - 1)); break;
+      case CollectiveKind::AllToAll: elems = (k - 1) * ((eIn + k - 1) / k); steps = static_cast<int>(k - 1); break;
+      default: break;
+    }
+    c.bytes = elems * bytesPer;
+    const Link& link = c.meshDim >= 0 ? cost.linkFor(c.meshDim) : cost.intraNode;
+    c.timeUs = steps * link.alphaUs + (link.betaGBps > 0 ? static_cast<double>(c.bytes) / (link.betaGBps * 1e3) : 0.0);
+  }
+}
+
+std::vector<AppliedGraph::Total> AppliedGraph::totals() const {
+  std::vector<Total> out;
+  for (const auto& c : collectives) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const Total& t) { return t.kind == c.kind && t.meshDim == c.meshDim; });
+    if (it == out.end()) out.push_back({c.kind, c.meshDim, 1, c.bytes, c.timeUs});
+    else {
+      ++it->count;
+      it->bytes += c.bytes;
+      it->timeUs += c.timeUs;
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Total& a, const Total& b) { return std::tie(a.meshDim, a.kind) < std::tie(b.meshDim, b.kind); });
+  return out;
+}
+
+std::string AppliedGraph::summary(const DeviceMesh& mesh) const {
+  std::ostringstream s;
+  s << "applied graph on rank " << rank << " " << coordString(coord) << ": " << matched << " of " << planNodes
+    << " plan nodes matched, " << collectives.size() << " collectives";
+  if (transitionsPlanned > 0) s << ", " << transitionsFound << " of " << transitionsPlanned << " planned transitions found";
+  for (const auto& g : groups) s << "; group '" << g.group << "' -> " << meshDimString(mesh, g.meshDim) << " (" << g.how << ")";
+  return s.str();
+}
+
+// ---- node matching ----
+
+namespace {
+
+std::string matchKey(const Node& n) {
+  std::string op = n.opName();
+  if (op == "t" || op == "transpose") return "permute";
+  if (op == "reshape" || op == "_unsafe_view") return "view";
+  return op;
+}
+
+bool isPlanCompute(const Node& n) { return n.kind == NodeKind::Call && n.opName() != "alias"; }
+
+std::optional<std::vector<int64_t>> planLocalShape(const Plan& plan, int node, const std::vector<int64_t>& coord) {
+  const Node& n = plan.graph.nodes[node];
+  if (n.outputs.size() != 1 || !n.outputs[0].known) return std::nullopt;
+  if (node >= static_cast<int>(plan.specs.size()) || plan.specs[node].outputs.empty() || !plan.specs[node].outputs[0])
+    return std::nullopt;
+  const ShardingSpec& s = *plan.specs[node].outputs[0];
+  if (s.meshDims() != plan.mesh.ndim()) return std::nullopt;
+  auto l = localShape(n.outputs[0].shape, plan.mesh, s, plan.mesh.rankOf(coord));
+  if (!l) return std::nullopt;
+  return *l;
+}
+
+}  // namespace
+
+AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions& opts) {
+  AppliedGraph a;
+  a.graph = std::move(applied);
+  a.graph.graph.reindex();
+  const Graph& ag = a.graph.graph;
+  const Graph& pg = plan.graph;
+  a.rank = opts.rank >= 0 && opts.rank < plan.mesh.size() ? opts.rank : 0;
+  a.coord = plan.mesh.coordOf(a.rank);
+  a.collectives = findCollectives(ag);
+  a.groups = mapGroups(a.collectives, plan.mesh, opts.groups);
+  costCollectives(a.collectives, opts.cost);
+  a.planOf.assign(ag.size(), -1);
+  a.appliedOf.assign(pg.size(), -1);
+  std::vector<char> isComm(ag.size(), 0);
+  for (const auto& c : a.collectives) isComm[c.node] = 1;
+  // Placeholders (and get_attr) by name; the output node with the output node.
+  std::vector<int> planCompute;
+  for (int i = 0; i < pg.size(); ++i) {
+    const Node& n = pg.nodes[i];
+    if (n.kind == NodeKind::Placeholder) {
+      ++a.planNodes;
+      const int j = ag.find(n.name);
+      if (j >= 0 && ag.nodes[j].kind == NodeKind::Placeholder) {
+        a.planOf[j] = i;
+        a.appliedOf[i] = j;
+        ++a.matched;
+      }
+    } else if (isPlanCompute(n)) {
+      planCompute.push_back(i);
+    }
+  }
+  if (pg.outputNode() >= 0 && ag.outputNode() >= 0) {
+    a.planOf[ag.outputNode()] = pg.outputNode();
+    a.appliedOf[pg.outputNode()] = ag.outputNode();
+  }
+  a.planNodes += static_cast<int>(planCompute.size());
+  std::vector<std::string> planKeys(planCompute.size());
+  for (size_t q = 0; q < planCompute.size(); ++q) planKeys[q] = matchKey(pg.nodes[planCompute[q]]);
+  size_t pp = 0;
+  for (int j = 0; j < ag.size() && pp < planCompute.size(); ++j) {
+    const Node& an = ag.nodes[j];
+    if (an.kind != NodeKind::Call || isComm[j] || isWait(an)) continue;
+    const std::string key = matchKey(an);
+    const std::vector<int64_t>* ashape = an.outputs.size() == 1 ? knownShape(&an.outputs[0]) : nullptr;
+    int found = -1;
+    const size_t end = std::min(planCompute.size(), pp + static_cast<size_t>(std::max(opts.window, 1)));
+    for (size_t q = pp; q < end && found < 0; ++q) {
+      if (planKeys[q] != key) continue;
+      const Node& pn = pg.nodes[planCompute[q]];
+      if (!pn.source.code.empty() && !an.source.code.empty() && pn.source.code != an.source.code) continue;
+      auto want = planLocalShape(plan, planCompute[q], a.coord);
+      if (want && ashape && *want != *ashape) continue;
+      found = static_cast<int>(q);
+    }
+    // The next plan node of that op with another shape: matched all the same (its shape is then a finding).
+    if (found < 0 && planKeys[pp] == key) found = static_cast<int>(pp);
+    if (found < 0) continue;
+    const int p = planCompute[found];
+    a.planOf[j] = p;
+    a.appliedOf[p] = j;
+    ++a.matched;
+    pp = static_cast<size_t>(found) + 1;
+  }
+  return a;
+}
+
+// ---- the checks ----
+
+namespace {
+
+std::string inputName(const Plan& plan, int node, int input) {
+  const Node& n = plan.graph.nodes[node];
+  // index_put's tensor inputs: self, the non-None indices, then values (docs/checks.md).
+  if (n.opName() == "index_put" || n.opName() == "index_put_") {
+    const int count = static_cast<int>(plan.graph.inputs(node).size());
+    if (input == 0) return "self";
+    if (input == count - 1) return "values";
+    return "indices";
+  }
+  return "";
+}
+
+// The applied nodes between the applied consumer's input `input` and the first node matched to a plan node (or a
+// placeholder): the ops that perform a transition. Returns the collectives on it (indices into cs) and the node
+// reached.
+std::vector<int> pathCollectives(const AppliedGraph& a, int appliedConsumer, int input, int* reached) {
+  const Graph& g = a.graph.graph;
+  std::vector<int> out;
+  *reached = -1;
+  const auto& ins = g.inputs(appliedConsumer);
+  if (input < 0 || input >= static_cast<int>(ins.size())) return out;
+  int cur = ins[input].node;
+  for (int steps = 0; steps < 64 && cur >= 0; ++steps) {
+    if (a.planOf[cur] >= 0 || g.nodes[cur].kind == NodeKind::Placeholder) {
+      *reached = cur;
+      return out;
+    }
+    for (size_t k = 0; k < a.collectives.size(); ++k)
+      if (a.collectives[k].node == cur) out.push_back(static_cast<int>(k));
+    const auto& ci = g.inputs(cur);
+    cur = ci.empty() ? -1 : ci[0].node;
+  }
+  return out;
+}
+
+bool isComm(CollectiveKind k) {
+  return k == CollectiveKind::AllGather || k == CollectiveKind::AllReduce || k == CollectiveKind::ReduceScatter ||
+         k == CollectiveKind::AllToAll;
+}
+
+}  // namespace
+
+Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& copts) {
+  Diagnostics d;
+  const Graph& pg = plan.graph;
+  const Graph& ag = a.graph.graph;
+  const std::string where = "rank " + std::to_string(a.rank) + " " + coordString(a.coord);
+  std::vector<char> claimed(a.collectives.size(), 0);
+  RedistIndex redist;
+  redist.build(plan);
+  a.transitionsPlanned = a.transitionsFound = 0;
+  for (auto& col : a.collectives) col.planConsumer = col.planInput = -1;  // re-judged from scratch (after an edit)
+  for (int c = 0; c < pg.size(); ++c) {
+    const Node& cn = pg.nodes[c];
+    if (cn.kind != NodeKind::Call) continue;
+    const auto& ins = pg.inputs(c);
+    for (int k = 0; k < static_cast<int>(ins.size()); ++k) {
+      auto src = plan.producerSpec(c, k);
+      std::optional<ShardingSpec> dst;
+      if (int r = redist.find(c, k); r >= 0) {
+        src = plan.redistributes[r].from;
+        dst = plan.redistributes[r].to;
+      } else {
+        dst = plan.consumerSpec(c, k);
+      }
+      if (!src || !dst || *src == *dst) continue;
+      const TensorMeta* meta = pg.meta(ins[k]);
+      if (!meta) continue;
+      RedistributePlan rp = planRedistribute(*meta, plan.mesh, *src, *dst, copts.cost);
+      if (!rp.possible) continue;  // the checker reports it
+      ++a.transitionsPlanned;
+      const int ac = a.appliedOf[c];
+      if (ac < 0) continue;  // the consumer has no counterpart: nothing to judge
+      int reached = -1;
+      std::vector<int> path = pathCollectives(a, ac, k, &reached);
+      // Each communicating step needs a collective of its kind on its mesh dim (an all_to_all may be done as an
+      // all_gather then a local chunk; the flattened mesh's collective covers every dim).
+      std::vector<const RedistributeStep*> missing;
+      std::vector<char> used(path.size(), 0);
+      for (const auto& st : rp.steps) {
+        if (!isComm(st.kind)) continue;
+        bool ok = false;
+        for (size_t q = 0; q < path.size() && !ok; ++q) {
+          const AppliedCollective& col = a.collectives[path[q]];
+          const bool kindOk = col.kind == st.kind || (st.kind == CollectiveKind::AllToAll && col.kind == CollectiveKind::AllGather);
+          const bool dimOk = col.meshDim == st.meshDim || col.meshDim == -2 ||
+                             (col.meshDim == -1 && col.groupSize == plan.mesh.dimSize(st.meshDim));
+          if (kindOk && dimOk) {
+            ok = true;
+            if (!used[q]) used[q] = 1;
+          }
+        }
+        if (!ok) missing.push_back(&st);
+      }
+      for (size_t q = 0; q < path.size(); ++q)
+        if (used[q]) {
+          claimed[path[q]] = 1;
+          a.collectives[path[q]].planConsumer = c;
+          a.collectives[path[q]].planInput = k;
+        }
+      // What arrives and what the consumer's spec needs, on this rank.
+      const auto& aIns = ag.inputs(ac);
+      const TensorMeta* arrives = k < static_cast<int>(aIns.size()) ? ag.meta(aIns[k]) : nullptr;
+      std::optional<std::vector<int64_t>> need;
+      if (meta->known)
+        if (auto l = localShape(meta->shape, plan.mesh, *dst, plan.mesh.rankOf(a.coord))) need = *l;
+      const std::string inName = inputName(plan, c, k);
+      const std::string inLabel = "input " + std::to_string(k) + (inName.empty() ? "" : " (" + inName + ")");
+      if (missing.empty()) {
+        ++a.transitionsFound;
+        if (arrives && arrives->known && need && arrives->shape != *need) {
+          Diagnostic x;
+          x.severity = Severity::Error;
+          x.kind = DiagKind::LocalShapeMismatch;
+          x.node = c;
+          x.input = k;
+          x.have = src;
+          x.want = dst;
+          x.message = "on " + where + " " + inLabel + " of " + cn.name + " arrives with local shape " +
+                      shapeToString(arrives->shape) + " in the applied graph; the plan's " + dst->toMeshString() +
+                      " of " + shapeToString(meta->shape) + " gives " + shapeToString(*need);
+          d.items.push_back(std::move(x));
+        }
+        continue;
+      }
+      Diagnostic x;
+      x.severity = Severity::Error;
+      x.kind = DiagKind::TransitionNotApplied;
+      x.node = c;
+      x.input = k;
+      x.have = src;
+      x.want = dst;
+      std::string steps;
+      int64_t bytes = 0;
+      double us = 0;
+      for (const RedistributeStep* st : missing) {
+        steps += (steps.empty() ? "" : " and ") + std::string(collectiveName(st->kind)) + " on " + meshDimString(plan.mesh, st->meshDim);
+        bytes += st->bytesSent;
+        us += st->timeUs;
+      }
+      const std::string producer = pg.nodes[ins[k].node].name;
+      x.message = "the planned " + src->toMeshString() + " -> " + dst->toMeshString() + " (" + steps + ", " +
+                  formatBytes(bytes) + " per rank) is not in the applied graph: on " + where + " " + cn.name + " " +
+                  inLabel + " receives local " + (arrives && arrives->known ? shapeToString(arrives->shape) : "?") +
+                  " where " + dst->toMeshString() + " needs " + (need ? shapeToString(*need) : "?");
+      x.fix = "the apply pass must insert " + rp.summary() + " on the edge " + producer + " -> " + cn.name +
+              " (input " + std::to_string(k) + ")";
+      const int readsFrom = k < static_cast<int>(aIns.size()) ? aIns[k].node : -1;
+      x.notes.push_back("applied graph: '" + ag.nodes[ac].name + "' reads '" + (readsFrom >= 0 ? ag.nodes[readsFrom].name : "?") +
+                        "'" + (path.empty() ? " with no collective between them" : " through collectives of other kinds or mesh dims"));
+      for (const RedistributeStep* st : missing) x.notes.push_back("missing: " + st->toString());
+      (void)us;
+      d.items.push_back(std::move(x));
+    }
+  }
+  // Collectives no planned transition explains.
+  for (size_t q = 0; q < a.collectives.size(); ++q) {
+    if (claimed[q]) continue;
+    const AppliedCollective& col = a.collectives[q];
+    // The first plan node downstream (through the wait and unmatched ops).
+    int consumer = -1, input = -1;
+    std::vector<int> frontier{col.wait >= 0 ? col.wait : col.node};
+    for (int steps = 0; steps < 64 && consumer < 0 && !frontier.empty(); ++steps) {
+      const int cur = frontier.back();
+      frontier.pop_back();
+      for (const auto& [user, in] : ag.users(cur)) {
+        if (a.planOf[user] >= 0) {
+          consumer = a.planOf[user];
+          input = in;
+          break;
+        }
+        frontier.push_back(user);
+      }
+    }
+    Diagnostic x;
+    x.severity = Severity::Warning;
+    x.kind = DiagKind::UnplannedCollective;
+    x.node = consumer;
+    x.input = consumer >= 0 && pg.nodes[consumer].kind != NodeKind::Output ? input : -1;
+    if (consumer >= 0 && pg.nodes[consumer].kind == NodeKind::Output) x.input = input;
+    x.message = "the applied graph's '" + ag.nodes[col.node].name + "' (" + col.toString(plan.mesh) +
+                ") performs no transition the plan has" + (consumer >= 0 ? " (it feeds " + pg.nodes[consumer].name + ")" : "");
+    d.items.push_back(std::move(x));
+  }
+  // Matched nodes whose applied shape is not the plan's layout on this rank.
+  for (int p = 0; p < pg.size(); ++p) {
+    const int j = a.appliedOf[p];
+    if (j < 0 || pg.nodes[p].kind == NodeKind::Output) continue;
+    const Node& an = ag.nodes[j];
+    if (an.outputs.size() != 1 || !an.outputs[0].known) continue;
+    auto want = planLocalShape(plan, p, a.coord);
+    if (!want || *want == an.outputs[0].shape) continue;
+    Diagnostic x;
+    x.severity = Severity::Error;
+    x.kind = DiagKind::LocalShapeMismatch;
+    x.node = p;
+    x.have = plan.specs[p].outputs[0];
+    x.message = "on " + where + " the applied graph's '" + an.name + "' has local shape " +
+                shapeToString(an.outputs[0].shape) + "; the plan's " + plan.specs[p].outputs[0]->toMeshString() + " of " +
+                shapeToString(pg.nodes[p].outputs[0].shape) + " gives " + shapeToString(*want);
+    d.items.push_back(std::move(x));
+  }
+  std::stable_sort(d.items.begin(), d.items.end(), [](const Diagnostic& x, const Diagnostic& y) {
+    return std::make_pair(x.node < 0 ? INT32_MAX : x.node, x.input) < std::make_pair(y.node < 0 ? INT32_MAX : y.node, y.input);
+  });
+  return d;
+}
+
+// ---- an applied graph alone ----
+
+AppliedAlone analyzeAppliedAlone(Plan applied, const std::optional<DeviceMesh>& mesh, const AppliedOptions& opts) {
+  AppliedAlone out;
+  applied.graph.reindex();
+  out.collectives = findCollectives(applied.graph);
+  std::optional<DeviceMesh> m = mesh;
+  std::map<std::string, int> groups;
+  if (!m) {
+    m = inferMesh(out.collectives, &groups);
+    out.meshInferred = m.has_value();
+  }
+  for (const auto& [g, dim] : opts.groups) groups[g] = dim;
+  applied.mesh = m.value_or(DeviceMesh());
+  applied.specs.clear();
+  applied.redistributes.clear();
+  applied.normalizeSpecs();
+  // With an inferred mesh, groups ordered by name are its dims in order (then --group overrides).
+  out.groups = mapGroups(out.collectives, applied.mesh, groups);
+  costCollectives(out.collectives, opts.cost);
+  out.plan = std::move(applied);
+  return out;
+}
+
+}  // namespace ss

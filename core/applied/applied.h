@@ -1,0 +1,111 @@
+#pragma once
+// An applied (post-sharding) graph, as autoparallel's apply pass traces it on one rank, matched to its Plan.
+// Facts: ../shared/design/REAL_ARTIFACTS.md "The applied graph"; docs/checks.md "Applied graph checks".
+//
+// Sections: collectives (what the applied graph communicates), groups -> mesh dims, node matching, the checks.
+//
+// Contracts:
+// - Collectives are `_c10d_functional.*` ops and `_dtensor.shard_dim_alltoall`; `wait_tensor` is their wait, not
+//   a collective. A collective's group size comes from its size argument, else from its shapes (an all-to-all
+//   grows its gather dim by the group size), else from its split lists.
+// - Group names map to mesh dims by, in order: `--group NAME=MESHDIM` overrides; group size (a size that only one
+//   mesh dim has, or the product of all mesh dims: the flattened mesh); elimination (the one mesh dim of that size
+//   no other group took). A group still ambiguous stays unmapped (meshDim -1) and is reported.
+// - Applied-graph names are fresh (apply_sharding re-traces), so nodes are matched by compute-op order: the k-th
+//   applied compute op of an equivalent op (t ~ permute, view ~ reshape / _unsafe_view; plan aliases are gone)
+//   in a window ahead of the previous match, preferring one whose shape is the plan node's layout on the tracing
+//   rank and whose stack-trace comment agrees; placeholders match by name.
+// - Every planned transition (an edge whose producer's spec differs from the consumer's input spec, or a
+//   Redistribute) must be performed on the consumer's input path in the applied graph: the ops between the
+//   matched producer and the matched consumer. Its communicating steps (planRedistribute's) must each appear as a
+//   collective of that kind on that mesh dim (or one over the flattened mesh covering them).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/check.h"
+#include "core/diagnostics.h"
+#include "core/plan.h"
+#include "core/redistribute.h"
+
+namespace ss {
+
+struct AppliedCollective {
+  int node = -1;                  // the collective's node in the applied graph
+  int wait = -1;                  // its wait_tensor node, -1 when none (shard_dim_alltoall has none)
+  CollectiveKind kind = CollectiveKind::None;
+  std::string op;                 // "all_gather_into_tensor", "shard_dim_alltoall", ...
+  std::string group;              // group name ("0", "1", ...)
+  int64_t groupSize = 0;          // 0 = unknown
+  int meshDim = -1;               // -1 unmapped; -2 the flattened mesh (all mesh dims)
+  std::string reduceOp;           // all_reduce / reduce_scatter
+  int gatherDim = -1, shardDim = -1;  // shard_dim_alltoall's tensor dims
+  std::vector<int64_t> inShape, outShape;  // local shapes (empty when unknown)
+  DType dtype = DType::Unknown;
+  int64_t bytes = 0;              // sent per rank (docs/cost-model.md's formulas on the local shapes)
+  double timeUs = 0;
+  int planConsumer = -1, planInput = -1;  // the plan edge whose transition it performs, -1 when none
+  std::string toString(const DeviceMesh& mesh) const;  // "all_to_all (shard_dim_alltoall) on mesh dim 1 (dim1), 48.0 KiB, 9.3 us"
+};
+
+struct GroupMapping {
+  std::string group;
+  int64_t size = 0;
+  int meshDim = -1;               // -1 ambiguous/unknown, -2 flattened mesh
+  std::string how;                // "--group", "size", "elimination", "ambiguous: mesh dims 0, 1 have size 4"
+  int uses = 0;
+};
+
+struct AppliedOptions {
+  std::map<std::string, int> groups;  // --group NAME=MESHDIM
+  int rank = -1;                       // tracing rank; -1 = the log's, else 0
+  int window = 64;                     // how far ahead node matching looks
+  CostModel cost;
+};
+
+struct AppliedGraph {
+  Plan graph;                          // the applied graph as read (rank-local shapes)
+  int rank = 0;
+  std::vector<int64_t> coord;          // the tracing rank's mesh coordinate
+  std::vector<AppliedCollective> collectives;
+  std::vector<GroupMapping> groups;
+  std::vector<int> planOf;             // applied node -> plan node, -1 when none
+  std::vector<int> appliedOf;          // plan node -> applied node, -1 when none
+  int planNodes = 0, matched = 0;      // plan compute nodes + placeholders, and how many matched
+  int transitionsPlanned = 0, transitionsFound = 0;
+  // Totals per (collective kind, mesh dim): what the applied graph communicates.
+  struct Total { CollectiveKind kind; int meshDim; int count; int64_t bytes; double timeUs; };
+  std::vector<Total> totals() const;
+  std::string summary(const DeviceMesh& mesh) const;  // "rank 0 (0, 0): 31 of 31 nodes matched, 4 collectives ..."
+};
+
+// Collectives of an applied graph (mesh dims not yet mapped).
+std::vector<AppliedCollective> findCollectives(const Graph& g);
+// Maps group names to mesh dims (fills each collective's meshDim); returns one entry per group.
+std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const DeviceMesh& mesh,
+                                    const std::map<std::string, int>& overrides);
+// The mesh an applied graph alone implies: one dim per distinct group size (groups ordered by name), the
+// flattened-mesh group (a size that is the product of the others) left out. nullopt when it has no collective.
+// `groupDims` (optional) gets each group's mesh dim in that mesh.
+std::optional<DeviceMesh> inferMesh(const std::vector<AppliedCollective>& cs, std::map<std::string, int>* groupDims = nullptr);
+// Costs each collective (bytes, time) on its mapped mesh dim.
+void costCollectives(std::vector<AppliedCollective>& cs, const CostModel& cost);
+
+// Reads nothing: `applied` is the applied graph's plan (FX reader). Matches, maps and costs.
+AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions& opts = {});
+// The checks: transition-not-applied (error), unplanned-collective (warning), local-shape-mismatch (error);
+// plus one plan-wide info with the match summary. Diagnostics point at plan nodes.
+Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& copts = {});
+
+// An applied graph alone: its collectives on `mesh` (given, else inferred; 1-D of 1 when none). The Plan is the
+// applied graph with that mesh; collectives mapped and costed.
+struct AppliedAlone {
+  Plan plan;
+  std::vector<AppliedCollective> collectives;
+  std::vector<GroupMapping> groups;
+  bool meshInferred = false;
+};
+AppliedAlone analyzeAppliedAlone(Plan applied, const std::optional<DeviceMesh>& mesh, const AppliedOptions& opts = {});
+
+}  // namespace ss

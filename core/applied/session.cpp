@@ -1,0 +1,177 @@
+#include "core/applied/session.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/io/formats.h"
+#include "core/io/load.h"
+
+namespace ss {
+namespace {
+
+bool isOptimizerLog(std::string_view text) { return text.find("  # placement=") != std::string_view::npos; }
+
+bool hasCollectiveOps(std::string_view text) {
+  return text.find("torch.ops._c10d_functional.") != std::string_view::npos ||
+         text.find("torch.ops._dtensor.shard_dim_alltoall") != std::string_view::npos;
+}
+
+Result<std::string> readText(const std::string& path) {
+  auto t = readFileText(path);
+  if (!t) return Error{t.error().toString(path)};
+  return t;
+}
+
+Result<Plan> readApplied(const ArtifactText& a) {
+  auto p = readFxText(a.text);
+  if (!p) {
+    Error e = a.locate(p.error());
+    return a.columnShift ? Error{e.toString(a.file)} : e;
+  }
+  return p;
+}
+
+}  // namespace
+
+bool needsSession(const SessionInputs& in) {
+  if (in.solution || in.applied) return true;
+  std::error_code ec;
+  if (std::filesystem::is_directory(in.primary, ec)) return true;
+  // The head decides (a plain plan of 1 GB is not read twice): the kind, and for FX text an optimizer log's
+  // placement comments or a collective in its first MiB.
+  std::ifstream f(in.primary, std::ios::binary);
+  if (!f) return false;
+  std::string head(size_t{1} << 20, '\0');
+  f.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(f.gcount()));
+  const FileKind k = detectFileKind(head);
+  if (k == FileKind::TorchTrace) return true;
+  return k == FileKind::FxText && (isOptimizerLog(head) || hasCollectiveOps(head));
+}
+
+Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions& baseOpts) {
+  AppliedSession s;
+  AppliedOptions opts = baseOpts;
+  for (const auto& [g, d] : in.groups) opts.groups[g] = d;
+  std::vector<AutoparallelArtifacts> runs;  // one per log (rank), or one from the separate files
+  std::error_code ec;
+  const bool dir = std::filesystem::is_directory(in.primary, ec);
+  std::optional<std::string> primaryText;
+  if (!dir) {
+    auto t = readText(in.primary);
+    if (!t) return t.error();
+    primaryText = std::move(*t);
+  }
+  if (dir || detectFileKind(*primaryText) == FileKind::TorchTrace) {
+    std::vector<TraceLog> logs;
+    if (dir) {
+      auto l = readTraceLogPath(in.primary);
+      if (!l) return l.error();
+      logs = std::move(*l);
+    } else {
+      auto l = readTraceLog(*primaryText);
+      if (!l) return Error{l.error().toString(in.primary)};
+      l->file = in.primary;
+      logs.push_back(std::move(*l));
+    }
+    int records = 0;
+    for (const auto& log : logs) {
+      records += static_cast<int>(log.records.size());
+      auto a = artifactsFromTraceLog(log);
+      if (!a) return Error{a.error().toString(log.file)};
+      if (in.solution) {
+        auto t = readText(*in.solution);
+        if (!t) return t.error();
+        a->solution = ArtifactText{std::move(*t), *in.solution, 1, 0, kSolutionArtifact};
+      }
+      runs.push_back(std::move(*a));
+    }
+    s.description = "TORCH_TRACE log" + std::string(logs.size() > 1 ? "s of " + std::to_string(logs.size()) + " ranks" : "") +
+                    ", " + std::to_string(records) + " records";
+  } else {
+    AutoparallelArtifacts a;
+    a.source = in.primary;
+    a.rank = in.rank;
+    const FileKind k = detectFileKind(*primaryText);
+    if (k == FileKind::FxText) {
+      if (isOptimizerLog(*primaryText)) a.optimizerLog = ArtifactText{*primaryText, in.primary, 1, 0, kOptimizerLogArtifact};
+      else if (in.solution || !hasCollectiveOps(*primaryText)) a.joint = ArtifactText{*primaryText, in.primary, 1, 0, kJointGraphArtifact};
+      else a.applied = ArtifactText{*primaryText, in.primary, 1, 0, kAppliedGraphArtifact};
+    } else if (k == FileKind::AutoparallelJson) {
+      a.solution = ArtifactText{*primaryText, in.primary, 1, 0, kSolutionArtifact};
+    } else if (k == FileKind::Unknown) {
+      return Error{in.primary + ": not an autoparallel artifact: expected a joint graph or optimizer log (FX graph text), "
+                   "a solution (autoparallel JSON export) or a TORCH_TRACE log"};
+    } else {
+      auto p = loadPlanFile(in.primary);
+      if (!p) return Error{p.error().toString(in.primary)};
+      s.plan = std::move(*p);
+      s.hasPlan = true;
+    }
+    if (in.solution) {
+      auto t = readText(*in.solution);
+      if (!t) return t.error();
+      if (detectFileKind(*t) != FileKind::AutoparallelJson)
+        return Error{*in.solution + ": --solution expects autoparallel's solution JSON (get_json: {\"mesh\", \"nodes\"})"};
+      a.solution = ArtifactText{std::move(*t), *in.solution, 1, 0, kSolutionArtifact};
+    }
+    if (in.applied) {
+      auto t = readText(*in.applied);
+      if (!t) return t.error();
+      if (detectFileKind(*t) != FileKind::FxText)
+        return Error{*in.applied + ": --applied expects the applied graph as FX graph text (print_readable or a repro script)"};
+      a.applied = ArtifactText{std::move(*t), *in.applied, 1, 0, kAppliedGraphArtifact};
+    }
+    runs.push_back(std::move(a));
+    s.description = "autoparallel artifacts";
+  }
+  // The plan: from the first run that gives one.
+  if (!s.hasPlan) {
+    for (const auto& a : runs) {
+      if (!a.joint && !a.optimizerLog && !a.solution) continue;
+      std::optional<DeviceMesh> mesh = in.mesh;
+      if (!mesh && a.optimizerLog && !a.solution && a.applied) {
+        // The optimizer log has no mesh sizes; the applied graph's collectives give them.
+        if (auto ap = readApplied(*a.applied)) {
+          mesh = inferMesh(findCollectives((ap->graph.reindex(), ap->graph)));
+        }
+      }
+      auto p = planFromArtifacts(a, mesh);
+      if (!p) {
+        const bool inLog = (a.joint && a.joint->columnShift) || (a.solution && a.solution->columnShift) ||
+                           (a.optimizerLog && a.optimizerLog->columnShift);
+        return Error{inLog ? p.error().toString(a.source) : p.error().toString()};
+      }
+      s.plan = std::move(*p);
+      s.hasPlan = true;
+      break;
+    }
+  }
+  for (const auto& a : runs) {
+    if (!a.applied) continue;
+    auto ap = readApplied(*a.applied);
+    if (!ap) return ap.error();
+    if (!s.hasPlan) {
+      s.alone = analyzeAppliedAlone(std::move(*ap), in.mesh, opts);
+      s.plan = s.alone->plan;
+      break;
+    }
+    AppliedOptions o = opts;
+    o.rank = in.rank >= 0 && runs.size() == 1 ? in.rank : a.rank;
+    s.applied.push_back(analyzeApplied(s.plan, std::move(*ap), o));
+  }
+  if (!s.hasPlan && !s.alone) return Error{in.primary + ": no plan and no applied graph in these artifacts"};
+  return s;
+}
+
+Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts) {
+  if (!s.hasPlan) return {};
+  Diagnostics d = checkPlan(s.plan, opts);
+  for (auto& a : s.applied) {
+    Diagnostics x = checkApplied(s.plan, a, opts);
+    d.items.insert(d.items.end(), x.items.begin(), x.items.end());
+  }
+  return d;
+}
+
+}  // namespace ss

@@ -1,0 +1,44 @@
+#pragma once
+// What `shardscope check` and the app open when autoparallel artifacts are involved: a TORCH_TRACE log (or a
+// folder of per-rank logs), the separate artifact files (JOINT --solution SOLUTION [--applied APPLIED], an
+// optimizer log), or an applied graph alone. One loader for the CLI and the GUI.
+//
+// Contract: errors are one located line (print with Error::toString(), no file argument). The plan is the
+// joint graph + solution (or the optimizer log); each rank's applied graph is analysed at that rank's coordinate
+// (the log's rank; --rank for a separate file; else rank 0).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/applied/applied.h"
+#include "core/io/autoparallel_artifacts.h"
+
+namespace ss {
+
+struct SessionInputs {
+  std::string primary;                    // a log, a folder of logs, a joint graph, an optimizer log, an export...
+  std::optional<std::string> solution;    // --solution
+  std::optional<std::string> applied;     // --applied
+  std::optional<DeviceMesh> mesh;         // --mesh / --names
+  std::map<std::string, int> groups;      // --group NAME=MESHDIM
+  int rank = -1;                          // --rank
+};
+
+struct AppliedSession {
+  bool hasPlan = false;                   // false: an applied graph alone (see `alone`)
+  Plan plan;
+  std::vector<AppliedGraph> applied;      // one per rank that has an applied graph, by rank
+  std::optional<AppliedAlone> alone;
+  std::string description;                // "TORCH_TRACE log, 12 records (autoparallel_joint_graph, ...)"
+};
+
+// True when `inputs` need this loader rather than loadPlanFile: a log or folder, --solution/--applied, an
+// optimizer log, or an FX graph with collectives (an applied graph alone).
+bool needsSession(const SessionInputs& inputs);
+Result<AppliedSession> loadSession(const SessionInputs& inputs, const AppliedOptions& opts = {});
+// The checker's diagnostics of the plan followed by each applied graph's (Diagnostics of an applied graph alone:
+// none; its collectives are in `alone`).
+Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts = {});
+
+}  // namespace ss

@@ -1,0 +1,177 @@
+#pragma once
+// PlanBuilder: how every reader makes a Plan. Readers translate their syntax into these calls; the builder owns
+// the node-name index, the spec-parse cache, the limits (core/limits.h) and, through Plan::validate, the rules.
+//
+// Two kinds of problems (docs/plan-format.md):
+// - Refusals: what cannot be understood (a spec that does not parse, a duplicate or unknown node name, an edge
+//   that does not exist, an invalid graph). A call returns the Error at its Where; the reader stops there.
+// - Findings: what parses but is wrong (a shard dim past its tensor's rank, a spec with the wrong number of
+//   placements, two redistributes on one edge, a tag on a dim that does not exist, an unknown loss node). The
+//   builder keeps them in the Plan as given; finish() does not refuse them, and the checker reports each one
+//   (Plan::validate) as an error diagnostic at its node and input.
+//
+// Specs are parsed as syntax only (ParseContext::syntaxOnly), once per distinct text; the text a call passes must
+// outlive the builder (the readers' parsed documents do). Negative shard dims are resolved against their tensor's
+// rank in finish(), when every rank is known (a tuple's element ranks come from its getitems).
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/limits.h"
+#include "core/plan.h"
+#include "core/result.h"
+
+namespace ss {
+
+// Where a value sits in its file; cheap to make and pass (views of literals and of the document's strings),
+// formatted only when a message needs it. JSON: up to four steps, each a key with an optional index
+// ({"nodes", 3}, {"spec", 0} is "/nodes/3/spec/0"); keys are escaped when formatted. Text: line and column.
+struct Where {
+  struct Step {
+    std::string_view key;
+    int64_t index = -1;  // < 0: the key alone; an empty key: the index alone
+  };
+  std::array<Step, 4> steps{};
+  int depth = 0;
+  int line = 0, col = 0;
+
+  Where() = default;
+  Where(std::string_view key, int64_t index = -1) { steps[depth++] = {key, index}; }
+  static Where at(int line, int col) {
+    Where w;
+    w.line = line;
+    w.col = col;
+    return w;
+  }
+  // This place with one more step ("/nodes/3" + {"spec", 0}).
+  Where operator()(std::string_view key, int64_t index = -1) const {
+    Where w = *this;
+    if (w.depth < static_cast<int>(w.steps.size())) w.steps[w.depth++] = {key, index};
+    return w;
+  }
+  // This place with an array index ("/mesh/shape" -> "/mesh/shape/1").
+  Where item(int64_t index) const { return (*this)({}, index); }
+  std::string pointer() const;
+  Error error(std::string message) const;  // Error::atPointer, or Error::atLine for a text place
+};
+
+// Open-addressing index of node names (views into the nodes' own strings, which a reserved node vector keeps in
+// place; small names live in the string objects, so the index is rebuilt if the vector moves them).
+class NameIndex {
+ public:
+  void reserve(size_t n) { rehash(std::max<size_t>(16, std::bit_ceil(n * 2 + 1))); }
+  int find(std::string_view k) const {
+    if (slots_.empty()) return -1;
+    for (size_t h = hashOf(k) & mask_;; h = (h + 1) & mask_) {
+      const Slot& s = slots_[h];
+      if (s.index < 0) return -1;
+      if (s.name == k) return s.index;
+    }
+  }
+  void insert(std::string_view k, int index) {  // k must be absent
+    if ((size_ + 1) * 2 > slots_.size()) rehash(std::max<size_t>(16, slots_.size() * 2));
+    place(k, index);
+    ++size_;
+  }
+  void clear() {
+    slots_.clear();
+    size_ = 0;
+    mask_ = 0;
+  }
+
+ private:
+  struct Slot {
+    std::string_view name;
+    int index = -1;
+  };
+  static size_t hashOf(std::string_view k) { return std::hash<std::string_view>{}(k); }
+  void place(std::string_view k, int index) {
+    size_t h = hashOf(k) & mask_;
+    while (slots_[h].index >= 0) h = (h + 1) & mask_;
+    slots_[h] = Slot{k, index};
+  }
+  void rehash(size_t cap) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(cap, Slot{});
+    mask_ = cap - 1;
+    for (const Slot& s : old)
+      if (s.index >= 0) place(s.name, s.index);
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+  size_t mask_ = 0;
+};
+
+using SpecTuple = std::vector<std::optional<ShardingSpec>>;
+
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(PlanFormat format);
+  // Specs applied to an existing graph (a placements file): the base plan's nodes, specs and settings.
+  explicit PlanBuilder(Plan base, PlanFormat format);
+
+  // The plan being built, for what has no rule (name, description, summary, per-edge costs, node details).
+  Plan& plan() { return plan_; }
+  const DeviceMesh& mesh() const { return plan_.mesh; }
+
+  // ---- Mesh: sizes past limits::kMaxMeshDimRead read as that; DeviceMesh::make's refusals at `w`.
+  Result<bool> setMesh(std::vector<int64_t> shape, std::vector<std::string> dimNames, const Where& w);
+
+  // ---- Nodes. The reader fills the node in place (args, metas, phase, module path, source, costs) between
+  // beginNode and endNode; args name earlier nodes through find(). endNode registers the name (non-empty,
+  // unique: refused at w("name")) and returns the node's index.
+  static NodeKind kindOfOp(std::string_view op);  // placeholder and get_attr: Placeholder; output: Output
+  void reserveNodes(size_t n);
+  Node& beginNode(int* index = nullptr);
+  Result<int> endNode(const Where& w);
+  // A reader that builds the graph in one piece (FX text) hands it over whole; finishGraph refuses an invalid
+  // graph at `w`. (find() does not know its names.)
+  void setGraph(Graph g, const Where& w);
+  int find(std::string_view name) const { return names_.find(name); }
+  const NameIndex& names() const { return names_; }
+  // The name rule (non-empty, not used before), for readers that check a name before building its node.
+  Result<bool> checkName(std::string_view name, const Where& w) const;
+  NodeSpecs& specsOf(int node);  // grows the per-node specs up to `node`
+
+  // ---- Specs: syntax only, cached per text. A refusal reads `"TEXT": what (column N)` at `w`.
+  Result<const ShardingSpec*> parseSpec(std::string_view text, const Where& w);  // one spec
+  Result<const SpecTuple*> parseTuple(std::string_view text, const Where& w);   // a spec, a tuple, or "None"
+  void setOutputSpec(int node, int k, std::optional<ShardingSpec> s);
+  void setInputSpec(int node, int k, std::optional<ShardingSpec> s);
+
+  // ---- Redistributes on an edge (node, input). The edge must exist (refused at w("input") otherwise: call after
+  // the node's inputs are known, i.e. after finishGraph()); two on one edge are a finding.
+  Result<bool> addRedistribute(int node, int64_t input, ShardingSpec from, ShardingSpec to, const Where& w);
+
+  // ---- AutoSP tag on a node: a tag off a placeholder or on a dim its tensor lacks is a finding.
+  void setTag(int node, AutoSpTag tag) { plan_.tags[node] = std::move(tag); }
+
+  // ---- Run settings: an unknown loss node is a finding.
+  void setRun(RunSettings r) { plan_.run = std::move(r); }
+
+  // The graph is complete: indexes it (inputs, metas), refuses an invalid graph at "/nodes" and sizes the specs.
+  // Redistributes need it; finish() calls it when the reader did not.
+  Result<bool> finishGraph();
+  // Resolves negative shard dims against their tensors, orders redistributes by edge, checks the structure.
+  Result<Plan> finish();
+
+ private:
+  void noteNegative(const ShardingSpec& s);
+  void resolveNegative();
+
+  Plan plan_;
+  NameIndex names_;
+  std::unordered_map<std::string_view, ShardingSpec> specCache_;
+  std::unordered_map<std::string_view, SpecTuple> tupleCache_;
+  Where graphWhere_{"nodes"};
+  int pendingNode_ = -1;
+  bool graphDone_ = false;
+  bool anyNegative_ = false;
+};
+
+}  // namespace ss

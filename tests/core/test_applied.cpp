@@ -1,0 +1,211 @@
+// The applied graph checked against its plan (core/applied/): seed 1 from its TORCH_TRACE log, group mapping,
+// node matching, unplanned collectives, local shapes, an applied graph alone, the export-only variants.
+#include <catch2/catch.hpp>
+
+#include "cli_run.h"
+#include "test_data.h"
+
+#include "core/applied/applied.h"
+#include "core/applied/session.h"
+#include "core/io/formats.h"
+#include "core/io/load.h"
+#include "core/placement_parse.h"
+
+using namespace ss;
+
+namespace {
+std::string trace(const std::string& name) { return std::string(SHARDSCOPE_TESTDATA_DIR) + "/trace/" + name; }
+std::string readTrace(const std::string& name) { return test::readFile(trace(name)); }
+const std::string kTl = "seed1_tlparse/-_0_0_0/";
+const std::string kSeed1Error =
+    "error: index_put (input 2) [transition-not-applied]: the planned RS(1) -> RS(0) (all_to_all on mesh dim 1 (dim1), "
+    "48.0 KiB per rank) is not in the applied graph: on rank 0 (0, 0) index_put input 2 (values) receives local "
+    "[16, 32, 1, 64] where RS(0) needs [4, 128, 1, 64]\n"
+    "  fix: the apply pass must insert all_to_all on mesh dim 1 (dim1), 48.0 KiB, 9.3 us on the edge sum_1 -> index_put "
+    "(input 2)\n"
+    "  note: applied graph: 'index_put' reads 'sum_1' with no collective between them\n"
+    "  note: missing: mesh dim 1 (dim1): all_to_all S(1) -> S(0), 48.0 KiB, 9.3 us\n";
+
+AppliedSession session(const std::string& primary) {
+  SessionInputs in;
+  in.primary = primary;
+  auto s = loadSession(in);
+  INFO((s.ok() ? "" : s.error().toString()));
+  REQUIRE(s.ok());
+  return std::move(*s);
+}
+
+std::vector<std::string> kindsAt(const Plan& p, const Diagnostics& d, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& x : d.items)
+    if (std::string(diagKindName(x.kind)).rfind(prefix, 0) == 0 || prefix.empty())
+      out.push_back(std::string(diagKindName(x.kind)) + "@" + (x.node >= 0 ? p.graph.nodes[x.node].name : "-") + ":" + std::to_string(x.input));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("seed 1's log: the planned all-to-all before index_put is not applied", "[applied][cli]") {
+  auto r = test::runCli("check " + trace("seed1_missing.log"));
+  CHECK(r.code == 1);
+  CHECK(r.out.rfind("applied graph on rank 0 (0, 0): 26 of 26 plan nodes matched, 2 collectives, 2 of 3 planned "
+                    "transitions found; group '1' -> mesh dim 0 (dim0) (size); group '2' -> mesh dim 1 (dim1) (size)\n", 0) == 0);
+  CHECK(r.out.find(kSeed1Error) != std::string::npos);
+  CHECK(r.out.find("1 error, 0 warnings, 3 infos") != std::string::npos);
+  // With the collective present: clean.
+  auto ok = test::runCli("check " + trace("seed1_applied.log"));
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("3 of 3 planned transitions found") != std::string::npos);
+  CHECK(ok.out.find("0 errors, 0 warnings, 3 infos") != std::string::npos);
+  // The same artifacts as separate files.
+  auto sep = test::runCli("check " + trace(kTl + "autoparallel_joint_graph.txt") + " --solution " +
+                          trace(kTl + "autoparallel_solution.json") + " --applied " + trace(kTl + "autoparallel_parallel_graph.txt"));
+  CHECK(sep.code == 1);
+  CHECK(sep.out.find(kSeed1Error) != std::string::npos);
+  // The optimizer log with the applied graph: the mesh comes from the collectives.
+  auto opt = test::runCli("check " + trace(kTl + "autoparallel_sharding_optimizer_log.txt") + " --applied " +
+                          trace(kTl + "autoparallel_parallel_graph.txt"));
+  CHECK(opt.code == 1);
+  CHECK(opt.out.find("[transition-not-applied]") != std::string::npos);
+}
+
+TEST_CASE("each rank's applied graph is checked at its coordinate", "[applied][cli]") {
+  AppliedSession s = session(trace("seed1_ranks"));
+  REQUIRE(s.applied.size() == 2);
+  CHECK(s.applied[0].rank == 0);
+  CHECK(s.applied[0].coord == std::vector<int64_t>{0, 0});
+  CHECK(s.applied[1].rank == 5);
+  CHECK(s.applied[1].coord == std::vector<int64_t>{1, 1});
+  Diagnostics d = checkSession(s);
+  CHECK(kindsAt(s.plan, d, "transition") ==
+        std::vector<std::string>{"transition-not-applied@index_put:2", "transition-not-applied@index_put:2"});
+  // Rank 5's getitem takes chunk 1 of the gathered view: its shape is still the plan's, so nothing else is flagged.
+  CHECK(kindsAt(s.plan, d, "local-shape") == std::vector<std::string>{});
+}
+
+TEST_CASE("applied nodes match plan nodes by compute order; collectives are mapped and costed", "[applied]") {
+  AppliedSession s = session(trace("seed1_applied.log"));
+  REQUIRE(s.applied.size() == 1);
+  CHECK(checkSession(s).summary().errors == 0);  // judging claims each collective for its transition
+  const AppliedGraph& a = s.applied[0];
+  CHECK(a.matched == 26);
+  CHECK(a.planNodes == 26);
+  // t was traced as permute; names were re-made.
+  CHECK(a.appliedOf[s.plan.graph.find("t")] == a.graph.graph.find("permute"));
+  CHECK(a.appliedOf[s.plan.graph.find("t_1")] == a.graph.graph.find("permute_1"));
+  CHECK(a.appliedOf[s.plan.graph.find("mm_1")] == a.graph.graph.find("mm_1"));
+  REQUIRE(a.collectives.size() == 3);
+  const AppliedCollective& ata = a.collectives[0];
+  CHECK(a.graph.graph.nodes[ata.node].name == "shard_dim_alltoall");
+  CHECK(ata.kind == CollectiveKind::AllToAll);
+  CHECK(ata.groupSize == 4);  // from its shapes: [16, 32, 1, 64] -> [4, 128, 1, 64]
+  CHECK(ata.meshDim == 1);
+  CHECK(ata.bytes == 49152);  // docs/cost-model.md example 1
+  CHECK(ata.planConsumer == s.plan.graph.find("index_put"));
+  CHECK(ata.planInput == 2);
+  const AppliedCollective& ag = a.collectives[2];
+  CHECK(ag.kind == CollectiveKind::AllGather);
+  CHECK(ag.meshDim == 0);
+  CHECK(ag.wait == a.graph.graph.find("wait_tensor"));
+  CHECK(ag.bytes == 1024 * 4672 * 2);
+  auto totals = a.totals();
+  REQUIRE(totals.size() == 2);
+  CHECK(totals[0].kind == CollectiveKind::AllGather);
+  CHECK(totals[0].meshDim == 0);
+  CHECK(totals[1].kind == CollectiveKind::AllToAll);
+  CHECK(totals[1].count == 2);
+}
+
+TEST_CASE("a collective no transition explains is an unplanned-collective warning", "[applied]") {
+  AppliedSession s = session(trace("seed1_applied.log"));
+  // The plan now takes slice_scatter's tangents as they come (RS(1)): the applied all-to-all is unexplained.
+  Plan plan = s.plan;
+  const int ss = plan.graph.find("slice_scatter");
+  plan.specs[ss].inputs[1] = parseSpec("RS(1)").value();
+  AppliedGraph a = analyzeApplied(plan, s.applied[0].graph);
+  Diagnostics d = checkApplied(plan, a);
+  CHECK(kindsAt(plan, d, "") == std::vector<std::string>{"unplanned-collective@slice_scatter:1"});
+  CHECK(d.items[0].severity == Severity::Warning);
+  CHECK(d.items[0].message ==
+        "the applied graph's 'shard_dim_alltoall_1' (all_to_all (shard_dim_alltoall) on mesh dim 1 (dim1), group '2', "
+        "3.3 MiB per rank, 32.3 us) performs no transition the plan has (it feeds slice_scatter)");
+}
+
+TEST_CASE("an applied shape that is not the plan's layout is a local-shape-mismatch", "[applied]") {
+  AppliedSession s = session(trace("seed1_applied.log"));
+  std::string text = readTrace("seed1_applied_only.txt");
+  const std::string from = "full: \"bf16[4, 128, 73, 64]";
+  text.replace(text.find(from), from.size(), "full: \"bf16[8, 128, 73, 64]");
+  auto applied = readFxText(text);
+  REQUIRE(applied.ok());
+  AppliedGraph a = analyzeApplied(s.plan, *applied);
+  Diagnostics d = checkApplied(s.plan, a);
+  REQUIRE(kindsAt(s.plan, d, "") == std::vector<std::string>{"local-shape-mismatch@full:-1"});
+  CHECK(d.items[0].message ==
+        "on rank 0 (0, 0) the applied graph's 'full' has local shape [8, 128, 73, 64]; the plan's RS(0) of "
+        "[16, 128, 73, 64] gives [4, 128, 73, 64]");
+}
+
+TEST_CASE("group names map to mesh dims by size, elimination and --group", "[applied]") {
+  auto coll = [](const char* group, int64_t size) {
+    AppliedCollective c;
+    c.kind = CollectiveKind::AllGather;
+    c.group = group;
+    c.groupSize = size;
+    return c;
+  };
+  DeviceMesh m24({2, 4});
+  std::vector<AppliedCollective> cs{coll("7", 4), coll("3", 2), coll("9", 8)};
+  auto g = mapGroups(cs, m24, {});
+  REQUIRE(g.size() == 3);
+  CHECK(g[0].group == "3");
+  CHECK(g[0].meshDim == 0);
+  CHECK(g[1].meshDim == 1);
+  CHECK(g[2].meshDim == -2);  // the flattened mesh
+  CHECK(g[2].how == "size (the flattened mesh)");
+  // 4x4: sizes cannot tell; an all_reduce's group (no size) neither.
+  DeviceMesh m44({4, 4});
+  std::vector<AppliedCollective> amb{coll("1", 4), coll("2", 4)};
+  auto ga = mapGroups(amb, m44, {});
+  CHECK(ga[0].meshDim == -1);
+  CHECK(ga[0].how == "ambiguous: mesh dims 0 1 fit (pass --group 1=MESHDIM)");
+  auto go = mapGroups(amb, m44, {{"1", 1}});
+  CHECK(go[0].meshDim == 1);
+  CHECK(go[0].how == "--group");
+  CHECK(go[1].meshDim == 0);
+  CHECK(go[1].how == "elimination");
+  // The mesh an applied graph alone implies: one dim per group, the flattened group left out.
+  std::map<std::string, int> dims;
+  auto inferred = inferMesh(cs, &dims);
+  REQUIRE(inferred);
+  CHECK(inferred->shape() == std::vector<int64_t>{2, 4});
+  CHECK(dims == std::map<std::string, int>{{"3", 0}, {"7", 1}});
+}
+
+TEST_CASE("an applied graph alone opens with its mesh inferred or given, collectives costed", "[applied][cli]") {
+  auto r = test::runCli("check " + trace("seed1_applied_only.txt"));
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "applied graph alone: 33 nodes, mesh 2x4 (inferred from its collectives), 3 collectives\n"
+        "  all_gather on mesh dim 0 (dim0): 1 x, 9.1 MiB per rank, 66.8 us\n"
+        "  all_to_all on mesh dim 1 (dim1): 2 x, 3.4 MiB per rank, 41.6 us\n"
+        "0 errors, 0 warnings, 0 infos\n");
+  auto named = test::runCli("check " + trace("seed1_applied_only.txt") + " --mesh 2x4 --names dp,tp");
+  CHECK(named.code == 0);
+  CHECK(named.out.find("  all_to_all on mesh dim 1 (tp): 2 x") != std::string::npos);
+  auto bad = test::runCli("check " + trace("seed1_applied_only.txt") + " --group x");
+  CHECK(bad.code == 2);
+  CHECK(bad.out == "shardscope check: --group expects NAME=MESHDIM (e.g. --group 1=0), got 'x'\n");
+}
+
+TEST_CASE("an export alone: index_put's inputs by schema (self, indices, values)", "[applied][rules][cli]") {
+  // values RS(1) into self RS(0), no transition planned: an error at index_put naming both local shapes.
+  auto bad = test::runCli("check " + trace("falcon_export_no_transition.autoparallel.json"));
+  CHECK(bad.code == 1);
+  CHECK(bad.out.find("error: index_put (input 2) [incompatible-inputs]: index_put cannot write values into self as they "
+                     "arrive: values are RS(1) and self is RS(0); on rank 0 values have local shape [16, 32, 1, 64] but the "
+                     "slots they fill in self have [4, 128, 1, 64], which cannot broadcast") != std::string::npos);
+  // The transition planned: an info.
+  auto planned = test::runCli("check " + test::ioData("falcon_mqa_joint.autoparallel.json"));
+  CHECK(planned.code == 0);
+  CHECK(planned.out.find("info: index_put (input 2) [redistribute-required]") != std::string::npos);
+}

@@ -1,0 +1,110 @@
+// Applied view records (views/AppliedView.h) and the Costs view's plan-vs-applied collectives, from seed 1's
+// TORCH_TRACE logs (tests/data/trace/), and the Document opening a log.
+#include <catch2/catch.hpp>
+
+#include "core/applied/session.h"
+#include "core/placement_parse.h"
+#include "views/AppliedView.h"
+#include "views/CostsView.h"
+#include "views/Document.h"
+
+using namespace ss;
+using namespace ss::views;
+
+namespace {
+std::string trace(const std::string& name) { return std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/trace/" + name; }
+}  // namespace
+
+TEST_CASE("a Document opens a TORCH_TRACE log with its applied graph and the applied diagnostics", "[views][applied]") {
+  Document doc;
+  REQUIRE(doc.open(trace("seed1_missing.log")).ok());
+  REQUIRE(doc.applied().size() == 1);
+  const Plan& plan = doc.plan();
+  const int ip = plan.graph.find("index_put");
+  int errors = 0;
+  for (const Diagnostic& d : doc.diagnostics().items)
+    if (d.severity == Severity::Error) {
+      ++errors;
+      CHECK(d.kind == DiagKind::TransitionNotApplied);
+      CHECK(d.node == ip);
+      CHECK(d.input == 2);
+    }
+  CHECK(errors == 1);
+  // An edit re-judges the applied graph: taking values as they come (RS(1)) leaves the checker's index_put error
+  // and turns the applied all-to-all question away (nothing planned on that edge any more).
+  REQUIRE(doc.apply(SetInputSpec{ip, 2, parseSpec("RS(1)").value()}).ok());
+  bool notApplied = false, incompatible = false;
+  for (const Diagnostic& d : doc.diagnostics().items) {
+    notApplied = notApplied || d.kind == DiagKind::TransitionNotApplied;
+    incompatible = incompatible || d.kind == DiagKind::IncompatibleInputs;
+  }
+  CHECK_FALSE(notApplied);
+  CHECK(incompatible);
+}
+
+TEST_CASE("applied rows: collectives as collectives, the missing transition before its consumer", "[views][applied]") {
+  Document doc;
+  REQUIRE(doc.open(trace("seed1_missing.log")).ok());
+  const AppliedGraph& a = doc.applied()[0];
+  const std::vector<AppliedRow> rows = buildAppliedRows(doc.plan(), a, doc.diagnostics());
+  REQUIRE(rows.size() == static_cast<size_t>(a.graph.graph.size()) + 1);
+  int missing = -1, consumer = -1, collectives = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].kind == AppliedRow::Kind::Missing) missing = static_cast<int>(i);
+    if (rows[i].kind == AppliedRow::Kind::Collective) ++collectives;
+    if (rows[i].kind == AppliedRow::Kind::Node && rows[i].name == "index_put") consumer = static_cast<int>(i);
+  }
+  CHECK(collectives == 2);
+  REQUIRE(missing >= 0);
+  CHECK(consumer == missing + 1);
+  CHECK(rows[missing].op == "RS(1) -> RS(0)");
+  CHECK(rows[missing].detail ==
+        "the apply pass must insert all_to_all on mesh dim 1 (dim1), 48.0 KiB, 9.3 us on the edge sum_1 -> index_put (input 2)");
+  const AppliedRow* ata = nullptr;
+  for (const auto& r : rows)
+    if (r.kind == AppliedRow::Kind::Collective && r.name == "shard_dim_alltoall") ata = &r;
+  REQUIRE(ata);
+  CHECK(ata->detail == "all_to_all (shard_dim_alltoall) on mesh dim 1 (dim1), group '2', 3.3 MiB per rank, 32.3 us");
+  CHECK(ata->planNode == doc.plan().graph.find("slice_scatter"));
+  // Linked selection: the selected edge is its Missing row; a plan node is its applied counterpart.
+  Selection sel;
+  sel.selectEdge(doc.plan().graph.find("index_put"), 2);
+  CHECK(appliedRowFor(rows, sel) == missing);
+  sel.selectNode(doc.plan().graph.find("t"));
+  const int t = appliedRowFor(rows, sel);
+  REQUIRE(t >= 0);
+  CHECK(rows[t].name == "permute");
+  CHECK(rows[t].detail == "plan: t");
+}
+
+TEST_CASE("costs: the plan's estimated collectives beside the applied graph's, per kind and mesh dim", "[views][applied]") {
+  Document doc;
+  REQUIRE(doc.open(trace("seed1_missing.log")).ok());
+  const auto totals = compareCollectives(doc.plan(), &doc.applied()[0].collectives);
+  REQUIRE(totals.size() == 2);
+  CHECK(totals[0].kind == CollectiveKind::AllGather);
+  CHECK(totals[0].meshDim == 0);
+  CHECK(totals[0].planCount == 1);
+  CHECK(totals[0].appliedCount == 1);
+  CHECK(totals[0].planBytes == totals[0].appliedBytes);
+  CHECK(totals[1].kind == CollectiveKind::AllToAll);
+  CHECK(totals[1].meshDim == 1);
+  CHECK(totals[1].planCount == 2);    // slice_scatter's and index_put's
+  CHECK(totals[1].appliedCount == 1); // index_put's never made it
+  CHECK(totals[1].planBytes - totals[1].appliedBytes == 49152);
+}
+
+TEST_CASE("an applied graph alone opens with its mesh inferred and collectives listed", "[views][applied]") {
+  Document doc;
+  REQUIRE(doc.open(trace("seed1_applied_only.txt")).ok());
+  REQUIRE(doc.appliedAlone());
+  CHECK(doc.plan().mesh.shape() == std::vector<int64_t>{2, 4});
+  const auto rows = buildAppliedRows(*doc.appliedAlone());
+  int collectives = 0;
+  for (const auto& r : rows) collectives += r.kind == AppliedRow::Kind::Collective;
+  CHECK(collectives == 3);
+  const auto totals = compareCollectives(doc.plan(), &doc.appliedAlone()->collectives);
+  REQUIRE(totals.size() == 2);
+  CHECK(totals[0].planCount == 0);
+  CHECK(totals[0].appliedCount == 1);
+}
