@@ -111,7 +111,7 @@ Result<Plan> mergeJointAndSolution(const Plan& joint, const Plan& solution) {
         p.specs[i].outputs[0] = p.specs[r.node].outputs[r.output];
     }
   }
-  if (std::string v = p.validate(); !v.empty()) return Error{"the solution does not fit the joint graph: " + v};
+  if (std::string v = p.validateStructure(); !v.empty()) return Error{"the solution does not fit the joint graph: " + v};
   return p;
 }
 
@@ -206,7 +206,7 @@ Result<Plan> readOptimizerLog(std::string_view text, const DeviceMesh& mesh) {
       for (size_t k = 0; k < ns.inputs.size(); ++k) ns.inputs[k] = s->inputs[k];
     }
   }
-  if (std::string v = p.validate(); !v.empty()) return Error::atLine("the placements do not fit the graph: " + v, 1, 1);
+  if (std::string v = p.validateStructure(); !v.empty()) return Error::atLine("the placements do not fit the graph: " + v, 1, 1);
   return p;
 }
 
