@@ -254,7 +254,7 @@ class Placeholders {
   std::map<int, Batch> batches_;
 };
 
-// The sum over ranks of each rank's gradients of `params`, per batch, in one shared double buffer per parameter
+// The sum over ranks of each rank's gradients of `params`, per batch, in one shared buffer per parameter
 // (all ranks are threads of this process): the last rank to add takes the norm and frees the buffers.
 class GradSum {
  public:
@@ -266,13 +266,18 @@ class GradSum {
     for (size_t k = 0; k < params.size(); ++k) {
       at::Tensor g = values.at(params[k]).at(0).grad();
       if (!g.defined()) continue;
-      if (!p.sums[k].defined()) p.sums[k] = at::zeros(g.sizes(), g.options().dtype(at::kDouble));
+      // In the gradient's own dtype (f32 by default): 8 addends cost ~1e-7 relative, far below what the ratio
+      // reports, and half the memory of a double buffer (87 MB for seed 1's weight at real size).
+      if (!p.sums[k].defined()) p.sums[k] = at::zeros(g.sizes(), g.options());
       p.sums[k].add_(g.detach());
     }
     if (++p.added < ranks_) return;
     double sq = 0;
     for (const at::Tensor& t : p.sums)
-      if (t.defined()) sq += t.pow(2).sum().item<double>();
+      if (t.defined()) {
+        const double n = t.norm().item<double>();
+        sq += n * n;
+      }
     norms_[batch] = std::sqrt(sq);
     p.sums.clear();
   }
