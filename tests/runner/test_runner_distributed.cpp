@@ -171,7 +171,7 @@ void sameAsOneProcess(const std::string& plan, int world, int expectedExit, cons
 
 }  // namespace
 
-TEST_CASE("--distributed: FSDP x TP on 2 and 4 processes gives the one-process verdict and losses",
+TEST_CASE("run --distributed: FSDP x TP on 2 and 4 processes gives the one-process verdict and losses",
           "[runner][distributed]") {
   const std::string plan = test::samplePath("teach_fsdp_tp.plan.json");
   sameAsOneProcess(plan, 2, 0);
@@ -187,13 +187,13 @@ TEST_CASE("--distributed: FSDP x TP on 2 and 4 processes gives the one-process v
   ::unlink(path.c_str());
 }
 
-TEST_CASE("--distributed: the AutoSP samples on 2 processes give the one-process verdicts and divergence",
+TEST_CASE("run --distributed: the AutoSP samples on 2 processes give the one-process verdicts and divergence",
           "[runner][distributed]") {
   sameAsOneProcess(test::samplePath("autosp_seq_first.plan.json"), 2, 1);
   sameAsOneProcess(test::samplePath("autosp_seq_first_fixed.plan.json"), 2, 0);
 }
 
-TEST_CASE("--distributed: a killed process ends the others with a clear error, never a hang",
+TEST_CASE("run --distributed: a killed process ends the others with a clear error, never a hang",
           "[runner][distributed][failure]") {
   const std::string plan = test::samplePath("teach_fsdp_tp.plan.json");
   int port = freePort();
@@ -228,7 +228,7 @@ TEST_CASE("--distributed: a killed process ends the others with a clear error, n
   CHECK(secs < 20);
 }
 
-TEST_CASE("--distributed: a rendezvous that never completes, or missing variables, fail within the timeout",
+TEST_CASE("run --distributed: a rendezvous that never completes, or missing variables, fail within the timeout",
           "[runner][distributed][failure]") {
   const std::string plan = test::samplePath("teach_fsdp_tp.plan.json");
   int port = freePort();
