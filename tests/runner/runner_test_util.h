@@ -31,8 +31,9 @@ struct CliResult {
   std::string output;  // stdout + stderr
 };
 
-inline CliResult runCli(const std::string& args) {
-  std::string cmd = std::string(SHARDSCOPE_BINARY) + " " + args + " 2>&1";
+// Runs `binary args` with stderr folded into stdout.
+inline CliResult runProgram(const std::string& binary, const std::string& args) {
+  std::string cmd = binary + " " + args + " 2>&1";
   CliResult r;
   FILE* f = ::popen(cmd.c_str(), "r");
   if (!f) return r;
@@ -43,5 +44,7 @@ inline CliResult runCli(const std::string& args) {
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+inline CliResult runCli(const std::string& args) { return runProgram(SHARDSCOPE_BINARY, args); }
 
 }  // namespace ss::test

@@ -87,18 +87,7 @@ struct Hostile {
   std::string text;
 };
 
-CliResult runRunner(const std::string& args) {
-  std::string cmd = std::string(SHARDSCOPE_RUNNER_BINARY) + " " + args + " 2>&1";
-  CliResult r;
-  FILE* f = ::popen(cmd.c_str(), "r");
-  if (!f) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) r.output.append(buf, n);
-  int status = ::pclose(f);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CliResult runRunner(const std::string& args) { return runProgram(SHARDSCOPE_RUNNER_BINARY, args); }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
