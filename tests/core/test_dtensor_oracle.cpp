@@ -97,7 +97,8 @@ struct Known {
 
 Known readKnown() {
   Known k;
-  for (const auto& e : readJson(kDir + "known_differences.json").at("differences"))
+  const auto file = readJson(kDir + "known_differences.json");  // kept alive: the loop walks into it
+  for (const auto& e : file.at("differences"))
     k.entries.emplace_back(e.at("kind").get<std::string>(), e.at("id_contains").get<std::string>());
   return k;
 }
