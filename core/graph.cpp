@@ -1,5 +1,6 @@
 #include "core/graph.h"
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <limits>
@@ -159,23 +160,53 @@ int Graph::find(std::string_view name) const {
   }
 }
 
+// Probes for node i's name: an earlier node of that name is returned (and i noted as a duplicate), else i takes
+// the empty slot. The caller keeps the load factor <= 1/2.
+int Graph::insertName(int i) {
+  const std::string& name = nodes[i].name;
+  const size_t mask = nameSlots_.size() - 1;
+  ++named_;
+  for (size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
+    const int j = nameSlots_[h];
+    if (j < 0) {
+      nameSlots_[h] = i;
+      return -1;
+    }
+    if (nodes[j].name == name) {
+      if (firstDuplicate_ < 0) firstDuplicate_ = i;
+      return j;
+    }
+  }
+}
+
 void Graph::reindex() {
   // Load factor <= 1/2. A duplicate name keeps its first node, as the readers' uniqueness checks expect.
   nameSlots_.assign(std::bit_ceil(nodes.size() * 2 + 2), -1);
-  const size_t mask = nameSlots_.size() - 1;
+  named_ = 0;
+  firstDuplicate_ = -1;
+  for (int i = 0; i < size(); ++i) insertName(i);
+  indexEdges();
+}
+
+int Graph::indexNextName() {
+  const int last = size() - 1;
+  if (last < 0) return -1;
+  if (named_ != last || static_cast<size_t>(last + 1) * 2 > nameSlots_.size()) {
+    // Grow (or catch up with nodes appended or removed without it): the nodes before the last, in order, into a
+    // table sized for the nodes' capacity.
+    nameSlots_.assign(std::bit_ceil(std::max<size_t>(nodes.capacity(), nodes.size()) * 2 + 2), -1);
+    named_ = 0;
+    firstDuplicate_ = -1;
+    for (int i = 0; i < last; ++i) insertName(i);
+  }
+  return insertName(last);
+}
+
+void Graph::indexEdges() {
   inputs_.assign(nodes.size(), {});
   users_.assign(nodes.size(), {});
   outputNode_ = -1;
   for (int i = 0; i < size(); ++i) {
-    const std::string& name = nodes[i].name;
-    for (size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
-      const int j = nameSlots_[h];
-      if (j < 0) {
-        nameSlots_[h] = i;
-        break;
-      }
-      if (nodes[j].name == name) break;
-    }
     collectTensorRefs(nodes[i], inputs_[i]);
     for (int k = 0; k < static_cast<int>(inputs_[i].size()); ++k) {
       int p = inputs_[i][k].node;
@@ -193,16 +224,16 @@ const TensorMeta* Graph::meta(TensorRef r) const {
 }
 
 std::string Graph::validate() const {
-  // After reindex() (the readers call validate right after it) the name slots and input lists answer without a
-  // second hash set and a second walk of every argument list; otherwise both are built here.
-  const bool indexed = inputs_.size() == nodes.size() && !nameSlots_.empty();
+  // After reindex() (the readers call validate right after it) the name index (its first duplicate) and the
+  // input lists answer without a second hash set and a second walk of every argument list; otherwise both are
+  // built here.
+  const bool indexed = inputs_.size() == nodes.size() && named_ == size() && !nameSlots_.empty();
   std::unordered_set<std::string_view> seen;  // views of the nodes' own names
   std::vector<TensorRef> refs;
   for (int i = 0; i < size(); ++i) {
     const Node& n = nodes[i];
     if (n.name.empty()) return "node " + std::to_string(i) + " has no name";
-    // The index keeps the first of two equal names.
-    if (indexed ? find(n.name) != i : !seen.insert(n.name).second) return "node name '" + n.name + "' is used twice";
+    if (indexed ? i == firstDuplicate_ : !seen.insert(n.name).second) return "node name '" + n.name + "' is used twice";
     if (!indexed) {
       refs.clear();
       collectTensorRefs(n, refs);
