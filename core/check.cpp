@@ -473,6 +473,19 @@ int checkThreads(int requested, int nodes) {
 }  // namespace
 
 const Diagnostics& Checker::run(const Plan& plan) {
+  checkAll(plan);
+  merge();
+  return merged_;
+}
+
+Diagnostics Checker::runOnce(const Plan& plan) {
+  checkAll(plan);
+  merge(/*consume=*/true);
+  perNode_.clear();
+  return std::move(merged_);
+}
+
+void Checker::checkAll(const Plan& plan) {
   const int N = plan.graph.size();
   redist_.build(plan);
   perNode_.assign(N, {});
@@ -496,8 +509,6 @@ const Diagnostics& Checker::run(const Plan& plan) {
     for (auto& t : pool) t.join();
   }
   planWide_ = planWideChecks(plan);
-  merge();
-  return merged_;
 }
 
 const Diagnostics& Checker::update(const Plan& plan, const std::vector<int>& nodes) {
@@ -521,18 +532,18 @@ const Diagnostics& Checker::update(const Plan& plan, const std::vector<int>& nod
   return merged_;
 }
 
-void Checker::merge() {
+void Checker::merge(bool consume) {
   merged_.items.clear();
   std::map<std::string, std::pair<size_t, int>> unchecked;  // op -> (position in items, node count)
-  for (const auto& diags : perNode_) {
-    for (const Diagnostic& d : diags) {
+  for (auto& diags : perNode_) {
+    for (Diagnostic& d : diags) {
       if (d.kind == DiagKind::UncheckedOp) {
-        std::string op = d.message;
-        auto [it, fresh] = unchecked.try_emplace(op, merged_.items.size(), 0);
+        auto [it, fresh] = unchecked.try_emplace(d.message, merged_.items.size(), 0);
         ++it->second.second;
         if (!fresh) continue;
       }
-      merged_.items.push_back(d);
+      if (consume) merged_.items.push_back(std::move(d));
+      else merged_.items.push_back(d);
     }
   }
   for (const auto& [op, where] : unchecked)
@@ -544,8 +555,7 @@ void Checker::merge() {
 
 Diagnostics checkPlan(const Plan& plan, const CheckOptions& opts) {
   Checker c(opts);
-  c.run(plan);
-  return c.release();
+  return c.runOnce(plan);
 }
 
 }  // namespace ss

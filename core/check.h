@@ -43,11 +43,9 @@ class Checker {
   // Re-checks after an edit that touched `nodes` (and, through them, their consumers).
   const Diagnostics& update(const Plan& plan, const std::vector<int>& nodes);
   const Diagnostics& diagnostics() const { return merged_; }
-  // The last result, moved out (a one-shot check's; the checker holds none afterwards, update() then re-runs).
-  Diagnostics release() {
-    perNode_.clear();
-    return std::move(merged_);
-  }
+  // A full check whose result is moved out (checkPlan): the checker keeps no per-node results, so a later
+  // update() runs a full check.
+  Diagnostics runOnce(const Plan& plan);
 
  private:
   CheckOptions opts_;
@@ -58,7 +56,8 @@ class Checker {
   // the graph's own index (Graph::inputs, Graph::users): the plan must be indexed (Graph::reindex), as every
   // reader and Document leave it.
   RedistIndex redist_;
-  void merge();
+  void checkAll(const Plan& plan);
+  void merge(bool consume = false);  // consume: moves the per-node results instead of copying them
 };
 
 }  // namespace ss

@@ -150,13 +150,20 @@ void collectTensorRefs(const Node& n, std::vector<TensorRef>& out) {
   for (const auto& kv : n.kwargs) walkArg(kv.second, out);
 }
 
+namespace {
+uint64_t nameHash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+uint32_t nameTag(uint64_t h) { return static_cast<uint32_t>(h >> 32); }
+}  // namespace
+
 int Graph::find(std::string_view name) const {
   if (nameSlots_.empty()) return -1;
   const size_t mask = nameSlots_.size() - 1;
-  for (size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
-    const int i = nameSlots_[h];
-    if (i < 0) return -1;
-    if (i < size() && nodes[i].name == name) return i;
+  const uint64_t hash = nameHash(name);
+  const uint32_t tag = nameTag(hash);
+  for (size_t h = hash & mask;; h = (h + 1) & mask) {
+    const NameSlot& s = nameSlots_[h];
+    if (s.index < 0) return -1;
+    if (s.tag == tag && s.index < size() && nodes[s.index].name == name) return s.index;
   }
 }
 
@@ -165,23 +172,25 @@ int Graph::find(std::string_view name) const {
 int Graph::insertName(int i) {
   const std::string& name = nodes[i].name;
   const size_t mask = nameSlots_.size() - 1;
+  const uint64_t hash = nameHash(name);
+  const uint32_t tag = nameTag(hash);
   ++named_;
-  for (size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
-    const int j = nameSlots_[h];
-    if (j < 0) {
-      nameSlots_[h] = i;
+  for (size_t h = hash & mask;; h = (h + 1) & mask) {
+    NameSlot& s = nameSlots_[h];
+    if (s.index < 0) {
+      s = NameSlot{i, tag};
       return -1;
     }
-    if (nodes[j].name == name) {
+    if (s.tag == tag && nodes[s.index].name == name) {
       if (firstDuplicate_ < 0) firstDuplicate_ = i;
-      return j;
+      return s.index;
     }
   }
 }
 
 void Graph::reindex() {
   // Load factor <= 1/2. A duplicate name keeps its first node, as the readers' uniqueness checks expect.
-  nameSlots_.assign(std::bit_ceil(nodes.size() * 2 + 2), -1);
+  nameSlots_.assign(std::bit_ceil(nodes.size() * 2 + 2), NameSlot{});
   named_ = 0;
   firstDuplicate_ = -1;
   for (int i = 0; i < size(); ++i) insertName(i);
@@ -194,7 +203,7 @@ int Graph::indexNextName() {
   if (named_ != last || static_cast<size_t>(last + 1) * 2 > nameSlots_.size()) {
     // Grow (or catch up with nodes appended or removed without it): the nodes before the last, in order, into a
     // table sized for the nodes' capacity.
-    nameSlots_.assign(std::bit_ceil(std::max<size_t>(nodes.capacity(), nodes.size()) * 2 + 2), -1);
+    nameSlots_.assign(std::bit_ceil(std::max<size_t>(nodes.capacity(), nodes.size()) * 2 + 2), NameSlot{});
     named_ = 0;
     firstDuplicate_ = -1;
     for (int i = 0; i < last; ++i) insertName(i);
@@ -203,17 +212,25 @@ int Graph::indexNextName() {
 }
 
 void Graph::indexEdges() {
+  const int N = size();
   inputs_.assign(nodes.size(), {});
   users_.assign(nodes.size(), {});
   outputNode_ = -1;
-  for (int i = 0; i < size(); ++i) {
+  // Inputs first, then each users list sized once (no regrowth on nodes read by many).
+  std::vector<int> userCount(nodes.size(), 0);
+  for (int i = 0; i < N; ++i) {
+    inputs_[i].reserve(nodes[i].args.size() + nodes[i].kwargs.size());
     collectTensorRefs(nodes[i], inputs_[i]);
-    for (int k = 0; k < static_cast<int>(inputs_[i].size()); ++k) {
-      int p = inputs_[i][k].node;
-      if (p >= 0 && p < size()) users_[p].emplace_back(i, k);
-    }
+    for (const TensorRef& r : inputs_[i])
+      if (r.node >= 0 && r.node < N) ++userCount[r.node];
     if (nodes[i].kind == NodeKind::Output) outputNode_ = i;
   }
+  for (int i = 0; i < N; ++i) users_[i].reserve(userCount[i]);
+  for (int i = 0; i < N; ++i)
+    for (int k = 0; k < static_cast<int>(inputs_[i].size()); ++k) {
+      const int p = inputs_[i][k].node;
+      if (p >= 0 && p < N) users_[p].emplace_back(i, k);
+    }
 }
 
 const TensorMeta* Graph::meta(TensorRef r) const {

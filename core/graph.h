@@ -142,10 +142,15 @@ class Graph {
  private:
   // Name index: open addressing over node indices (-1 = empty slot), compared against nodes[i].name. It holds no
   // copies of names nor views into them, so a stale index (nodes added or renamed without reindex()) can only
-  // miss, never read freed memory; find() re-checks the name it lands on. Nodes [0, named_) are indexed;
+  // miss, never read freed memory; find() re-checks the name it lands on. Each slot keeps the high half of its
+  // name's hash, so a probe reads a node's name only when that matches. Nodes [0, named_) are indexed;
   // firstDuplicate_ is the first of them whose name an earlier node has (-1: none), which validate() reports.
+  struct NameSlot {
+    int index = -1;
+    uint32_t tag = 0;
+  };
   int insertName(int i);
-  std::vector<int> nameSlots_;
+  std::vector<NameSlot> nameSlots_;
   int named_ = 0;
   int firstDuplicate_ = -1;
   std::vector<std::vector<TensorRef>> inputs_;
