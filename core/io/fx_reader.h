@@ -25,6 +25,8 @@ inline const TensorMeta kUnknownMeta{{}, DType::Unknown, false};
 // tensor (Sym(...)) or has symbolic sizes gives an unknown meta. Only a malformed tensor annotation is an error
 // (offset = the string's first char, for the column).
 Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t offset);
+// The string literal at the cursor (the caller saw atString()) read as an annotation.
+Result<TensorMeta> stringAnnotation(Cursor& cur);
 
 class FxReader {
  public:

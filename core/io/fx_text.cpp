@@ -55,11 +55,7 @@ Result<bool> FxReader::signature(const fx::LogicalLine& l) {
     bool ann = false;
     if (cur.accept(':')) {
       if (cur.atString()) {
-        cur.skipSpace();
-        size_t sAt = cur.pos();
-        auto s = cur.stringLiteral();
-        if (!s) return s.error();
-        auto m = parseAnnotation(*s, cur, sAt);
+        auto m = stringAnnotation(cur);
         if (!m) return m.error();
         meta = *m;
         ann = true;
@@ -192,12 +188,8 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   TensorMeta meta = kUnknownMeta;
   bool ann = false;
   if (cur.accept(':')) {
-    cur.skipSpace();
-    size_t sAt = cur.pos();
     if (!cur.atString()) return cur.error("expected a string annotation after ':'");
-    auto s = cur.stringLiteral();
-    if (!s) return s.error();
-    auto m = parseAnnotation(*s, cur, sAt);
+    auto m = stringAnnotation(cur);
     if (!m) return m.error();
     meta = *m;
     ann = true;

@@ -49,6 +49,14 @@ Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t
   return m;
 }
 
+Result<TensorMeta> stringAnnotation(Cursor& cur) {
+  cur.skipSpace();
+  size_t at = cur.pos();
+  auto s = cur.stringLiteral();
+  if (!s) return s.error();
+  return parseAnnotation(*s, cur, at);
+}
+
 // One argument value: literals, nested lists/tuples, dtypes, layouts/memory formats, devices, node refs.
 Result<Arg> FxReader::value(Cursor& cur, int depth) {
   if (depth > 64) return cur.error("arguments nest too deeply");
