@@ -194,29 +194,11 @@ void Graph::reindex() {
   named_ = 0;
   firstDuplicate_ = -1;
   for (int i = 0; i < size(); ++i) insertName(i);
-  indexEdges();
-}
-
-int Graph::indexNextName() {
-  const int last = size() - 1;
-  if (last < 0) return -1;
-  if (named_ != last || static_cast<size_t>(last + 1) * 2 > nameSlots_.size()) {
-    // Grow (or catch up with nodes appended or removed without it): the nodes before the last, in order, into a
-    // table sized for the nodes' capacity.
-    nameSlots_.assign(std::bit_ceil(std::max<size_t>(nodes.capacity(), nodes.size()) * 2 + 2), NameSlot{});
-    named_ = 0;
-    firstDuplicate_ = -1;
-    for (int i = 0; i < last; ++i) insertName(i);
-  }
-  return insertName(last);
-}
-
-void Graph::indexEdges() {
+  // Inputs first, then each users list sized once (no regrowth on nodes read by many).
   const int N = size();
   inputs_.assign(nodes.size(), {});
   users_.assign(nodes.size(), {});
   outputNode_ = -1;
-  // Inputs first, then each users list sized once (no regrowth on nodes read by many).
   std::vector<int> userCount(nodes.size(), 0);
   for (int i = 0; i < N; ++i) {
     inputs_[i].reserve(nodes[i].args.size() + nodes[i].kwargs.size());
@@ -233,6 +215,44 @@ void Graph::indexEdges() {
     }
 }
 
+void Graph::indexEdgesOf(int i) {
+  if (inputs_.capacity() < nodes.capacity()) {  // one allocation for a reserved graph
+    inputs_.reserve(nodes.capacity());
+    users_.reserve(nodes.capacity());
+  }
+  inputs_.emplace_back();
+  users_.emplace_back();
+  std::vector<TensorRef>& ins = inputs_.back();
+  ins.reserve(nodes[i].args.size() + nodes[i].kwargs.size());
+  collectTensorRefs(nodes[i], ins);
+  // Only earlier nodes get users here; a reference to node i or later is not valid (validate() says so).
+  for (int k = 0; k < static_cast<int>(ins.size()); ++k)
+    if (ins[k].node >= 0 && ins[k].node < i) users_[ins[k].node].emplace_back(i, k);
+  if (nodes[i].kind == NodeKind::Output) outputNode_ = i;
+}
+
+int Graph::indexNext() {
+  const int last = size() - 1;
+  if (last < 0) return -1;
+  if (named_ != last || static_cast<size_t>(last + 1) * 2 > nameSlots_.size()) {
+    // Grow (or catch up with nodes appended or removed without it): the nodes before the last, in order, into a
+    // table sized for the nodes' capacity.
+    nameSlots_.assign(std::bit_ceil(std::max<size_t>(nodes.capacity(), nodes.size()) * 2 + 2), NameSlot{});
+    named_ = 0;
+    firstDuplicate_ = -1;
+    for (int i = 0; i < last; ++i) insertName(i);
+  }
+  if (static_cast<int>(inputs_.size()) != last || static_cast<int>(users_.size()) != last) {
+    inputs_.clear();
+    users_.clear();
+    outputNode_ = -1;
+    for (int i = 0; i < last; ++i) indexEdgesOf(i);
+  }
+  const int earlier = insertName(last);
+  indexEdgesOf(last);
+  return earlier;
+}
+
 const TensorMeta* Graph::meta(TensorRef r) const {
   if (r.node < 0 || r.node >= size()) return nullptr;
   const auto& outs = nodes[r.node].outputs;
@@ -244,7 +264,7 @@ std::string Graph::validate() const {
   // After reindex() (the readers call validate right after it) the name index (its first duplicate) and the
   // input lists answer without a second hash set and a second walk of every argument list; otherwise both are
   // built here.
-  const bool indexed = inputs_.size() == nodes.size() && named_ == size() && !nameSlots_.empty();
+  const bool indexed = this->indexed();
   std::unordered_set<std::string_view> seen;  // views of the nodes' own names
   std::vector<TensorRef> refs;
   for (int i = 0; i < size(); ++i) {

@@ -120,14 +120,17 @@ class Graph {
   std::vector<Node> nodes;
 
   int size() const { return static_cast<int>(nodes.size()); }
-  int find(std::string_view name) const;  // -1 when absent (the name index: reindex(), or indexNextName())
+  int find(std::string_view name) const;  // -1 when absent (the name index: reindex(), or indexNext())
   void reindex();                          // call after adding/renaming nodes: name index, inputs and users
-  // For a reader that appends nodes one by one: indexNextName() adds the last node's name (call it right after
-  // appending each node) so that find() sees it, and returns the earlier node of that name (the index keeps the
-  // first) or -1. indexEdges() then indexes inputs, users and the output node, as reindex() does, without hashing
-  // every name again.
-  int indexNextName();
-  void indexEdges();
+  // For a reader that appends nodes one by one: indexNext() indexes the last node as reindex() does (its name,
+  // its tensor inputs, its producers' users, the output node), so that every query answers for the nodes
+  // appended so far, without a second walk over the graph. Call it right after appending each node, its args
+  // final. Returns the earlier node of the same name (the index keeps the first) or -1.
+  int indexNext();
+  // Every node is indexed (by reindex() or indexNext()); a node appended or removed since makes it false.
+  bool indexed() const {
+    return named_ == size() && inputs_.size() == nodes.size() && users_.size() == nodes.size() && !nameSlots_.empty();
+  }
   // Tensor inputs of node `n` in input-index order (see contract above).
   const std::vector<TensorRef>& inputs(int n) const { return inputs_.at(n); }
   // (consumer node, input index) pairs that read any output of node `n`.
@@ -150,6 +153,7 @@ class Graph {
     uint32_t tag = 0;
   };
   int insertName(int i);
+  void indexEdgesOf(int i);  // node i's inputs and its producers' users (inputs_ and users_ hold i entries)
   std::vector<NameSlot> nameSlots_;
   int named_ = 0;
   int firstDuplicate_ = -1;

@@ -90,8 +90,8 @@ Result<int> PlanBuilder::endNode(const Where& w) {
   pendingNode_ = -1;
   const Node& n = plan_.graph.nodes[static_cast<size_t>(i)];
   if (n.name.empty()) return w("name").error("node names must not be empty");
-  // One probe: indexes the name, or finds the earlier node that has it.
-  if (plan_.graph.indexNextName() >= 0) return usedTwice(n.name, w);
+  // Indexes the node (one probe for its name: or the earlier node that has it), its args final now.
+  if (plan_.graph.indexNext() >= 0) return usedTwice(n.name, w);
   return i;
 }
 
@@ -174,8 +174,8 @@ Result<bool> PlanBuilder::addRedistribute(int node, int64_t input, ShardingSpec 
 // ---- Finish --------------------------------------------------------------------------------------------------
 Result<bool> PlanBuilder::finishGraph() {
   if (graphDone_) return true;
-  if (namesIndexed_) plan_.graph.indexEdges();  // the names were indexed as the nodes came
-  else plan_.graph.reindex();
+  // Indexed as the nodes came (endNode), unless the graph was handed over whole or changed since.
+  if (!namesIndexed_ || !plan_.graph.indexed()) plan_.graph.reindex();
   if (std::string bad = plan_.graph.validate(); !bad.empty())
     return graphWhere_.error("the graph is not valid: " + bad);
   plan_.normalizeSpecs();

@@ -75,8 +75,9 @@ class PlanBuilder {
   Result<bool> setMesh(std::vector<int64_t> shape, std::vector<std::string> dimNames, const Where& w);
 
   // ---- Nodes. The reader fills the node in place (args, metas, phase, module path, source, costs) between
-  // beginNode and endNode; args name earlier nodes through find(). endNode registers the name in the graph's
-  // own name index (Graph::indexNextName; non-empty, unique: refused at w("name")) and returns the node's index.
+  // beginNode and endNode; args name earlier nodes through find(). endNode indexes the node in the graph's own
+  // index (Graph::indexNext: its name, non-empty and unique or refused at w("name"); its inputs and users) and
+  // returns the node's index.
   static NodeKind kindOfOp(std::string_view op);  // placeholder and get_attr: Placeholder; output: Output
   void reserveNodes(size_t n);
   Node& beginNode(int* index = nullptr);
@@ -122,7 +123,7 @@ class PlanBuilder {
   Where graphWhere_{"nodes"};
   int pendingNode_ = -1;
   bool graphDone_ = false;
-  bool namesIndexed_ = true;  // the graph's names were indexed node by node (false after setGraph)
+  bool namesIndexed_ = true;  // the graph was indexed node by node (false after setGraph)
   bool anyNegative_ = false;
 };
 

@@ -22,7 +22,7 @@ namespace sj = simdjson;
 using sj::dom::element;
 using sj::dom::element_type;
 
-// Node name -> index: PlanBuilder::find, the graph's own name index (Graph::indexNextName as each node ends).
+// Node name -> index: PlanBuilder::find, the graph's own name index (Graph::indexNext as each node ends).
 
 inline bool isNull(element e) { return e.type() == element_type::NULL_VALUE; }
 

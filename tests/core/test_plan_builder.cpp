@@ -234,12 +234,22 @@ TEST_CASE("Graph: names indexed node by node answer as reindex does; the first d
     n.outputs = {TensorMeta{{4}, DType::F32, true}};
     if (i > 0) n.args = {Arg::tensor({i - 1, 0})};
     g.nodes.push_back(std::move(n));
-    CHECK(g.indexNextName() == -1);
+    CHECK(g.indexNext() == -1);
     CHECK(g.find("n" + std::to_string(i)) == i);
+    CHECK(g.indexed());
   }
-  g.indexEdges();
+  Node out;  // reads n5 twice, inside a list: users (out, 0) and (out, 2)
+  out.name = "out";
+  out.op = "output";
+  out.kind = NodeKind::Output;
+  out.args = {Arg::list({Arg::tensor({5, 0}), Arg::tensor({10, 0}), Arg::tensor({5, 0})})};
+  g.nodes.push_back(std::move(out));
+  CHECK(g.indexNext() == -1);
+  CHECK(g.outputNode() == 40);
+  CHECK(g.users(5) == std::vector<std::pair<int, int>>{{6, 0}, {40, 0}, {40, 2}});
   Graph full = g;
   full.reindex();
+  CHECK(full.outputNode() == 40);
   for (int i = 0; i < g.size(); ++i) {
     CHECK(g.find(g.nodes[i].name) == i);
     CHECK(g.inputs(i) == full.inputs(i));
@@ -248,7 +258,7 @@ TEST_CASE("Graph: names indexed node by node answer as reindex does; the first d
   CHECK(g.find("n40") == -1);
   CHECK(g.validate().empty());
 
-  // Two later nodes reuse earlier names: indexNextName names the earlier node, validate the first reuse.
+  // Two later nodes reuse earlier names: indexNext names the earlier node, validate the first reuse.
   for (const char* name : {"n3", "n7"}) {
     Node n;
     n.name = name;
@@ -256,9 +266,10 @@ TEST_CASE("Graph: names indexed node by node answer as reindex does; the first d
     n.outputs = {TensorMeta{{4}, DType::F32, true}};
     g.nodes.push_back(std::move(n));
   }
+  CHECK(!g.indexed());
   Graph unindexed = g;  // the same nodes, its index not current: validate walks them itself
-  CHECK(g.indexNextName() == 7);  // catches up with the "n3" node appended without it, then "n7"
-  g.indexEdges();
+  CHECK(g.indexNext() == 7);  // catches up with the "n3" node appended without it, then "n7"
+  CHECK(g.indexed());
   CHECK(g.find("n3") == 3);
   CHECK(g.validate() == "node name 'n3' is used twice");
   CHECK(unindexed.validate() == "node name 'n3' is used twice");
