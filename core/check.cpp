@@ -254,9 +254,11 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   // rulebook; below, what they refuse is only left out of the inference.
   {
     const auto& refsN = plan.graph.inputs(n);
-    std::vector<int> redistOf(refsN.size());
+    int small[16];  // no allocation for the usual few inputs
+    std::vector<int> large(refsN.size() > 16 ? refsN.size() : 0);
+    int* redistOf = large.empty() ? small : large.data();
     for (size_t i = 0; i < refsN.size(); ++i) redistOf[i] = env.redist.find(n, static_cast<int>(i));
-    out = plan.validateNode(n, redistOf);
+    out = plan.validateNode(n, std::span<const int>(redistOf, refsN.size()));
   }
   for (size_t o = 0; o < declaredOut.size(); ++o) {
     if (!declaredOut[o]) continue;

@@ -1,6 +1,7 @@
 #include "core/plan.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace ss {
 
@@ -17,6 +18,24 @@ const char* planFormatName(PlanFormat f) {
     case PlanFormat::FxText: return "FX graph text";
   }
   return "?";
+}
+
+EdgeCostTable::Value& EdgeCostTable::operator[](const Key& k) {
+  if (items_.empty() || items_.back().first < k) return items_.emplace_back(k, Value{0.0, 0.0}).second;
+  auto it = std::lower_bound(items_.begin(), items_.end(), k, [](const value_type& e, const Key& key) { return e.first < key; });
+  if (it == items_.end() || it->first != k) it = items_.insert(it, value_type{k, Value{0.0, 0.0}});
+  return it->second;
+}
+
+EdgeCostTable::const_iterator EdgeCostTable::find(const Key& k) const {
+  auto it = std::lower_bound(items_.begin(), items_.end(), k, [](const value_type& e, const Key& key) { return e.first < key; });
+  return it != items_.end() && it->first == k ? it : items_.end();
+}
+
+const EdgeCostTable::Value& EdgeCostTable::at(const Key& k) const {
+  auto it = find(k);
+  if (it == items_.end()) throw std::out_of_range("no costs on this edge");
+  return it->second;
 }
 
 bool Plan::executable() const {

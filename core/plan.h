@@ -61,6 +61,30 @@ struct RunSettings {
 enum class PlanFormat : uint8_t { Native, AutoparallelJson, AutoparallelPlacements, FxText };
 const char* planFormatName(PlanFormat f);
 
+// Per-edge solver costs keyed by (consumer node, input): one sorted array. Readers add them in edge order, which
+// appends; a lookup is a binary search. (A std::map here cost a heap node and a rebalance per edge, 126k of
+// them in a 95k-node export.)
+class EdgeCostTable {
+ public:
+  using Key = std::pair<int, int>;      // (node, input)
+  using Value = std::pair<double, double>;  // (comm_cost, transition_cost)
+  using value_type = std::pair<Key, Value>;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  Value& operator[](const Key& k);  // the edge's costs, (0, 0) added when absent
+  const_iterator find(const Key& k) const;  // end() when absent
+  const Value& at(const Key& k) const;      // throws std::out_of_range when absent
+  const_iterator begin() const { return items_.begin(); }
+  const_iterator end() const { return items_.end(); }
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  void clear() { items_.clear(); }
+  bool operator==(const EdgeCostTable&) const = default;
+
+ private:
+  std::vector<value_type> items_;  // sorted by key, unique
+};
+
 // Totals as a solver reported them (autoparallel's "summary"), or computed; negative = absent.
 struct CostSummary {
   double total = -1, comm = -1, compute = -1, transition = -1;
@@ -79,7 +103,7 @@ struct Plan {
   CostSummary summary;
   PlanFormat sourceFormat = PlanFormat::Native;
   // Per-edge solver costs from an autoparallel export, keyed by (node, input); absent otherwise.
-  std::map<std::pair<int, int>, std::pair<double, double>> edgeCosts;  // (comm_cost, transition_cost)
+  EdgeCostTable edgeCosts;
 
   // A solver's solution (its export, or its placements applied to a graph): its apply pass inserts every
   // transition it planned, so an edge whose layouts differ is planned there, not missing.

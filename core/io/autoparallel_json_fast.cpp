@@ -157,8 +157,7 @@ bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::stri
     sp.inputs.push_back(std::move(dst));
     double comm = 0, trans = 0;
     if (!optNumber(f[3], comm, 0) || !optNumber(f[4], trans, 0)) return false;
-    // Edges arrive in (node, input) order: appended at the map's end, no search.
-    if (f[3] || f[4]) p.edgeCosts.insert_or_assign(p.edgeCosts.end(), {i, k}, std::pair{comm, trans});
+    if (f[3] || f[4]) p.edgeCosts[{i, k}] = {comm, trans};  // in edge order: appended
     ++k;
   }
   if (n.kind == NodeKind::Output) n.args = {Arg::list(std::move(refs))};

@@ -277,3 +277,24 @@ TEST_CASE("Graph: names indexed node by node answer as reindex does; the first d
   full.reindex();
   CHECK(full.validate() == "node name 'n3' is used twice");
 }
+
+TEST_CASE("EdgeCostTable: sorted by edge whatever the order costs come in; lookups find exactly their edge", "[builder]") {
+  EdgeCostTable t;
+  t[{3, 1}] = {1.0, 2.0};
+  t[{1, 0}] = {3.0, 4.0};  // before the last: inserted in place
+  t[{3, 0}] = {5.0, 6.0};
+  t[{3, 1}].first = 7.0;   // an edge given twice: the later value
+  std::vector<std::pair<int, int>> keys;
+  for (const auto& [key, v] : t) keys.push_back(key);
+  CHECK(keys == std::vector<std::pair<int, int>>{{1, 0}, {3, 0}, {3, 1}});
+  CHECK(t.at({3, 1}) == std::pair{7.0, 2.0});
+  CHECK(t.find({2, 0}) == t.end());
+  CHECK_THROWS_AS(t.at({0, 0}), std::out_of_range);
+  EdgeCostTable u;
+  u[{1, 0}] = {3.0, 4.0};
+  u[{3, 0}] = {5.0, 6.0};
+  u[{3, 1}] = {7.0, 2.0};
+  CHECK(u == t);
+  u.clear();
+  CHECK(u.empty());
+}
