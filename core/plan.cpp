@@ -93,6 +93,10 @@ std::optional<ShardingSpec> Plan::consumerSpec(int node, int input) const {
 
 std::string Plan::validateStructure() const {
   if (auto g = graph.validate(); !g.empty()) return g + " (/nodes)";
+  return validateSpecCounts();
+}
+
+std::string Plan::validateSpecCounts() const {
   if (specs.size() != graph.nodes.size()) return "specs do not match the graph (/nodes)";
   for (int i = 0; i < graph.size(); ++i)
     if (specs[i].outputs.size() != graph.nodes[i].outputs.size() || specs[i].inputs.size() != graph.inputs(i).size())

@@ -124,6 +124,8 @@ struct Plan {
   const ShardingSpec* consumerSpecPtr(int node, int input) const;
   // The structural invariants above; empty string when they hold, else "what (/json/pointer)".
   std::string validateStructure() const;
+  // Its second half: one NodeSpecs per node with the right counts (for a graph already validated).
+  std::string validateSpecCounts() const;
   // Every semantic finding (validateNode for each node, then validatePlanWide); empty when the plan is valid.
   std::vector<Diagnostic> validate() const;
   // Node n's findings: its output specs (input -1), its input specs and the redistributes on its inputs.

@@ -220,7 +220,8 @@ Result<Plan> PlanBuilder::finish() {
   if (anyNegative_) resolveNegative();
   std::stable_sort(plan_.redistributes.begin(), plan_.redistributes.end(),
                    [](const Redistribute& a, const Redistribute& b) { return std::pair(a.node, a.input) < std::pair(b.node, b.input); });
-  if (std::string bad = plan_.validateStructure(); !bad.empty()) return Error{bad};  // a builder bug, never input
+  // finishGraph validated the graph, which nothing changes after it; a spec count off is a builder bug, never input.
+  if (std::string bad = plan_.validateSpecCounts(); !bad.empty()) return Error{bad};
   return std::move(plan_);
 }
 
