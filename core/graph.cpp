@@ -167,6 +167,11 @@ int Graph::find(std::string_view name) const {
   }
 }
 
+void Graph::prefetchName(std::string_view name) const {
+  if (nameSlots_.empty()) return;
+  __builtin_prefetch(&nameSlots_[nameHash(name) & (nameSlots_.size() - 1)]);
+}
+
 // Probes for node i's name: an earlier node of that name is returned (and i noted as a duplicate), else i takes
 // the empty slot. The caller keeps the load factor <= 1/2.
 int Graph::insertName(int i) {

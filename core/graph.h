@@ -127,6 +127,9 @@ class Graph {
   // appended so far, without a second walk over the graph. Call it right after appending each node, its args
   // final. Returns the earlier node of the same name (the index keeps the first) or -1.
   int indexNext();
+  // A hint before appending a node named `name` (a reader that knows the name early): loads its name slot into the
+  // cache so that indexNext() does not wait for it. Changes nothing.
+  void prefetchName(std::string_view name) const;
   // Every node is indexed (by reindex() or indexNext()); a node appended or removed since makes it false.
   bool indexed() const {
     return named_ == size() && inputs_.size() == nodes.size() && users_.size() == nodes.size() && !nameSlots_.empty();

@@ -180,6 +180,7 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
 
   std::string_view name, op;
   if (!f[Name] || !asString(*f[Name], name) || !f[Op] || !asString(*f[Op], op)) return false;
+  p.graph.prefetchName(name);  // endNode indexes it, after the rest of the node
   Node& n = b_.beginNode();  // dropped with the Plan on any failure
   NodeSpecs& sp = b_.specsOf(i);
   n.name.assign(name);
