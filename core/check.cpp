@@ -237,7 +237,9 @@ void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
   out.push_back(std::move(d));
 }
 
-std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
+// `ctx` is the calling thread's scratch, reused node after node so that its vectors and specs keep their
+// capacity (a fresh context allocated five times per node); every field a rule reads is set here first.
+std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext& ctx) {
   const Plan& plan = env.plan;
   const Node& node = plan.graph.nodes[n];
   std::vector<Diagnostic> out;
@@ -247,9 +249,9 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
 
   // Output specs: valid, and how they split.
   // The rule context owns the one copy of the declared output specs (invalid ones are dropped from it).
-  rules::RuleContext ctx;
   std::vector<std::optional<ShardingSpec>>& declaredOut = ctx.declaredOut;
   if (n < static_cast<int>(plan.specs.size())) declaredOut = plan.specs[n].outputs;
+  else declaredOut.clear();
   // The plan's own rules (invalid specs, redistributes that do not fit) come from Plan::validateNode, the one
   // rulebook; below, what they refuse is only left out of the inference.
   {
@@ -275,8 +277,8 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   bool edgeMissing = false;  // then the output the rule computes follows from the missing edge: not reported
   ctx.node = &node;
   ctx.mesh = &plan.mesh;
-  ctx.inMetas.reserve(refs.size());
-  ctx.inSpecs.reserve(refs.size());
+  ctx.inMetas.clear();
+  ctx.inSpecs.resize(refs.size());
   ctx.argsComplete = plan.sourceFormat != PlanFormat::AutoparallelJson;
   for (size_t i = 0; i < refs.size(); ++i) {
     const int in = static_cast<int>(i);
@@ -355,7 +357,8 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
     } else if (!producer) {
       arriving = declared;
     }
-    ctx.inSpecs.push_back(arriving ? std::optional<ShardingSpec>(*arriving) : std::nullopt);
+    if (arriving) ctx.inSpecs[i] = *arriving;  // into the scratch's spec: its placements' storage is reused
+    else ctx.inSpecs[i].reset();
   }
 
   if (node.kind == NodeKind::Placeholder) checkSeqDim(env, n, out);
@@ -497,13 +500,15 @@ void Checker::checkAll(const Plan& plan) {
   // result is the same, in the same order. Blocks are handed out dynamically because node costs vary.
   const int threads = checkThreads(opts_.threads, N);
   if (threads <= 1) {
-    for (int n = 0; n < N; ++n) perNode_[n] = checkNode(env, n);
+    rules::RuleContext scratch;
+    for (int n = 0; n < N; ++n) perNode_[n] = checkNode(env, n, scratch);
   } else {
     constexpr int kBlock = 512;
     std::atomic<int> next{0};
     auto work = [&] {
+      rules::RuleContext scratch;  // one per thread
       for (int b = next.fetch_add(kBlock); b < N; b = next.fetch_add(kBlock))
-        for (int n = b; n < std::min(N, b + kBlock); ++n) perNode_[n] = checkNode(env, n);
+        for (int n = b; n < std::min(N, b + kBlock); ++n) perNode_[n] = checkNode(env, n, scratch);
     };
     std::vector<std::thread> pool;
     for (int t = 1; t < threads; ++t) pool.emplace_back(work);
@@ -528,7 +533,8 @@ const Diagnostics& Checker::update(const Plan& plan, const std::vector<int>& nod
       if (plan.tags.count(r.node)) todo.insert(r.node);
   }
   NodeEnv env{plan, opts_, redist_};
-  for (int n : todo) perNode_[n] = checkNode(env, n);
+  rules::RuleContext scratch;
+  for (int n : todo) perNode_[n] = checkNode(env, n, scratch);
   planWide_ = planWideChecks(plan);
   merge();
   return merged_;
