@@ -18,6 +18,7 @@
 #include "app/gui_recovery.h"
 #include "app/gui_run.h"
 #include "app/gui_settings.h"
+#include "views/AppliedGraphView.h"
 #include "views/AppliedView.h"
 #include "views/ChangesView.h"
 #include "views/CostsView.h"
@@ -87,6 +88,7 @@ class GuiApp {
   // (nothing changes) when the form is wrong or the open plan has unsaved edits.
   bool newTensor(const NewTensorForm& form);
   views::AppliedViewState& appliedState() { return appliedView_; }
+  views::AppliedGraphViewState& appliedGraphState() { return appliedGraph_; }
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
@@ -137,6 +139,7 @@ class GuiApp {
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
   views::AppliedViewState appliedView_;
+  views::AppliedGraphViewState appliedGraph_;
   views::Comparison compare_;
   views::ChangesViewState changes_;
   views::RunViewState runView_;

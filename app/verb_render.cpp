@@ -23,7 +23,7 @@ namespace {
 
 const char* kRenderHelp =
     "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
-    "diagnostics|inspector|costs|run|teach|applied|changes|all] [--size 1600x1000] [--theme dark|light] [--fix]\n"
+    "diagnostics|inspector|costs|run|teach|applied|changes|applied-graph|all] [--size 1600x1000] [--theme dark|light] [--fix]\n"
     "       [--run [--scale N]] [--compare B]\n"
     "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
     "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
