@@ -60,6 +60,8 @@ class GuiApp {
 
   // Opens a plan file, selects its first problem (centred). Errors are shown, the old document stays.
   bool openFile(const std::string& path);
+  // The command line's file with its artifact flags (--mesh 2x4 for an applied graph alone, --solution, ...).
+  bool openFile(const std::string& path, const SessionInputs& extras);
   // One frame: input, UI, render, then applies queued commands, drops, recovery, title. `capture` (optional)
   // receives the rendered RGBA pixels (GL platforms only).
   void frame(std::vector<unsigned char>* capture = nullptr, int* capW = nullptr, int* capH = nullptr);

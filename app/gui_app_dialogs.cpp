@@ -121,8 +121,10 @@ void GuiApp::drawModals() {
 
 // ---- file actions ----
 
-bool GuiApp::openFile(const std::string& path) {
-  Result<bool> r = doc_.open(path);
+bool GuiApp::openFile(const std::string& path) { return openFile(path, SessionInputs{}); }
+
+bool GuiApp::openFile(const std::string& path, const SessionInputs& extras) {
+  Result<bool> r = doc_.open(path, extras);
   if (!r.ok()) {
     modalName_ = kModalError;
     modalText_ = "Cannot open " + path + ":\n" + r.error().message;

@@ -493,8 +493,28 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
     if (!box.overlaps(vis)) continue;
     out.edges.push_back({static_cast<int>(e), sx(axw), sy(ayw), sx(bxw), sy(byw), kind, selected});
     if (!special) ++plain;
-    if (kind != EdgeKind::Normal)
-      out.badges.push_back({static_cast<int>(e), sx((axw + bxw) * 0.5), sy((ayw + byw) * 0.5), kind});
+    if (kind != EdgeKind::Normal) {
+      // The badge sits in the gap just above the consumer: the midpoint of an edge over several layers lies on
+      // the nodes of a layer between. On the curve GraphView draws (a cubic with vertical tangents), else the line.
+      const int dl = L.layer[d];
+      double yb = (ayw + byw) * 0.5, xb = (axw + bxw) * 0.5;
+      if (dl - L.layer[s] > 1 && dl >= 1 && byw > ayw) {
+        yb = (L.layerTop[static_cast<size_t>(dl - 1)] + L.nodeHeight + byw) * 0.5;
+        const double f = (yb - ayw) / (byw - ayw);
+        double t = f;
+        if ((byw - ayw) * zoom > 30.0) {  // y(t) = ay + D (1.5 t (1 - t) + t^3): bisection (it is monotonic)
+          double lo = 0, hi = 1;
+          for (int it = 0; it < 30; ++it) {
+            t = 0.5 * (lo + hi);
+            (1.5 * t * (1 - t) + t * t * t < f ? lo : hi) = t;
+          }
+          xb = axw + (bxw - axw) * (3 * (1 - t) * t * t + t * t * t);
+        } else {
+          xb = axw + (bxw - axw) * t;
+        }
+      }
+      out.badges.push_back({static_cast<int>(e), sx(xb), sy(yb), kind});
+    }
   }
   if (plain > opts.maxPlainEdges) {
     out.plainEdgesSkipped = true;

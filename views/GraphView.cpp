@@ -336,37 +336,72 @@ void drawCollectiveNode(ImDrawList* dl, const NodeRecord& n, const NodeMark& mar
     dl->AddText(font, fontPx, v2(n.x0 + c + 2 * zoom, n.y0 + 3 * zoom + fontPx), IM_COL32(20, 20, 20, 255), mark.detail.c_str());
 }
 
-// The overlay's pills of one edge, stacked upwards from the badge position. A ghost pill is a node-sized dashed
-// box (the collective that should be there); a missing pill is outlined in the error colour with error text.
-void drawPills(ImDrawList* dl, const BadgeRecord& b, const std::vector<EdgePill>& pills, bool readable, float nodePx,
-               float fontPx, ImFont* font) {
-  float y = b.y;
-  for (const EdgePill& p : pills) {
-    const ImU32 col = pillColour(p.state);
-    if (!readable) {
-      dl->AddCircleFilled(v2(b.x, y), p.state == PillState::Missing ? 5.f : 4.f, col);
-      y -= 10.f;
-      continue;
+// The overlay's pills: laid out first (each edge's pills stacked upwards from its badge position; a pill that
+// would cover one already placed moves up, then down, a pill's height at a time; missing pills are placed first
+// so they keep their spot on the edge), then drawn with the missing ones on top. A ghost pill is a node-sized
+// dashed box (the collective that should be there); a missing pill is outlined in the error colour.
+void drawOverlayPills(ImDrawList* dl, const GraphRecords& r, const GraphModel& m, bool readable, float nodePx,
+                      float fontPx, ImFont* font) {
+  struct Placed { const EdgePill* pill; ImVec2 a, c, text; float px, padX, check; };
+  std::vector<Placed> placed;
+  std::vector<std::pair<const BadgeRecord*, const std::vector<EdgePill>*>> todo;
+  for (const auto& b : r.badges)
+    if (auto p = m.pills.find(b.edge); p != m.pills.end()) todo.push_back({&b, &p->second});
+  if (!readable) {
+    for (const auto& [b, pills] : todo) {
+      float y = b->y;
+      for (const EdgePill& p : *pills) {
+        dl->AddCircleFilled(v2(b->x, y), p.state == PillState::Missing ? 5.f : 4.f, pillColour(p.state));
+        y -= 10.f;
+      }
     }
-    const float px = p.ghost ? std::max(fontPx, 13.f) : 13.f;
-    const ImVec2 size = font->CalcTextSizeA(px, 1e9f, 0.f, p.text.c_str());
-    const float padX = p.ghost ? 8.f : 4.f, check = p.state == PillState::Applied ? size.y + 2.f : 0.f;
-    const float h = p.ghost ? std::max(size.y + 8.f, nodePx * 0.8f) : size.y + 4.f;
-    const float w = size.x + 2 * padX + check;
-    const ImVec2 a = v2(b.x - w * 0.5f, y - h * 0.5f), c = v2(b.x + w * 0.5f, y + h * 0.5f);
-    const float textY = a.y + (h - size.y) * 0.5f;
-    if (p.state == PillState::Missing) {
-      dl->AddRectFilled(a, c, kMissingFill, p.ghost ? 3.f : 6.f);
-      if (p.ghost) dashedRect(dl, a, c, kNeedsColour, 2.f);
-      else dl->AddRect(a, c, kNeedsColour, 6.f, 0, 2.f);
-      dl->AddText(font, px, v2(a.x + padX, textY), IM_COL32(255, 120, 110, 255), p.text.c_str());
-    } else {
-      dl->AddRectFilled(a, c, withAlpha(col, 235), 6.f);
-      if (check > 0) checkMark(dl, a.x + padX, textY + size.y * 0.55f, size.y * 0.7f, IM_COL32(10, 60, 20, 255));
-      dl->AddText(font, px, v2(a.x + padX + check, textY), IM_COL32(10, 10, 10, 255), p.text.c_str());
-    }
-    y -= h + 3.f;
+    return;
   }
+  auto missingFirst = [](const std::pair<const BadgeRecord*, const std::vector<EdgePill>*>& t) {
+    return std::any_of(t.second->begin(), t.second->end(), [](const EdgePill& p) { return p.state == PillState::Missing; });
+  };
+  std::stable_partition(todo.begin(), todo.end(), missingFirst);
+  auto overlaps = [&](ImVec2 a, ImVec2 c) {
+    for (const Placed& q : placed)
+      if (a.x < q.c.x + 2 && c.x > q.a.x - 2 && a.y < q.c.y + 2 && c.y > q.a.y - 2) return true;
+    return false;
+  };
+  for (const auto& [b, pills] : todo) {
+    float y = b->y;
+    for (const EdgePill& p : *pills) {
+      const float px = p.ghost ? std::clamp(fontPx, 11.f, 16.f) : std::clamp(fontPx, 10.f, 14.f);
+      const ImVec2 size = font->CalcTextSizeA(px, 1e9f, 0.f, p.text.c_str());
+      const float padX = p.ghost ? 8.f : 4.f, check = p.state == PillState::Applied ? size.y + 2.f : 0.f;
+      const float h = p.ghost ? std::max(size.y + 8.f, nodePx * 0.8f) : size.y + 4.f;
+      const float w = size.x + 2 * padX + check;
+      float cy = y;
+      for (int k = 1; k <= 6; ++k) {
+        if (!overlaps(v2(b->x - w * 0.5f, cy - h * 0.5f), v2(b->x + w * 0.5f, cy + h * 0.5f))) break;
+        cy = y + (k % 2 ? -1.f : 1.f) * static_cast<float>((k + 1) / 2) * (h + 3.f);
+      }
+      const ImVec2 a = v2(b->x - w * 0.5f, cy - h * 0.5f), c = v2(b->x + w * 0.5f, cy + h * 0.5f);
+      placed.push_back({&p, a, c, v2(a.x + padX + check, a.y + (h - size.y) * 0.5f), px, padX, check});
+      y = cy - h - 3.f;
+    }
+  }
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Placed& q : placed) {
+      const EdgePill& p = *q.pill;
+      if ((p.state == PillState::Missing) != (pass == 1)) continue;
+      if (p.state == PillState::Missing) {
+        dl->AddRectFilled(q.a, q.c, kMissingFill, p.ghost ? 3.f : 6.f);
+        if (p.ghost) dashedRect(dl, q.a, q.c, kNeedsColour, 2.f);
+        else dl->AddRect(q.a, q.c, kNeedsColour, 6.f, 0, 2.f);
+        dl->AddText(font, q.px, q.text, IM_COL32(255, 120, 110, 255), p.text.c_str());
+      } else {
+        dl->AddRectFilled(q.a, q.c, withAlpha(pillColour(p.state), 235), 6.f);
+        if (q.check > 0) {
+          const float th = q.c.y - q.a.y - 4.f;
+          checkMark(dl, q.a.x + q.padX, q.text.y + th * 0.55f, th * 0.7f, IM_COL32(10, 60, 20, 255));
+        }
+        dl->AddText(font, q.px, q.text, IM_COL32(10, 10, 10, 255), p.text.c_str());
+      }
+    }
 }
 
 void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
@@ -470,10 +505,7 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
   // Badges naming the collective.
   const bool readable = !r.merged && m.layout.nodeHeight * zoom >= 12.f;
   for (const auto& b : r.badges) {
-    if (auto p = m.pills.find(b.edge); p != m.pills.end()) {
-      drawPills(dl, b, p->second, readable, static_cast<float>(m.layout.nodeHeight * zoom), fontPx, font);
-      continue;
-    }
+    if (m.pills.count(b.edge)) continue;  // drawn by drawOverlayPills below
     const ImU32 col = b.kind == EdgeKind::NeedsRedistribute || b.kind == EdgeKind::NotApplied ? kNeedsColour : kRedistributeColour;
     auto it = m.badge.find(b.edge);
     if (!readable || it == m.badge.end()) { dl->AddCircleFilled(v2(b.x, b.y), 4.f, col); continue; }
@@ -483,6 +515,7 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
     dl->AddRectFilled(a, c, withAlpha(col, 235), 6.f);
     dl->AddText(v2(a.x + 4, a.y + 2), IM_COL32(10, 10, 10, 255), label);
   }
+  drawOverlayPills(dl, r, m, readable, static_cast<float>(m.layout.nodeHeight * zoom), fontPx, font);
 }
 
 void drawTooltip(const Plan& plan, const Diagnostics& diags, const GraphViewState& st) {

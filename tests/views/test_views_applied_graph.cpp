@@ -238,3 +238,29 @@ TEST_CASE("an applied graph alone opens in the Applied graph tab, collectives hi
   REQUIRE(app.gui.graphSlot().viewState().model);
   CHECK(marksOf(plan, *app.gui.graphSlot().viewState().model) == marks);
 }
+
+TEST_CASE("an applied graph alone with the command line's --mesh 2x4 --names dp,tp", "[views][applied][app]") {
+  SessionInputs extras;
+  extras.mesh = DeviceMesh::parse("2x4", "dp,tp").value();
+  {
+    App app;  // one app (one ImGui context) at a time
+    REQUIRE(app.gui.openFile(trace("seed1_applied_only.txt"), extras));
+    app.frames(3);
+    const Plan& plan = app.gui.document().plan();
+    REQUIRE(app.gui.document().appliedAlone());
+    CHECK_FALSE(app.gui.document().appliedAlone()->meshInferred);
+    CHECK(plan.mesh.dimNames() == std::vector<std::string>{"dp", "tp"});
+    REQUIRE(app.gui.appliedGraphState().graph.model);
+    const auto marks = marksOf(plan, *app.gui.appliedGraphState().graph.model);
+    CHECK(marks.at("shard_dim_alltoall_1") == "plan: all_to_all tp, 3.3 MiB 32.3 us");
+    CHECK(marks.at("all_gather_into_tensor") == "plan: all_gather dp, 9.1 MiB 66.8 us");
+  }
+  // A mesh the collectives do not fit: their groups stay unmapped, and the node says so.
+  extras.mesh = DeviceMesh::parse("8", "").value();
+  App app;
+  REQUIRE(app.gui.openFile(trace("seed1_applied_only.txt"), extras));
+  app.frames(3);
+  REQUIRE(app.gui.appliedGraphState().graph.model);
+  CHECK(marksOf(app.gui.document().plan(), *app.gui.appliedGraphState().graph.model).at("shard_dim_alltoall_1") ==
+        "plan: all_to_all dim?, 3.3 MiB 32.3 us");
+}
