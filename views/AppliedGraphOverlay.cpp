@@ -33,7 +33,7 @@ void markCollectives(GraphOverlay& o, const std::vector<AppliedCollective>& cs, 
     m.detail = c.bytes > 0 ? formatBytes(c.bytes) + " " + formatTimeUs(c.timeUs) : c.op;
     m.state = state(k);
     o.nodes.emplace_back(c.node, m);
-    if (c.wait >= 0) o.nodes.emplace_back(c.wait, NodeMark{"wait_tensor", "waits for " + kind, m.state});
+    if (c.wait >= 0) o.nodes.emplace_back(c.wait, NodeMark{"wait_tensor", kind, m.state});
   }
 }
 

@@ -211,6 +211,7 @@ void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& m
   // The overlay: pills replace the badge of their edge; collective nodes get their mark.
   m.pills.clear();
   m.marks.clear();
+  m.markedNodes.clear();
   m.markOf.assign(n, -1);
   if (overlay) {
     for (const auto& oe : overlay->edges) {
@@ -222,9 +223,11 @@ void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& m
     }
     for (const auto& [v, mark] : overlay->nodes) {
       if (v < 0 || v >= n) continue;
+      if (m.markOf[v] < 0) m.markedNodes.push_back(v);
       m.markOf[v] = static_cast<int>(m.marks.size());
       m.marks.push_back(mark);
     }
+    std::sort(m.markedNodes.begin(), m.markedNodes.end());
   }
   // Most common colour per block (ties: the lower class).
   m.blockColour.assign(m.layout.blocks.size(), -1);
@@ -287,6 +290,7 @@ void GraphRecords::clear() {
   badges.clear();
   blocks.clear();
   markers.clear();
+  marks.clear();
   merged = false;
   plainEdgesSkipped = false;
   nodesVisited = 0;
@@ -422,6 +426,14 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
       if (!out.markers.empty() && out.markers.back().node == opts.divergentNode) out.markers.back().severity = 3;
     }
     if (opts.selectedNode >= 0 && (opts.selectedNode >= n || m.severity[opts.selectedNode] < 2)) mark(opts.selectedNode);
+    // Collectives (marked nodes) as boxes of at least 3 px: O(marked nodes), not O(nodes).
+    for (int v : m.markedNodes) {
+      if (!m.visible[v] || hiddenByBlock(v)) continue;
+      if (L.x[v] + L.w[v] < vis.min.x || L.x[v] > vis.max.x || L.y[v] + L.h[v] < vis.min.y || L.y[v] > vis.max.y) continue;
+      const float x0 = sx(L.x[v]), y0 = sy(L.y[v]);
+      const float x1 = std::max(sx(L.x[v] + L.w[v]), x0 + 3.f), y1 = std::max(sy(L.y[v] + L.h[v]), y0 + 3.f);
+      out.marks.push_back({v, x0, y0, x1, y1, m.markOf[v]});
+    }
   }
 
   // Edges. Long ones become stubs at each visible end (unless merged: then special ones are drawn whole).

@@ -74,6 +74,7 @@ struct GraphModel {
   std::unordered_map<int, std::vector<EdgePill>> pills;  // edge -> overlay pills (drawn instead of its badge)
   std::vector<int> markOf;                      // per node: index into marks, -1 = an ordinary node
   std::vector<NodeMark> marks;
+  std::vector<int> markedNodes;                 // nodes with a mark, ascending
   // Per block.
   std::vector<uint8_t> collapsed;
   std::vector<uint8_t> blockSeverity; // worst severity inside
@@ -157,6 +158,9 @@ struct StubRecord {      // one end of a long edge: at the source it leaves (x, 
 struct BadgeRecord { int edge; float x, y; EdgeKind kind; };  // its text: model.pills[edge], else model.badge[edge]
 struct BlockRecord { int block; float x0, y0, x1, y1; bool collapsed; uint8_t severity; };
 struct MarkerRecord { int node; float x, y; uint8_t severity; bool selected; };
+// Far out (merged): a marked node (a collective) stays visible as a box of at least a few pixels in its state's
+// colour, over the cells.
+struct MarkRecord { int node; float x0, y0, x1, y1; int mark; };
 
 struct RecordOptions {
   float mergeBelowPx = 3.f;     // node height under this: merged into cells
@@ -178,6 +182,7 @@ struct GraphRecords {
   std::vector<BadgeRecord> badges;
   std::vector<BlockRecord> blocks;
   std::vector<MarkerRecord> markers;
+  std::vector<MarkRecord> marks;
   bool merged = false;          // nodes were merged into cells this frame
   bool plainEdgesSkipped = false;
   int nodesVisited = 0;

@@ -469,6 +469,9 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
     const ImU32 col = c.severity >= 2 ? graphSeverityColour(c.severity) : graphSpecColour(c.colour);
     dl->AddRectFilled(v2(c.x0, c.y0), v2(c.x1, c.y1), col);
   }
+  for (const auto& mk : r.marks)
+    if (mk.mark >= 0 && mk.mark < static_cast<int>(m.marks.size()))
+      dl->AddRectFilled(v2(mk.x0, mk.y0), v2(mk.x1, mk.y1), pillColour(m.marks[static_cast<size_t>(mk.mark)].state));
   char text[200];
   for (const auto& n : r.nodes) {
     const ImVec2 a = v2(n.x0, n.y0), b = v2(n.x1, n.y1);

@@ -146,10 +146,28 @@ TEST_CASE("applied graph overlay: collectives drawn as collectives, the missing 
   CHECK(marksOf(a.graph, m) == std::map<std::string, std::string>{
                                    {"shard_dim_alltoall", "applied: all_to_all dim1, 3.3 MiB 32.3 us"},
                                    {"all_gather_into_tensor", "applied: all_gather dim0, 9.1 MiB 66.8 us"},
-                                   {"wait_tensor", "applied: wait_tensor, waits for all_gather"}});
+                                   {"wait_tensor", "applied: wait_tensor, all_gather"}});
   CHECK(pillsOf(a.graph, m) == std::map<std::string, std::string>{{"index_put:2", "missing ghost: missing all_to_all dim1 48.0 KiB"}});
   const int ip = a.graph.graph.find("index_put");
   CHECK(m.severity[static_cast<size_t>(ip)] == 3);
+  // Zoomed in, marked nodes carry their mark to the drawing; far out they stay visible as boxes of >= 3 px.
+  Canvas c;
+  c.size = {1200, 800};
+  c.fit(m.layout.bounds, 20);
+  GraphRecords r;
+  buildGraphRecords(m, c, RecordOptions{}, r);
+  REQUIRE_FALSE(r.merged);
+  CHECK(std::count_if(r.nodes.begin(), r.nodes.end(), [](const NodeRecord& n) { return n.mark >= 0; }) == 3);
+  CHECK(r.marks.empty());
+  c.zoom /= 40;
+  buildGraphRecords(m, c, RecordOptions{}, r);
+  REQUIRE(r.merged);
+  REQUIRE(r.marks.size() == 3);
+  for (const MarkRecord& k : r.marks) {
+    CHECK(k.x1 - k.x0 >= 2.999f);  // float screen coordinates
+    CHECK(k.y1 - k.y0 >= 2.999f);
+    CHECK(m.marks[static_cast<size_t>(k.mark)].state == PillState::Applied);
+  }
   const int e = m.findEdge(ip, 2);
   REQUIRE(e >= 0);
   CHECK(a.graph.graph.nodes[static_cast<size_t>(m.layout.edges[static_cast<size_t>(e)].src)].name == "sum_1");
