@@ -395,7 +395,7 @@ void GuiApp::drawView(views::ViewId v) {
       break;
     }
     case views::ViewId::Applied:
-      views::drawAppliedView(plan, d, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
+      views::drawAppliedView(plan, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
       break;
     case views::ViewId::Run: {
       const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);

@@ -519,6 +519,8 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
       AppliedTransition tr;
       tr.consumer = c;
       tr.input = k;
+      tr.from = src;
+      tr.to = dst;
       for (const auto& st : rp.steps)
         if (isComm(st.kind)) tr.planned.push_back(st);
       const int ac = a.appliedOf[c];
@@ -606,6 +608,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
                   " where " + dst->toMeshString() + " needs " + (need ? shapeToString(*need) : "?");
       x.fix = "the apply pass must insert " + rp.summary() + " on the edge " + producer + " -> " + cn.name +
               " (input " + std::to_string(k) + ")";
+      a.transitions.back().fix = x.fix;  // this transition's record (pushed above)
       const int readsFrom = k < static_cast<int>(aIns.size()) ? aIns[k].node : -1;
       x.notes.push_back("applied graph: '" + ag.nodes[ac].name + "' reads '" + (readsFrom >= 0 ? ag.nodes[readsFrom].name : "?") +
                         "'" + (path.empty() ? " with no collective between them" : " through collectives of other kinds or mesh dims"));

@@ -75,6 +75,8 @@ struct AppliedTransition {
   std::vector<int> collectives;             // indices into AppliedGraph::collectives performing it (Applied)
   int appliedConsumer = -1;                 // the consumer's applied node (-1: Unjudged); its input `input`
   int appliedProducer = -1;                 // the applied node that input reads (where a missing one belongs)
+  std::optional<ShardingSpec> from, to;     // the planned layouts (producer's or redistribute's, consumer's)
+  std::string fix;                          // Missing: the transition-not-applied diagnostic's fix line
   // "all_to_all dim1 3.3 MiB 32.3 us" (Applied: its collectives), "missing all_to_all dim1 48.0 KiB" (Missing:
   // the steps it lacks, bytes per rank as planned), "all_to_all dim1 48.0 KiB (not judged)" (Unjudged).
   std::string label(const std::vector<AppliedCollective>& cs, const DeviceMesh& mesh) const;

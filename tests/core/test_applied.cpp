@@ -228,12 +228,17 @@ TEST_CASE("per-transition records: what the applied graph did on each planned ed
   CHECK(a.graph.graph.nodes[ip->appliedConsumer].name == "index_put");
   CHECK(a.graph.graph.nodes[ip->appliedProducer].name == "sum_1");
   CHECK(ip->label(a.collectives, plan.mesh) == "missing all_to_all dim1 48.0 KiB");
+  CHECK(ip->from->toMeshString() == "RS(1)");
+  CHECK(ip->to->toMeshString() == "RS(0)");
+  CHECK(ip->fix == "the apply pass must insert all_to_all on mesh dim 1 (dim1), 48.0 KiB, 9.3 us on the edge sum_1 -> "
+                   "index_put (input 2)");
   const AppliedTransition* sc = a.transitionAt(plan.graph.find("slice_scatter"), 1);
   REQUIRE(sc);
   CHECK(sc->state == TransitionState::Applied);
   REQUIRE(sc->collectives.size() == 1);
   CHECK(a.graph.graph.nodes[a.collectives[sc->collectives[0]].node].name == "shard_dim_alltoall");
   CHECK(sc->label(a.collectives, plan.mesh) == "all_to_all dim1 3.3 MiB 32.3 us");
+  CHECK(sc->fix.empty());
   CHECK(a.unplanned.empty());
   CHECK(a.transitionAt(plan.graph.find("index_put"), 0) == nullptr);
   // Re-judged from scratch: a second check gives the same records, not twice as many.
