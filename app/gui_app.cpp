@@ -175,7 +175,7 @@ void GuiApp::terminate() {
 
 bool GuiApp::step(double idleWaitS) {
   // Something animates (a run in progress, a dialog thread, a drag): draw at a calm pace.
-  const bool busy = run_.active() || dialog_.active() || graph_.busy() || teach_.playing ||
+  const bool busy = run_.active() || dialog_.active() || graph_.busy() || appliedGraph_.graph.layoutRunning() || teach_.playing ||
                     (imguiCreated_ && ImGui::IsMouseDragging(0));
   if (framesToDraw_ > 0 || busy) {
     frame();

@@ -159,7 +159,8 @@ int renderVerb(const std::vector<std::string>& args) {
   {
     const auto t0 = std::chrono::steady_clock::now();
     app.frame();
-    while (app.graphSlot().busy() && std::chrono::steady_clock::now() - t0 < std::chrono::minutes(2)) {
+    while ((app.graphSlot().busy() || app.appliedGraphState().graph.layoutRunning()) &&
+           std::chrono::steady_clock::now() - t0 < std::chrono::minutes(2)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       app.frame();
     }

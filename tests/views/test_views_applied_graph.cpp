@@ -282,3 +282,28 @@ TEST_CASE("an applied graph alone with the command line's --mesh 2x4 --names dp,
   CHECK(marksOf(app.gui.document().plan(), *app.gui.appliedGraphState().graph.model).at("shard_dim_alltoall_1") ==
         "plan: all_to_all dim?, 3.3 MiB 32.3 us");
 }
+
+TEST_CASE("a folder of per-rank logs: the Applied graph tab shows the picked rank's graph, selection kept", "[views][applied][app]") {
+  App app;
+  REQUIRE(app.gui.openFile(trace("seed1_ranks")));
+  const auto& applied = app.gui.document().applied();
+  REQUIRE(applied.size() == 2);
+  // The same pills from both ranks are one pill on the plan graph.
+  const GraphOverlay o = planOverlay(applied, app.gui.document().plan().mesh);
+  CHECK(o.edges.size() == 3);
+  app.gui.showTab(ViewId::AppliedGraph);
+  app.frames(3);
+  AppliedGraphViewState& st = app.gui.appliedGraphState();
+  REQUIRE(st.graph.model);
+  CHECK(st.graph.seen.plan == &applied[0].graph);
+  st.rank = 1;
+  app.frames(3);
+  CHECK(st.graph.seen.plan == &applied[1].graph);
+  CHECK(applied[1].rank == 5);
+  // Still index_put's input 2 (the first problem), now in rank 5's graph, with its ghost.
+  CHECK(st.local.node == applied[1].graph.graph.find("index_put"));
+  CHECK(st.local.input == 2);
+  REQUIRE(st.graph.model);
+  CHECK(pillsOf(applied[1].graph, *st.graph.model) ==
+        std::map<std::string, std::string>{{"index_put:2", "missing ghost: missing all_to_all dim1 48.0 KiB"}});
+}
