@@ -28,6 +28,7 @@
 #include "core/layout.h"
 #include "core/op_safety.h"
 #include "core/redistribute.h"
+#include "core/replica.h"
 #include "runner/distributed.h"
 #include "runner/divergence_measure.h"
 #include "runner/blas.h"
@@ -259,17 +260,20 @@ class Placeholders {
 class GradSum {
  public:
   GradSum(int ranks, int batches) : ranks_(ranks), norms_(batches, std::nan("")), pending_(batches) {}
-  void add(int batch, const Values& values, const std::vector<int>& params) {
+  // `times`: how many ranks' gradients this rank's stand for (a twin leader's, under deduplication; 0 for a twin
+  // that ran no backward).
+  void add(int batch, const Values& values, const std::vector<int>& params, int times = 1) {
     std::lock_guard<std::mutex> lock(m_);
     Pending& p = pending_.at(batch);
     if (p.sums.empty()) p.sums.resize(params.size());
-    for (size_t k = 0; k < params.size(); ++k) {
+    for (size_t k = 0; k < params.size() && times > 0; ++k) {
       at::Tensor g = values.at(params[k]).at(0).grad();
       if (!g.defined()) continue;
       // In the gradient's own dtype (f32 by default): 8 addends cost ~1e-7 relative, far below what the ratio
       // reports, and half the memory of a double buffer (87 MB for seed 1's weight at real size).
       if (!p.sums[k].defined()) p.sums[k] = at::zeros(g.sizes(), g.options());
-      p.sums[k].add_(g.detach());
+      if (times == 1) p.sums[k].add_(g.detach());
+      else p.sums[k].add_(g.detach(), times);
     }
     if (++p.added < ranks_) return;
     double sq = 0;
@@ -308,14 +312,11 @@ std::vector<bool> lossAncestors(const Plan& plan, int lossNode) {
   return in;
 }
 
-// True when some op writes into a tensor in place (its name ends in '_': add_, index_put_, _index_put_impl_):
-// then every rank needs its own copy of the placeholders instead of views of the shared whole ones.
+// True when some op writes into a tensor in place (core/replica.h's writesInPlace: add_, index_put_,
+// _index_put_impl_): then every rank needs its own copy of the placeholders instead of views of the shared ones.
 bool mutatesInPlace(const Plan& plan) {
-  for (const Node& node : plan.graph.nodes) {
-    if (node.kind != NodeKind::Call) continue;
-    std::string name = node.opName();
-    if (!name.empty() && name.back() == '_') return true;
-  }
+  for (const Node& node : plan.graph.nodes)
+    if (writesInPlace(node)) return true;
   return false;
 }
 
@@ -486,10 +487,18 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   const bool copyPieces = mutatesInPlace(plan);
   const std::vector<bool> recordGrad = wantGrads ? lossAncestors(plan, lossNode) : std::vector<bool>{};
   Placeholders wholes(plan, seed, floatType);
+  // Replica deduplication between this process's rank threads (core/replica.h); not across processes (values are
+  // handed over in memory) nor on GPUs (a rank's tensors live on its own device).
+  const ReplicaPlan replicas = replicaClasses(plan, recordGrad);
+  const bool dedup = options.dedup && replicas.enabled && !cluster && gpus == 0 && ranks > 1;
+  ReplicaExchange exchange(std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000)));
 
   // ---- threads: one budget for rank threads, ATen's intra-op pool and the BLAS ----
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int perRank = std::max(1, cores / std::max(ranks, 1));
+  // Under deduplication the cores go to the ranks that compute the largest node (the others wait for its value).
+  const int workers = dedup ? static_cast<int>(std::max<int64_t>(replicas.busiestWorkers(), 1)) : std::max(ranks, 1);
+  const int perRank = options.threadsPerRank > 0 ? options.threadsPerRank : std::max(1, cores / workers);
+  report.computingRanks = dedup ? workers : ranks;
   {
     BlasInfo blas = detectBlas();
     report.blas = blas.toString();
@@ -625,6 +634,11 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
         env.keep = {lossNode};
         env.aliasSameTypeCopies = !copyPieces;
         env.recordGrad = recordGrad;
+        if (dedup) {
+          env.replicas = &replicas;
+          env.exchange = &exchange;
+          env.batch = b;
+        }
         if (refs)
           env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) {
             measureNode(plan, *refs, b, n, outs, rank, &comm, out.measures);
@@ -638,11 +652,15 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
           refOutputs[b].clear();
         }
         const at::Tensor loss = values[lossNode][0];
-        if (wantGrads && loss.requires_grad()) {
+        // Under deduplication only twin leaders run the backward: a twin's would be the same (core/replica.h).
+        const bool backward = wantGrads && (!dedup || replicas.twinLeader(rank));
+        if (backward && loss.requires_grad()) {
           for (int n = 0; n < plan.graph.size(); ++n)
             if (plan.graph.nodes[n].kind != NodeKind::Placeholder) values[n].clear();
           loss.backward();
-          gradSum.add(b, values, params);
+          gradSum.add(b, values, params, dedup ? static_cast<int>(replicas.twinCount()) : 1);
+        } else if (wantGrads && dedup && loss.requires_grad()) {
+          gradSum.add(b, values, params, 0);
         }
         values.clear();
         ::malloc_trim(0);  // this batch's tensors, freed in this thread's arena, go back before the next batch
@@ -659,7 +677,10 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     // A rank that leaves early (failed or stopped) makes the ranks that share a group with it stop at their next
     // collective there (where they would wait forever for real), not between nodes: ranks that fail at the same
     // node all get there and report it.
-    if (out.error || out.losses.size() < static_cast<size_t>(batches)) rv.fail(rank);
+    if (out.error || out.losses.size() < static_cast<size_t>(batches)) {
+      rv.fail(rank);
+      exchange.abort();
+    }
   };
   {
     std::vector<std::thread> threads;
