@@ -40,6 +40,7 @@ namespace ss::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr int kLocalisedBatches = 1;  // batches localisation compares node by node
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 bool isFloating(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16 || t == DType::F64; }
@@ -380,7 +381,44 @@ struct Events {
 // (runner/distributed.h); plus rank 0's comparable-output errors per batch.
 struct RankOutcome : RankResult {
   std::vector<double> outputRelError;  // rank 0: max rel. error of the comparable outputs per batch
+  // Under deduplication: measures this rank takes from the rank that computed the node (same value, same block
+  // of the reference), inserted at `at` in `measures` once the ranks are done.
+  struct MeasureCopy {
+    size_t at;
+    int batch, node;
+    int64_t from;
+  };
+  std::vector<MeasureCopy> measureCopies;
 };
+
+// Fills each rank's copied measures in from the ranks they were taken from (runPlanIn, after the threads end).
+void resolveMeasureCopies(std::vector<RankOutcome>& outcomes) {
+  std::vector<std::vector<BlockMeasure>> merged(outcomes.size());
+  for (size_t r = 0; r < outcomes.size(); ++r) {
+    const RankOutcome& o = outcomes[r];
+    size_t next = 0;
+    for (const auto& c : o.measureCopies) {
+      while (next < c.at && next < o.measures.size()) merged[r].push_back(o.measures[next++]);
+      for (const BlockMeasure& m : outcomes.at(c.from).measures)  // a computing rank's own measures only
+        if (m.batch == c.batch && m.node == c.node) merged[r].push_back(m);
+    }
+    while (next < o.measures.size()) merged[r].push_back(o.measures[next++]);
+  }
+  for (size_t r = 0; r < outcomes.size(); ++r)
+    if (!outcomes[r].measureCopies.empty()) outcomes[r].measures = std::move(merged[r]);
+}
+
+// Node n's measured outputs are the same on every rank of its sharing class: the values are (core/replica.h) and
+// so are the reference blocks, as long as the specs do not shard (nor reduce a Partial over) a sharing dim.
+bool measuresShared(const Plan& plan, const ReplicaPlan& rp, int n) {
+  const auto& outs = plan.specs.at(n).outputs;
+  for (int d = 0; d < plan.mesh.ndim(); ++d) {
+    if (!(rp.share[n] & (1u << d))) continue;
+    for (const auto& spec : outs)
+      if (spec && !(*spec)[d].isReplicate()) return false;
+  }
+  return true;
+}
 
 RunError nodeError(const Plan& plan, const char* stage, int rank, const NodeError& e) {
   RunError err;
@@ -482,8 +520,10 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   std::vector<double> refLoss(batches, 0), refGradNorm(batches, std::nan(""));
   const std::vector<int> compared = comparableOutputs(plan, lossNode);
   std::vector<std::vector<at::Tensor>> refOutputs(batches);
-  std::optional<ReferenceStore> refs;  // localisation: the reference's values, compared inside the sharded run
-  if (options.localise) refs.emplace(plan, batches);
+  // Localisation: the reference's values of the first batch, compared inside the sharded run (docs/runner.md: one
+  // batch of kept values is what localisation adds to the peak; seed 1 at real size: ~0.7 GB a batch).
+  std::optional<ReferenceStore> refs;
+  if (options.localise) refs.emplace(plan, std::min(batches, kLocalisedBatches));
   const bool copyPieces = mutatesInPlace(plan);
   const std::vector<bool> recordGrad = wantGrads ? lossAncestors(plan, lossNode) : std::vector<bool>{};
   Placeholders wholes(plan, seed, floatType);
@@ -537,7 +577,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
       env.keep = {lossNode};
       env.aliasSameTypeCopies = !copyPieces;
       env.recordGrad = recordGrad;
-      if (refs)  // kept as each node runs: releaseDead drops values after their last reader
+      if (refs && b < kLocalisedBatches)  // kept as each node runs: releaseDead drops values after their last reader
         env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) { refs->keep(b, n, outs); };
       runGraph(env, values);
       refLoss[b] = lossValue(plan, lossNode, values);
@@ -583,6 +623,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     events.note(report, std::to_string(cluster->processes()) + " processes of " + std::to_string(endRank - firstRank) +
                             " rank(s) each, rendezvous at " + cluster->where());
   std::atomic<bool> stop{false};  // set on cancel only
+  std::atomic<int> localisedRanks{0};
   std::vector<RankOutcome> outcomes(ranks);
   GradSum gradSum(ranks, batches);
   setBlasThreads(perRank);
@@ -639,8 +680,12 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
           env.exchange = &exchange;
           env.batch = b;
         }
-        if (refs)
+        if (refs && b < kLocalisedBatches)
           env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) {
+            if (dedup && !replicas.computes(n, rank) && measuresShared(plan, replicas, n)) {
+              out.measureCopies.push_back({out.measures.size(), b, n, replicas.leaderOf(replicas.share[n], rank)});
+              return;
+            }
             measureNode(plan, *refs, b, n, outs, rank, &comm, out.measures);
           };
         runGraph(env, values);
@@ -663,6 +708,8 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
           gradSum.add(b, values, params, 0);
         }
         values.clear();
+        // The last of this process's ranks to finish the localised batches frees the reference's kept values.
+        if (refs && b == kLocalisedBatches - 1 && ++localisedRanks == endRank - firstRank) refs->dropValues();
         ::malloc_trim(0);  // this batch's tensors, freed in this thread's arena, go back before the next batch
       }
     } catch (const NodeError& e) {
@@ -719,6 +766,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
                                   std::to_string(outcomes[r].losses.size()) + (why.empty() ? "" : ": " + why)};
     }
   if (refs && !(cancel && cancel->load())) {
+    resolveMeasureCopies(outcomes);
     std::vector<std::vector<BlockMeasure>> measures;
     for (auto& o : outcomes) measures.push_back(std::move(o.measures));
     Localisation loc = localise(plan, refs->facts(), measures, report.rtol);
