@@ -1,122 +1,22 @@
-// FX graph text reader and writer. Sections: annotations, argument values, statements, load_args, the
-// reader (signature, body, return, post-passes: tuple metas, inference, phases), the writer.
+// FX graph text reader (the writer is fx_write.cpp).
 //
 // Both forms users have are read: `print_readable()` output (annotations `"f32[2048, 4672][4672, 1]cuda:0"`,
 // `# File: ...` source comments) and minifier repro scripts (no annotations; placeholder metas from
 // `load_args`). Only the outermost `forward` is read (nested submodule classes are skipped). The `graph():`
 // dump of `str(graph)` is refused with a clear message.
+//
+// This file: statements, the signature, the return, the post-passes and read(); the other parts are listed in
+// fx_reader.h.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
-#include <unordered_map>
-#include <unordered_set>
 
-#include "core/io/formats.h"
 #include "core/io/fx_infer.h"
-#include "core/io/fx_lexer.h"
+#include "core/io/fx_reader.h"
 #include "core/plan_builder.h"
 
-namespace ss {
-namespace {
-
-using fx::Cursor;
-
-const TensorMeta kUnknownMeta{{}, DType::Unknown, false};
-
-// ---- annotations: "f32[2048, 4672][4672, 1]cuda:0", "i64[]", "Sym(s0)", "f32[s0, 4096]" ----
-
-// Returns the meta; an annotation that is not a tensor (Sym(...)) or has symbolic sizes gives an unknown meta.
-// Only a malformed tensor annotation is an error (offset = the string's first char, for the column).
-Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t offset) {
-  size_t lb = a.find('[');
-  if (lb == std::string_view::npos || lb == 0) return kUnknownMeta;
-  std::string_view dt = a.substr(0, lb);
-  for (char c : dt)
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return kUnknownMeta;
-  size_t rb = a.find(']', lb);
-  if (rb == std::string_view::npos) return cur.errorAt(offset, "annotation \"" + std::string(a) + "\" has no closing ']'");
-  TensorMeta m;
-  m.dtype = dtypeFromName(dt);
-  std::string_view dims = a.substr(lb + 1, rb - lb - 1);
-  size_t i = 0;
-  while (i < dims.size()) {
-    while (i < dims.size() && dims[i] == ' ') ++i;
-    size_t j = dims.find(',', i);
-    if (j == std::string_view::npos) j = dims.size();
-    std::string_view d = dims.substr(i, j - i);
-    while (!d.empty() && d.back() == ' ') d.remove_suffix(1);
-    if (d.empty()) return cur.errorAt(offset, "annotation \"" + std::string(a) + "\" has an empty size");
-    int64_t v = 0;
-    bool numeric = std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (numeric && d.size() < 19) {
-      for (char c : d) v = v * 10 + (c - '0');
-      m.shape.push_back(v);
-    } else {
-      m.shape.push_back(-1);  // symbolic size (s0, 2*s1): the shape is not known
-      m.known = false;
-    }
-    i = j + 1;
-  }
-  // The limits every reader applies (core/graph.h), so the plan also saves and reloads natively.
-  if (m.known && !shapeWithinLimits(m.shape))
-    return cur.errorAt(offset, "annotation \"" + std::string(a) +
-                                   "\" is past the limits of a tensor (at most 64 dims, sizes up to 2^53, 2^62 elements)");
-  return m;
-}
-
-// ---- the reader ----
-
-class FxReader {
- public:
-  explicit FxReader(std::string_view text) : text_(text), lines_(text), ll_(fx::splitLogicalLines(text)) {}
-  Result<Plan> read(FxReadReport* report);
-
- private:
-  std::string_view text_;
-  fx::LineIndex lines_;
-  std::vector<fx::LogicalLine> ll_;
-  Graph g_;
-  // Looked up by string_view (once per argument of every node): transparent hashing, no key copies.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, int, NameHash, std::equal_to<>> byName_;
-  std::unordered_map<std::string, TensorRef, NameHash, std::equal_to<>> alias_;  // `l_x_ = L_x_`
-  std::vector<bool> annotated_;
-  SourceLoc source_;
-  bool haveOutput_ = false;
-  std::unordered_map<int, std::vector<std::string>> outputKeys_;  // dict-returning node -> its output keys
-  std::unordered_set<std::string> callableAttrs_;                  // __init__ attributes holding callables
-  int opaqueRefs_ = 0;
-
-  Cursor cursor(const fx::LogicalLine& l) const { return Cursor(text_, lines_, l.begin, l.end); }
-  std::string_view lineText(const fx::LogicalLine& l) const { return text_.substr(l.begin, l.end - l.begin); }
-  // The line without its leading blanks. `indent` counts a tab as 8 columns, so it is no byte offset.
-  std::string_view lineBody(const fx::LogicalLine& l) const {
-    std::string_view t = lineText(l);
-    size_t k = t.find_first_not_of(" \t");
-    return k == std::string_view::npos ? std::string_view() : t.substr(k);
-  }
-
-  Result<int> addNode(Node n, Cursor& cur, size_t nameAt);
-  Result<TensorRef> lookup(std::string_view name, Cursor& cur, size_t at);
-  Result<Arg> value(Cursor& cur, int depth = 0);
-  Result<bool> callArgs(Cursor& cur, std::vector<Arg>& args, std::vector<std::pair<std::string, Arg>>& kwargs);
-  Result<bool> signature(const fx::LogicalLine& l);
-  Result<bool> statement(const fx::LogicalLine& l);
-  Result<bool> returnStatement(Cursor& cur);
-  Result<bool> binaryExpression(Cursor& cur, Node& node);
-  Result<Arg> operand(Cursor& cur);
-  int outputKey(int node, const std::string& key);
-  bool isStubForward(size_t defLine) const;
-  size_t blockEnd(size_t line) const;
-  void survey(int fwd, FxReadReport& rep);
-  void comment(const fx::LogicalLine& l);
-  Result<bool> loadArgs(size_t defLine, FxReadReport& rep);
-  void finish(FxReadReport& rep);
-};
+namespace ss::fxread {
 
 Result<int> FxReader::addNode(Node n, Cursor& cur, size_t nameAt) {
   if (byName_.count(n.name) || alias_.count(n.name))
@@ -135,165 +35,6 @@ Result<TensorRef> FxReader::lookup(std::string_view name, Cursor& cur, size_t at
   return TensorRef{it->second, 0};
 }
 
-// One argument value: literals, nested lists/tuples, dtypes, layouts/memory formats, devices, node refs.
-Result<Arg> FxReader::value(Cursor& cur, int depth) {
-  if (depth > 64) return cur.error("arguments nest too deeply");
-  char c = cur.peek();
-  size_t at = cur.pos();
-  if (c == '[' || c == '(') {
-    char close = c == '[' ? ']' : ')';
-    cur.accept(c);
-    std::vector<Arg> items;
-    bool sawComma = false;
-    while (!cur.accept(close)) {
-      if (cur.atEnd()) return cur.errorAt(at, std::string("'") + c + "' is not closed");
-      auto v = value(cur, depth + 1);
-      if (!v) return v.error();
-      items.push_back(std::move(*v));
-      if (cur.accept(',')) {
-        sawComma = true;
-        continue;
-      }
-      if (cur.peek() != close)
-        return cur.error(std::string("expected ',' or '") + close + "' in a " + (c == '[' ? "list" : "tuple"));
-    }
-    // `(x)` is a parenthesised value, `(x,)` a tuple.
-    if (c == '(' && items.size() == 1 && !sawComma) return std::move(items[0]);
-    return Arg::list(std::move(items));
-  }
-  if (c == '{') {
-    // A dict literal `{'BACKEND': 'AUTO', 'k': node}` (higher-order ops' options, triton kernels' kwargs): read as
-    // a list of [key, value] pairs, in order, so tensor values stay inputs in the order they are written.
-    cur.accept('{');
-    std::vector<Arg> pairs;
-    while (!cur.accept('}')) {
-      if (cur.atEnd()) return cur.errorAt(at, "'{' is not closed");
-      auto k = value(cur, depth + 1);
-      if (!k) return k.error();
-      auto colon = cur.expect(':', "':' after a dict key");
-      if (!colon) return colon.error();
-      auto v = value(cur, depth + 1);
-      if (!v) return v.error();
-      pairs.push_back(Arg::list({std::move(*k), std::move(*v)}));
-      if (cur.accept(',')) continue;
-      if (cur.peek() != '}') return cur.error("expected ',' or '}' in a dict");
-    }
-    return Arg::list(std::move(pairs));
-  }
-  if (c == '\'' || c == '"') {
-    auto s = cur.stringLiteral();
-    if (!s) return s.error();
-    return Arg::string(std::move(*s));
-  }
-  bool neg = false;
-  if (c == '-' || c == '+') {
-    neg = c == '-';
-    cur.accept(c);
-    if (cur.accept("inf")) return Arg::real(neg ? -HUGE_VAL : HUGE_VAL);
-    if (cur.accept("nan")) return Arg::real(std::nan(""));
-    if (!cur.atNumber()) return cur.error("expected a number after the sign");
-  }
-  if (cur.atNumber()) {
-    auto n = cur.number();
-    if (!n) return n.error();
-    if (n->isInt) {
-      if (neg && n->i == INT64_MIN) return Arg::integer(n->i);
-      return Arg::integer(neg ? -n->i : n->i);
-    }
-    return Arg::real(neg ? -n->f : n->f);
-  }
-  std::string_view d = cur.dottedName();
-  if (d.empty()) {
-    if (cur.atEnd()) return cur.error("expected a value but the line ends");
-    return cur.error(std::string("unexpected '") + cur.peek() + "' where a value was expected");
-  }
-  if (d == "None") return Arg::none();
-  if (d == "True") return Arg::boolean(true);
-  if (d == "False") return Arg::boolean(false);
-  if (d == "inf" || d == "math.inf") return Arg::real(HUGE_VAL);
-  if (d == "nan" || d == "math.nan") return Arg::real(std::nan(""));
-  if (cur.peekRaw() == '(') {
-    // Calls inside arguments: only devices appear in real graphs.
-    if (d != "device" && d != "torch.device") return cur.errorAt(at, "unsupported call '" + std::string(d) + "(...)' in an argument");
-    std::vector<Arg> args;
-    std::vector<std::pair<std::string, Arg>> kwargs;
-    auto r = callArgs(cur, args, kwargs);
-    if (!r) return r.error();
-    std::string type, index;
-    if (!args.empty() && args[0].kind == Arg::Kind::String) type = args[0].s;
-    if (args.size() > 1 && args[1].kind == Arg::Kind::Int) index = std::to_string(args[1].i);
-    for (auto& [k, v] : kwargs) {
-      if (k == "type" && v.kind == Arg::Kind::String) type = v.s;
-      else if (k == "index" && v.kind == Arg::Kind::Int) index = std::to_string(v.i);
-    }
-    if (type.empty()) return cur.errorAt(at, "device(...) needs a type ('cuda', 'cpu', ...)");
-    // device('cuda:0', 1) names the index twice: torch refuses it, so do we (below: ':' in the name part).
-    const std::string dev = index.empty() ? type : type + ":" + index;
-    // As torch.device: a name, then an optional ":index" (the writer prints it back as type= and index=).
-    const size_t colon = dev.find(':');
-    const std::string_view name = std::string_view(dev).substr(0, colon);
-    const std::string_view idx = colon == std::string::npos ? std::string_view() : std::string_view(dev).substr(colon + 1);
-    const bool nameOk = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                        std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-    const bool idxOk = colon == std::string::npos ||
-                       (!idx.empty() && idx.size() <= 9 && std::all_of(idx.begin(), idx.end(), [](char c) { return c >= '0' && c <= '9'; }));
-    if (!nameOk || !idxOk) return cur.errorAt(at, "device '" + dev + "' is not a device such as 'cuda:0' or 'cpu'");
-    return Arg::device(dev);
-  }
-  if (d.find('.') != std::string_view::npos) {
-    DType dt = dtypeFromName(d);
-    if (d.substr(0, 6) == "torch." && dt != DType::Unknown) return Arg::dtype(dt);
-    return Arg::symbol(std::string(d));  // torch.strided, torch.contiguous_format, torch.float8_e4m3fn, ...
-  }
-  auto ref = lookup(d, cur, at);
-  if (!ref) return ref.error();
-  if (cur.peekRaw() == '[') {  // `x[1]` inside args: output 1 of a tuple-returning node
-    cur.accept('[');
-    auto n = cur.number();
-    if (!n || !n->isInt) return cur.error("expected an output index in '[...]'");
-    auto r = cur.expect(']', "']'");
-    if (!r) return r.error();
-    ref->output = static_cast<int>(n->i);
-  }
-  return Arg::tensor(*ref);
-}
-
-Result<bool> FxReader::callArgs(Cursor& cur, std::vector<Arg>& args, std::vector<std::pair<std::string, Arg>>& kwargs) {
-  size_t open = cur.pos();
-  auto r = cur.expect('(', "'('");
-  if (!r) return r;
-  while (!cur.accept(')')) {
-    if (cur.atEnd()) return cur.errorAt(open, "'(' is not closed");
-    size_t save = cur.pos();
-    std::string_view key = cur.name();
-    bool isKw = false;
-    if (!key.empty() && cur.peek() == '=') {
-      size_t eq = cur.pos();
-      isKw = eq + 1 >= cur.end() || cur.rest().substr(0, 2) != "==";
-    }
-    if (isKw) {
-      // As Python: a keyword given twice is an error (the native format keys kwargs by name).
-      for (const auto& kv : kwargs)
-        if (kv.first == key) return cur.errorAt(save, "keyword argument '" + std::string(key) + "' repeated");
-      cur.accept('=');
-      auto v = value(cur);
-      if (!v) return v.error();
-      kwargs.emplace_back(std::string(key), std::move(*v));
-    } else {
-      cur.seek(save);
-      if (!kwargs.empty()) return cur.error("positional argument after keyword arguments");
-      auto v = value(cur);
-      if (!v) return v.error();
-      args.push_back(std::move(*v));
-    }
-    if (cur.accept(',')) continue;
-    if (cur.peek() != ')') {
-      if (cur.atEnd()) return cur.errorAt(open, "'(' is not closed");
-      return cur.error(std::string("expected ',' or ')' but found '") + cur.peek() + "'");
-    }
-  }
-  return true;
-}
 
 // `def forward(self, primals_1: "f32[4096][1]cuda:0", L_x_ : torch.Tensor, arg1_1):` -> placeholders.
 Result<bool> FxReader::signature(const fx::LogicalLine& l) {
@@ -314,11 +55,7 @@ Result<bool> FxReader::signature(const fx::LogicalLine& l) {
     bool ann = false;
     if (cur.accept(':')) {
       if (cur.atString()) {
-        cur.skipSpace();
-        size_t sAt = cur.pos();
-        auto s = cur.stringLiteral();
-        if (!s) return s.error();
-        auto m = parseAnnotation(*s, cur, sAt);
+        auto m = stringAnnotation(cur);
         if (!m) return m.error();
         meta = *m;
         ann = true;
@@ -427,64 +164,6 @@ Result<bool> FxReader::returnStatement(Cursor& cur) {
   return true;
 }
 
-// One operand of an infix expression: a number (optionally signed) or a node name.
-Result<Arg> FxReader::operand(Cursor& cur) {
-  cur.skipSpace();
-  size_t at = cur.pos();
-  bool neg = cur.accept('-');
-  if (cur.atNumber()) {
-    auto num = cur.number();
-    if (!num) return num.error();
-    if (num->isInt) return Arg::integer(neg ? -num->i : num->i);
-    return Arg::real(neg ? -num->f : num->f);
-  }
-  if (neg) return cur.error("expected a number after the sign");
-  std::string_view nm = cur.name();
-  if (nm.empty()) return cur.errorAt(at, "expected a name or a number in the expression");
-  auto ref = lookup(nm, cur, at);
-  if (!ref) return ref.error();
-  return Arg::tensor(*ref);
-}
-
-// `a OP b` with OP one of Python's comparison and arithmetic operators, each operand a name or a number: a node
-// with op operator.<name> (as FX's own targets: operator.ge, operator.add, operator.floordiv, ...). Returns false
-// (cursor untouched) when the right-hand side is not of that form.
-Result<bool> FxReader::binaryExpression(Cursor& cur, Node& node) {
-  static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
-      {"//", "floordiv"}, {"**", "pow"}, {">=", "ge"}, {"<=", "le"}, {"==", "eq"}, {"!=", "ne"}, {"+", "add"},
-      {"-", "sub"},       {"*", "mul"},  {"/", "truediv"}, {"%", "mod"}, {"<", "lt"}, {">", "gt"}};
-  const size_t save = cur.pos();
-  // The first operand: a number, or a bare name not followed by a call, an index or an attribute.
-  bool first = false;
-  const bool neg = cur.peekRaw() == '-';
-  if (neg) cur.seek(cur.pos() + 1);
-  if (cur.atNumber()) {
-    first = cur.number().ok();
-  } else if (!neg) {
-    std::string_view nm = cur.name();
-    first = !nm.empty() && cur.peekRaw() != '(' && cur.peekRaw() != '[' && cur.peekRaw() != '.';
-  }
-  if (first) {
-    cur.skipSpace();
-    std::string_view rest = cur.rest();
-    for (const auto& [sym, name] : kOps) {
-      if (rest.substr(0, sym.size()) != sym) continue;
-      cur.seek(save);
-      auto a = operand(cur);
-      if (!a) return a.error();
-      cur.skipSpace();
-      cur.seek(cur.pos() + sym.size());
-      auto b = operand(cur);
-      if (!b) return b.error();
-      node.op = "operator." + std::string(name);
-      node.args = {std::move(*a), std::move(*b)};
-      return true;
-    }
-  }
-  cur.seek(save);
-  return false;
-}
-
 int FxReader::outputKey(int node, const std::string& key) {
   auto& keys = outputKeys_[node];
   if (keys.empty())
@@ -509,12 +188,8 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   TensorMeta meta = kUnknownMeta;
   bool ann = false;
   if (cur.accept(':')) {
-    cur.skipSpace();
-    size_t sAt = cur.pos();
     if (!cur.atString()) return cur.error("expected a string annotation after ':'");
-    auto s = cur.stringLiteral();
-    if (!s) return s.error();
-    auto m = parseAnnotation(*s, cur, sAt);
+    auto m = stringAnnotation(cur);
     if (!m) return m.error();
     meta = *m;
     ann = true;
@@ -531,13 +206,7 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   auto bin = binaryExpression(cur, node);
   if (!bin) return bin.error();
   if (*bin) {
-    if (!cur.atEnd() && cur.peek() != ';' && cur.peek() != '#')
-      return cur.error(std::string("unexpected '") + cur.peek() + "' after the expression");
-    node.outputs = {meta};
-    auto idx = addNode(std::move(node), cur, nameAt);
-    if (!idx) return idx.error();
-    annotated_.push_back(ann);
-    return true;
+    return endStatement(cur, std::move(node), meta, ann, nameAt);
   }
   std::string_view d = cur.dottedName();
   if (d.empty()) return cur.error("expected an op call, `x[i]` or a name after '='");
@@ -566,13 +235,7 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
       if (!r) return r;
       node.op = "operator.getitem";
       node.args = {Arg::tensor({ref->node, outputKey(ref->node, *key)}), Arg::string(*key)};
-      if (!cur.atEnd() && cur.peek() != ';' && cur.peek() != '#')
-        return cur.error(std::string("unexpected '") + cur.peek() + "' after the expression");
-      node.outputs = {meta};
-      auto idx = addNode(std::move(node), cur, nameAt);
-      if (!idx) return idx.error();
-      annotated_.push_back(ann);
-      return true;
+      return endStatement(cur, std::move(node), meta, ann, nameAt);
     }
     bool neg = cur.accept('-');
     if (!cur.atNumber()) return cur.error("expected an integer index in '[...]' (slices are not FX node syntax)");
@@ -600,110 +263,16 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
     alias_[std::string(n)] = *ref;
     return true;
   }
+  return endStatement(cur, std::move(node), meta, ann, nameAt);
+}
+
+Result<bool> FxReader::endStatement(Cursor& cur, Node node, const TensorMeta& meta, bool annotated, size_t nameAt) {
   if (!cur.atEnd() && cur.peek() != ';' && cur.peek() != '#')
     return cur.error(std::string("unexpected '") + cur.peek() + "' after the expression");
   node.outputs = {meta};
   auto idx = addNode(std::move(node), cur, nameAt);
   if (!idx) return idx.error();
-  annotated_.push_back(ann);
-  return true;
-}
-
-// `def load_args(reader):` body: `reader.tensor(buf0, (64, 3), dtype=torch.float16, is_leaf=True)  # arg0_1`
-// and `reader.symint(533)  # primals_6`. Metas go to the named placeholder (else the next one in order).
-Result<bool> FxReader::loadArgs(size_t defLine, FxReadReport& rep) {
-  int defIndent = ll_[defLine].indent;
-  std::vector<int> placeholders;
-  for (int i = 0; i < g_.size(); ++i)
-    if (g_.nodes[i].kind == NodeKind::Placeholder && g_.nodes[i].placeholderKind != PlaceholderKind::Buffer)
-      placeholders.push_back(i);
-  size_t nextInOrder = 0;
-  for (size_t k = defLine + 1; k < ll_.size(); ++k) {
-    const auto& l = ll_[k];
-    if (l.blank || l.comment) continue;
-    if (l.indent <= defIndent) break;
-    std::string_view t = lineText(l);
-    bool isTensor = t.find("reader.tensor(") != std::string_view::npos;
-    bool isSym = t.find("reader.symint(") != std::string_view::npos;
-    if (!isTensor && !isSym) continue;
-    std::string_view target;
-    size_t hash = t.rfind('#');
-    if (hash != std::string_view::npos) {
-      target = t.substr(hash + 1);
-      while (!target.empty() && target.front() == ' ') target.remove_prefix(1);
-      while (!target.empty() && (target.back() == ' ' || target.back() == '\r')) target.remove_suffix(1);
-    }
-    int node = -1;
-    if (!target.empty()) {
-      auto it = byName_.find(target);
-      if (it != byName_.end()) node = it->second;
-    }
-    if (node < 0 && nextInOrder < placeholders.size()) node = placeholders[nextInOrder];
-    if (node < 0) continue;
-    auto pos = std::find(placeholders.begin(), placeholders.end(), node);
-    if (pos != placeholders.end()) nextInOrder = static_cast<size_t>(pos - placeholders.begin()) + 1;
-    if (annotated_[node]) continue;
-    TensorMeta m = kUnknownMeta;
-    if (isSym) {
-      m.dtype = DType::I64;  // a SymInt input, not a tensor
-    } else {
-      Cursor cur = cursor(l);
-      cur.seek(l.begin + t.find("reader.tensor(") + 13);
-      cur.accept('(');
-      // skip the storage argument
-      int depth = 0;
-      while (!cur.atEnd()) {
-        char c = cur.peekRaw();
-        if (c == '(' || c == '[') ++depth;
-        if (c == ')' || c == ']') --depth;
-        if (depth < 0 || (depth == 0 && c == ',')) break;
-        cur.seek(cur.pos() + 1);
-      }
-      if (!cur.accept(',')) return cur.error("reader.tensor(...) needs a storage and a shape");
-      m.known = true;
-      m.dtype = DType::F32;  // load_args omits dtype for float32
-      const size_t shapeAt = cur.pos();
-      if (!cur.accept('(')) return cur.error("expected the shape tuple '(...)' in reader.tensor");
-      while (!cur.accept(')')) {
-        // A literal size, else a symbolic one (`s0`, `((s3 + 8)//9)`, `8*((u10 + u11)//8)`), skipped to its end.
-        const size_t sizeAt = cur.pos();
-        bool literal = false;
-        if (cur.atNumber()) {
-          auto n = cur.number();
-          if (!n || !n->isInt) return cur.error("expected an integer size");
-          literal = cur.peek() == ',' || cur.peek() == ')';
-          if (literal) m.shape.push_back(n->i);
-          else cur.seek(sizeAt);
-        }
-        if (!literal) {
-          // symbolic size such as ((s3 + 8)//9): skip it, the shape is unknown
-          m.known = false;
-          m.shape.push_back(-1);
-          int dd = 0;
-          while (!cur.atEnd()) {
-            char c = cur.peekRaw();
-            if (c == '(') ++dd;
-            if (c == ')') { if (dd == 0) break; --dd; }
-            if (c == ',' && dd == 0) break;
-            cur.seek(cur.pos() + 1);
-          }
-        }
-        if (!cur.accept(',') && cur.peek() != ')') return cur.error("expected ',' or ')' in the shape");
-      }
-      // The limits every reader applies (core/graph.h), so the plan also saves and reloads natively.
-      if (m.known && !shapeWithinLimits(m.shape))
-        return cur.errorAt(shapeAt, "this shape is past the limits of a tensor (sizes 0 to 2^53, at most 64 dims, "
-                                    "2^62 elements)");
-      size_t dtAt = t.find("dtype=torch.");
-      if (dtAt != std::string_view::npos) {
-        Cursor dc = cursor(l);
-        dc.seek(l.begin + dtAt + 6);
-        m.dtype = dtypeFromName(dc.dottedName());
-      }
-    }
-    g_.nodes[node].outputs = {m};
-    ++rep.fromLoadArgs;
-  }
+  annotated_.push_back(annotated);
   return true;
 }
 
@@ -780,105 +349,6 @@ void FxReader::finish(FxReadReport& rep) {
   }
 }
 
-// The first logical line after `line`'s block (the lines indented deeper than it; comments and blanks inside).
-size_t FxReader::blockEnd(size_t line) const {
-  size_t k = line + 1;
-  while (k < ll_.size() && (ll_[k].blank || ll_[k].comment || ll_[k].indent > ll_[line].indent)) ++k;
-  return k;
-}
-
-// A forward whose body only passes (`pass`, `...`, a docstring, `return None`): the stubs repro scripts declare
-// for the subgraph modules a higher-order op references (`class GraphModule: def forward(self, *args, **kwargs)`).
-bool FxReader::isStubForward(size_t defLine) const {
-  for (size_t k = defLine + 1; k < ll_.size(); ++k) {
-    const auto& l = ll_[k];
-    if (l.blank || l.comment) continue;
-    if (l.indent <= ll_[defLine].indent) break;
-    std::string_view t = lineBody(l);
-    if (t == "pass" || t == "..." || t == "return None" || t == "return" || t.front() == '"' || t.front() == '\'')
-      continue;
-    return false;
-  }
-  return true;
-}
-
-// Classifies what lies around the graph (see FxSkipped) and collects the callable attributes __init__ sets.
-void FxReader::survey(int fwd, FxReadReport& rep) {
-  auto count = [&](FxSkipped k) { ++rep.skipped[static_cast<int>(k)]; };
-  // The class holding forward: the nearest less indented `class` line above it.
-  int graphClass = -1;
-  for (int k = fwd - 1; k >= 0; --k)
-    if (!ll_[k].blank && !ll_[k].comment && ll_[k].indent < ll_[fwd].indent) {
-      if (lineBody(ll_[k]).substr(0, 6) == "class ") graphClass = k;
-      break;
-    }
-  const int top = graphClass >= 0 ? ll_[graphClass].indent : ll_[fwd].indent;
-  for (size_t i = 0; i < ll_.size();) {
-    const auto& l = ll_[i];
-    if (l.blank || l.comment || l.indent > top) {
-      ++i;
-      continue;
-    }
-    const size_t end = blockEnd(i);
-    std::string_view t = lineBody(l);
-    if (static_cast<int>(i) == graphClass) {
-      // Inside the graph class: __init__'s attributes and nested subgraph classes; forward is the graph.
-      for (size_t k = i + 1; k < end; ++k) {
-        const auto& m = ll_[k];
-        if (m.blank || m.comment || m.indent <= l.indent) continue;
-        std::string_view b = lineBody(m);
-        if (b.substr(0, 6) == "class " && k + 1 < end) {
-          count(FxSkipped::SubgraphClass);
-          k = blockEnd(k) - 1;
-        } else if (b.substr(0, 13) == "def __init__(") {
-          for (size_t a = k + 1; a < blockEnd(k); ++a) {
-            std::string_view ab = lineBody(ll_[a]);
-            if (ll_[a].blank || ll_[a].comment || ab.substr(0, 5) != "self.") continue;
-            size_t eq = ab.find('=');
-            if (eq == std::string_view::npos) continue;
-            std::string_view attr = ab.substr(5, eq - 5);
-            while (!attr.empty() && attr.back() == ' ') attr.remove_suffix(1);
-            std::string_view rhs = ab.substr(eq + 1);
-            while (!rhs.empty() && rhs.front() == ' ') rhs.remove_prefix(1);
-            // `self.sdpa_score0 = lambda ...`, `self.fw_graph0 = GraphModule()`: opaque callables.
-            if (rhs.substr(0, 7) == "lambda " || rhs.substr(0, 7) == "lambda:" || rhs.find("()") != std::string_view::npos)
-              callableAttrs_.insert(std::string(attr));
-            count(FxSkipped::ModuleAttribute);
-          }
-          k = blockEnd(k) - 1;
-        }
-      }
-    } else if (t.substr(0, 7) == "import " || t.substr(0, 5) == "from ") {
-      count(FxSkipped::Import);
-    } else if (t.substr(0, 11) == "os.environ[") {
-      count(FxSkipped::Environment);
-    } else if (t.find("kernel_side_table") != std::string_view::npos) {
-      count(FxSkipped::KernelSideTable);
-    } else if (t.front() == '@') {
-      // A decorated definition (`@triton.jit` kernels): the decorators and the def are one piece.
-      size_t k = i;
-      while (k < ll_.size() && (ll_[k].blank || ll_[k].comment || lineBody(ll_[k]).front() == '@')) ++k;
-      count(FxSkipped::TritonKernel);
-      i = k < ll_.size() ? blockEnd(k) : k;
-      continue;
-    } else if (t.substr(0, 6) == "class ") {
-      bool stub = false;
-      for (size_t k = i + 1; k < end; ++k)
-        if (!ll_[k].blank && !ll_[k].comment && lineBody(ll_[k]).substr(0, 12) == "def forward(") stub = isStubForward(k);
-      count(stub ? FxSkipped::StubClass : FxSkipped::OtherPython);
-    } else if (t.substr(0, 14) == "def load_args(") {
-      // read by loadArgs
-    } else {
-      // `torch._inductor.config.x = v` (but not a call such as `torch._dynamo.config.patch(...)`)
-      size_t eq = t.find('=');
-      std::string_view lhs = eq == std::string_view::npos ? std::string_view() : t.substr(0, eq);
-      bool config = lhs.find(".config.") != std::string_view::npos && lhs.find('(') == std::string_view::npos;
-      count(config ? FxSkipped::Config : FxSkipped::OtherPython);
-    }
-    i = end;
-  }
-}
-
 Result<Plan> FxReader::read(FxReadReport* report) {
   FxReadReport local;
   FxReadReport& rep = report ? *report : local;
@@ -949,53 +419,11 @@ Result<Plan> FxReader::read(FxReadReport* report) {
   }
   return b.finish();
 }
+}  // namespace ss::fxread
 
-// ---- the writer ----
+namespace ss {
 
-void writeArg(std::string& out, const Arg& a, const Graph& g) {
-  switch (a.kind) {
-    case Arg::Kind::None: out += "None"; break;
-    case Arg::Kind::Bool: out += a.b ? "True" : "False"; break;
-    case Arg::Kind::Int: out += std::to_string(a.i); break;
-    case Arg::Kind::Float: out += fx::pythonFloat(a.f); break;
-    case Arg::Kind::String: out += fx::pythonString(a.s); break;
-    case Arg::Kind::Tensor:
-      out += g.nodes.at(a.t.node).name;
-      if (a.t.output != 0) out += "[" + std::to_string(a.t.output) + "]";
-      break;
-    case Arg::Kind::List:
-      out += '[';
-      for (size_t i = 0; i < a.items.size(); ++i) {
-        if (i) out += ", ";
-        writeArg(out, a.items[i], g);
-      }
-      out += ']';
-      break;
-    case Arg::Kind::DType: out += dtypeTorchName(a.dt); break;
-    case Arg::Kind::Device: {
-      size_t colon = a.s.find(':');
-      if (colon == std::string::npos) out += "device(type=" + fx::pythonString(a.s) + ")";
-      else out += "device(type=" + fx::pythonString(a.s.substr(0, colon)) + ", index=" + a.s.substr(colon + 1) + ")";
-      break;
-    }
-    case Arg::Kind::Symbol: out += a.s; break;
-  }
-}
-
-void writeAnnotation(std::string& out, const TensorMeta& m) {
-  out += ": \"";
-  out += dtypeName(m.dtype);
-  out += '[';
-  for (size_t i = 0; i < m.shape.size(); ++i) {
-    if (i) out += ", ";
-    out += std::to_string(m.shape[i]);
-  }
-  out += "]\"";
-}
-
-bool annotatable(const Node& n) { return n.outputs.size() == 1 && n.outputs[0].known && n.outputs[0].dtype != DType::Unknown; }
-
-}  // namespace
+using fxread::FxReader;
 
 const char* fxSkippedName(FxSkipped k) {
   switch (k) {
@@ -1025,84 +453,5 @@ std::string FxReadReport::summary() const {
 
 Result<Plan> readFxText(std::string_view text) { return FxReader(text).read(nullptr); }
 Result<Plan> readFxText(std::string_view text, FxReadReport* report) { return FxReader(text).read(report); }
-
-std::string writeFxText(const Plan& plan) {
-  const Graph& g = plan.graph;
-  std::string out;
-  out.reserve(static_cast<size_t>(g.size()) * 120 + 256);
-  out += "class GraphModule(torch.nn.Module):\n    def forward(self";
-  for (const auto& n : g.nodes) {
-    if (n.kind != NodeKind::Placeholder || n.op == "get_attr") continue;
-    out += ", ";
-    out += n.name;
-    if (annotatable(n)) writeAnnotation(out, n.outputs[0]);
-  }
-  out += "):\n";
-  const SourceLoc* prev = nullptr;
-  static const SourceLoc none{};
-  for (const auto& n : g.nodes) {
-    if (n.kind == NodeKind::Placeholder && n.op != "get_attr") continue;
-    if (n.kind == NodeKind::Output) {
-      out += "        return (";
-      const Arg& items = n.args.empty() ? Arg::list({}) : n.args[0];
-      if (items.kind == Arg::Kind::List) {
-        for (size_t i = 0; i < items.items.size(); ++i) {
-          if (i) out += ", ";
-          writeArg(out, items.items[i], g);
-        }
-        if (items.items.size() == 1) out += ",";
-      } else {
-        writeArg(out, items, g);
-        out += ",";
-      }
-      out += ")\n";
-      continue;
-    }
-    const SourceLoc& s = n.source;
-    if (!(prev ? *prev == s : s == none)) {
-      if (!s.file.empty()) {
-        out += "\n        # File: " + s.file + ":" + std::to_string(s.line) + " in " + s.func + ", code: " + s.code + "\n";
-      } else {
-        out += "\n        # No stacktrace found for following nodes\n";
-      }
-    }
-    prev = &n.source;
-    out += "        ";
-    out += n.name;
-    if (annotatable(n)) writeAnnotation(out, n.outputs[0]);
-    out += " = ";
-    if (n.op == "get_attr") {
-      out += "self." + (n.modulePath.empty() ? n.name : n.modulePath) + "\n";
-      continue;
-    }
-    if (n.op == "operator.getitem" && n.args.size() == 2 && n.args[0].isTensor() && n.args[1].isInt()) {
-      out += g.nodes.at(n.args[0].t.node).name + "[" + std::to_string(n.args[1].i) + "]\n";
-      continue;
-    }
-    if (n.op == "operator.getitem" && n.args.size() == 2 && n.args[0].isTensor() && n.args[1].kind == Arg::Kind::String) {
-      out += g.nodes.at(n.args[0].t.node).name + "[" + fx::pythonString(n.args[1].s) + "]\n";
-      continue;
-    }
-    bool qualified = n.op.rfind("torch.", 0) == 0 || n.op.rfind("operator.", 0) == 0 || n.op.rfind("_operator.", 0) == 0;
-    if (!qualified) out += "torch.ops.";
-    out += n.op;
-    out += '(';
-    bool first = true;
-    for (const auto& a : n.args) {
-      if (!first) out += ", ";
-      first = false;
-      writeArg(out, a, g);
-    }
-    for (const auto& [k, v] : n.kwargs) {
-      if (!first) out += ", ";
-      first = false;
-      out += k + " = ";
-      writeArg(out, v, g);
-    }
-    out += ")\n";
-  }
-  out += "        \n";
-  return out;
-}
 
 }  // namespace ss

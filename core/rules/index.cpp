@@ -29,6 +29,18 @@ struct IndexList {
   bool ok = false;
 };
 
+// Broadcasts `acc` with `s` in place (numpy rules); false when they do not broadcast.
+bool broadcastInto(std::vector<int64_t>& acc, const std::vector<int64_t>& s) {
+  if (s.size() > acc.size()) acc.insert(acc.begin(), s.size() - acc.size(), 1);
+  for (size_t k = 0; k < s.size(); ++k) {
+    int64_t& o = acc[acc.size() - s.size() + k];
+    if (s[k] == o || s[k] == 1) continue;
+    if (o != 1) return false;
+    o = s[k];
+  }
+  return true;
+}
+
 // An export (argsComplete false: autoparallel's get_json has no op arguments) lists index_put's tensor inputs in
 // schema order: self, the non-None indices, then values. Where the Nones stood is lost; the indexed dims are the
 // adjacent run whose slot shape values broadcast into, taken only when exactly one position fits.
@@ -40,14 +52,7 @@ IndexList readFlattenedIndexPut(const RuleContext& ctx, int selfRank) {
   for (int i = 1; i < values; ++i) {
     if (ctx.rank(i) < 0) return L;
     L.indexInputs.push_back(i);
-    const auto& s = ctx.shape(i);
-    if (s.size() > L.idxShape.size()) L.idxShape.insert(L.idxShape.begin(), s.size() - L.idxShape.size(), 1);
-    for (size_t k = 0; k < s.size(); ++k) {
-      int64_t& o = L.idxShape[L.idxShape.size() - s.size() + k];
-      if (s[k] == o || s[k] == 1) continue;
-      if (o != 1) return L;
-      o = s[k];
-    }
+    if (!broadcastInto(L.idxShape, ctx.shape(i))) return L;
   }
   const int k = static_cast<int>(L.indexInputs.size());
   if (k > selfRank) return L;
@@ -91,14 +96,7 @@ IndexList readIndexList(const RuleContext& ctx, int selfRank) {
     if (L.first < 0) L.first = static_cast<int>(d);
     last = static_cast<int>(d);
     L.indexInputs.push_back(i);
-    const auto& s = ctx.shape(i);
-    if (s.size() > L.idxShape.size()) L.idxShape.insert(L.idxShape.begin(), s.size() - L.idxShape.size(), 1);
-    for (size_t k = 0; k < s.size(); ++k) {
-      int64_t& o = L.idxShape[L.idxShape.size() - s.size() + k];
-      if (s[k] == o || s[k] == 1) continue;
-      if (o != 1) return L;
-      o = s[k];
-    }
+    if (!broadcastInto(L.idxShape, ctx.shape(i))) return L;
   }
   L.inputOfDim.resize(selfRank, -1);
   L.ok = L.first >= 0;

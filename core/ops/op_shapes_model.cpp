@@ -1,0 +1,233 @@
+// The op table's shape rules, part: indexing, factories, losses, attention, norms, dropout and collectives.
+// See op_shapes_detail.h.
+#include <algorithm>
+#include <numeric>
+
+#include "core/layout.h"
+#include "core/ops/op_shapes_detail.h"
+
+namespace ss::ops::detail {
+
+// Indexing, factories, losses, attention, norms, dropout and collectives.
+void addModelRules(RuleTable& t) {
+  t["embedding"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta *w = c.tensor(0), *idx = c.tensor(1);
+    if (!w || !idx || w->rank() != 2) return std::nullopt;
+    Shape s = idx->shape;
+    s.push_back(w->shape[1]);
+    return Metas{meta(s, w->dtype)};
+  };
+  t["embedding_dense_backward"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* g = c.tensor(0);
+    auto n = c.integer(2, "num_weights");
+    if (!g || !n || g->rank() == 0) return std::nullopt;
+    return Metas{meta({*n, g->shape.back()}, g->dtype)};
+  };
+  t["index_select"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta *m = c.tensor(0), *idx = c.tensor(2);
+    auto d = c.integer(1, "dim");
+    if (!m || !idx || !d) return std::nullopt;
+    int64_t x = wrapDim(*d, m->rank());
+    if (x < 0 || x >= m->rank()) return std::nullopt;
+    TensorMeta r = *m;
+    r.shape[x] = idx->numel();
+    return Metas{r};
+  };
+  t["gather"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta *m = c.tensor(0), *idx = c.tensor(2);
+    if (!m || !idx) return std::nullopt;
+    return Metas{meta(idx->shape, m->dtype)};
+  };
+  t["index"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* m = c.tensor(0);
+    if (!m) return std::nullopt;
+    auto s = indexedShape(c, *m, c.arg(1, "indices"));
+    if (!s) return std::nullopt;
+    return Metas{meta(*s, m->dtype)};
+  };
+  // index_put(self, indices, values, accumulate): values broadcast to the slots the indices select.
+  for (const char* op : {"index_put", "index_put_", "_unsafe_index_put"})
+    t[op] = [](const Ctx& c) -> std::optional<Metas> {
+      const TensorMeta* self = c.tensor(0);
+      if (!self) return std::nullopt;
+      const Arg* values = c.arg(2, "values");
+      const TensorMeta* v = values && values->isTensor() ? c.meta(values->t) : nullptr;
+      auto slot = indexedShape(c, *self, c.arg(1, "indices"));
+      if (v && slot) {
+        bool fits = v->rank() <= static_cast<int>(slot->size());
+        for (int j = 0; fits && j < v->rank(); ++j) {
+          int64_t x = v->shape[v->rank() - 1 - j], y = (*slot)[slot->size() - 1 - j];
+          fits = x == y || x == 1;
+        }
+        if (!fits)
+          return c.failArg(values, c.title() + ": values of shape " + shapeToString(v->shape) +
+                                       " do not broadcast to the slots they fill in self, " + shapeToString(*slot));
+      }
+      return Metas{*self};
+    };
+  for (const char* op : {"full", "zeros", "ones", "empty", "rand", "randn", "empty_strided"})
+    t[op] = [](const Ctx& c) -> std::optional<Metas> {
+      auto s = c.ints(0, "size");
+      if (!s) return std::nullopt;
+      DType d = c.dtype(99, "dtype").value_or(DType::F32);
+      return Metas{meta(*s, d)};
+    };
+  for (const char* op : {"new_zeros", "new_ones", "new_empty", "new_full"})
+    t[op] = [](const Ctx& c) -> std::optional<Metas> {
+      const TensorMeta* m = c.tensor(0);
+      auto s = c.ints(1, "size");
+      if (!m || !s) return std::nullopt;
+      return Metas{meta(*s, c.dtype(99, "dtype").value_or(m->dtype))};
+    };
+  t["scalar_tensor"] = [](const Ctx& c) -> std::optional<Metas> {
+    return Metas{meta({}, c.dtype(99, "dtype").value_or(DType::F32))};
+  };
+  t["arange"] = [](const Ctx& c) -> std::optional<Metas> {
+    auto a = c.integer(0), b = c.integer(1);
+    if (!a) return std::nullopt;
+    int64_t n = b && c.n.args.size() >= 2 ? *b - *a : *a;
+    int64_t step = c.integer(2, "step").value_or(1);
+    if (step <= 0) return std::nullopt;
+    return Metas{meta({std::max<int64_t>(0, (n + step - 1) / step)}, c.dtype(99, "dtype").value_or(DType::I64))};
+  };
+  t["iota"] = [](const Ctx& c) -> std::optional<Metas> {
+    auto n = c.integer(0);
+    if (!n) return std::nullopt;
+    return Metas{meta({*n}, c.dtype(99, "dtype").value_or(DType::I64))};
+  };
+  t["nll_loss_forward"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* x = c.tensor(0);
+    if (!x) return std::nullopt;
+    int64_t red = c.integer(3, "reduction").value_or(1);
+    Shape s = red == 0 && x->rank() > 1 ? Shape{x->shape[0]} : Shape{};
+    return Metas{meta(s, x->dtype), meta({}, x->dtype)};
+  };
+  t["_scaled_dot_product_efficient_attention"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta *q = c.tensor(0), *v = c.tensor(2);
+    if (!q || !v || q->rank() != 4 || v->rank() != 4) return std::nullopt;
+    Shape out = q->shape;
+    out[3] = v->shape[3];
+    bool lse = c.flag(4, "compute_log_sumexp", false);
+    int64_t L = lse ? (q->shape[2] + 31) / 32 * 32 : 0;
+    return Metas{meta(out, q->dtype), meta({q->shape[0], q->shape[1], L}, DType::F32), meta({}, DType::I64),
+                 meta({}, DType::I64)};
+  };
+  t["_scaled_dot_product_flash_attention"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta *q = c.tensor(0), *v = c.tensor(2);
+    if (!q || !v || q->rank() != 4 || v->rank() != 4) return std::nullopt;
+    Shape out = q->shape;
+    out[3] = v->shape[3];
+    TensorMeta unknown{{}, DType::Unknown, false};
+    return Metas{meta(out, q->dtype), meta({q->shape[0], q->shape[1], q->shape[2]}, DType::F32), unknown, unknown,
+                 unknown, unknown, meta({}, DType::I64), meta({}, DType::I64), unknown};
+  };
+  for (const char* op : {"_scaled_dot_product_efficient_attention_backward",
+                         "_scaled_dot_product_flash_attention_backward"})
+    t[op] = [](const Ctx& c) -> std::optional<Metas> {
+      const TensorMeta *q = c.tensor(1), *k = c.tensor(2), *v = c.tensor(3);
+      if (!q || !k || !v) return std::nullopt;
+      return Metas{*q, *k, *v, meta({0}, q->dtype)};  // grad of the (absent) bias: an empty tensor
+    };
+  t["native_layer_norm"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* x = c.tensor(0);
+    auto ns = c.ints(1, "normalized_shape");
+    if (!x || !ns || ns->size() > x->shape.size()) return std::nullopt;
+    Shape stat(x->shape.begin(), x->shape.end() - ns->size());
+    stat.resize(x->shape.size(), 1);
+    DType sd = x->dtype == DType::BF16 || x->dtype == DType::F16 ? DType::F32 : x->dtype;
+    return Metas{*x, meta(stat, sd), meta(stat, sd)};
+  };
+  t["native_layer_norm_backward"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* x = c.tensor(1);
+    auto ns = c.ints(2, "normalized_shape");
+    if (!x || !ns) return std::nullopt;
+    return Metas{*x, meta(*ns, x->dtype), meta(*ns, x->dtype)};
+  };
+  t["native_dropout"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* x = c.tensor(0);
+    if (!x) return std::nullopt;
+    return Metas{*x, meta(x->shape, DType::Bool)};
+  };
+  t["all_gather_into_tensor"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* x = c.tensor(0);
+    auto gs = c.integer(1, "group_size");
+    if (!x || !gs || x->rank() == 0) return std::nullopt;
+    TensorMeta r = *x;
+    r.shape[0] *= *gs;
+    return Metas{r};
+  };
+  t["reduce_scatter_tensor"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* x = c.tensor(0);
+    auto gs = c.integer(2, "group_size");
+    if (!x || !gs || *gs <= 0 || x->rank() == 0) return std::nullopt;
+    if (x->shape[0] % *gs != 0)
+      return c.fail(0, c.title() + ": dim 0 of " + shapeToString(x->shape) + " does not split into " + std::to_string(*gs) +
+                           " equal parts (the group size)");
+    TensorMeta r = *x;
+    r.shape[0] /= *gs;
+    return Metas{r};
+  };
+  // all_to_all_single(input, output_split_sizes, input_split_sizes, group_name): dim 0 is re-cut by the splits.
+  // Splits that are symbolic (token counts read at run time) leave the output size to the data.
+  t["all_to_all_single"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* x = c.tensor(0);
+    if (!x) return std::nullopt;
+    TensorMeta r = *x;
+    const Arg* out = c.arg(1, "output_split_sizes");
+    if (auto ins = c.ints(2, "input_split_sizes"); ins && !ins->empty() && x->rank() > 0) {
+      const int64_t total = std::accumulate(ins->begin(), ins->end(), int64_t{0});
+      if (total != x->shape[0])
+        return c.fail(0, c.title() + ": the input splits " + shapeToString(*ins) + " add up to " + std::to_string(total) +
+                             ", but dim 0 of the input " + shapeToString(x->shape) + " is " + std::to_string(x->shape[0]));
+    }
+    if (out && out->isList() && !out->items.empty() && r.rank() > 0) {
+      auto outs = c.ints(1, "output_split_sizes");
+      if (!outs) {
+        r.shape[0] = -1;  // as load_args writes a symbolic size
+        r.known = false;
+        return Metas{r};
+      }
+      r.shape[0] = std::accumulate(outs->begin(), outs->end(), int64_t{0});
+    }
+    return Metas{r};
+  };
+  // nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight): self's shape.
+  for (const char* op : {"nll_loss_backward", "nll_loss2d_backward"})
+    t[op] = [](const Ctx& c) { return same(c, 1); };
+  t["flatten"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* m = c.tensor(0);
+    if (!m) return std::nullopt;
+    if (m->rank() == 0) return Metas{meta({1}, m->dtype)};
+    auto a = rules::normDim(c.integer(1, "start_dim").value_or(0), m->rank());
+    auto b = rules::normDim(c.integer(2, "end_dim").value_or(-1), m->rank());
+    if (!a || !b || *a > *b) return std::nullopt;
+    Shape s(m->shape.begin(), m->shape.begin() + *a);
+    int64_t merged = 1;
+    for (int d = *a; d <= *b; ++d) merged *= m->shape[d];
+    s.push_back(merged);
+    s.insert(s.end(), m->shape.begin() + *b + 1, m->shape.end());
+    return Metas{meta(s, m->dtype)};
+  };
+  t["unflatten"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* m = c.tensor(0);
+    auto d = c.integer(1, "dim");
+    auto sizes = c.ints(2, "sizes");
+    if (!m || !d || !sizes) return std::nullopt;
+    auto dim = rules::normDim(*d, m->rank());
+    if (!dim) return std::nullopt;
+    TensorMeta one = meta({m->shape[*dim]}, m->dtype);
+    auto inner = viewShape(one, *sizes);
+    if (!inner) return std::nullopt;
+    int64_t prod = 1;
+    for (int64_t x : *inner) prod *= x;
+    if (prod != m->shape[*dim])
+      return c.fail(0, c.title() + ": dim " + std::to_string(*dim) + " of " + shapeToString(m->shape) +
+                           " cannot unflatten into " + shapeToString(*sizes));
+    Shape s(m->shape.begin(), m->shape.begin() + *dim);
+    s.insert(s.end(), inner->begin(), inner->end());
+    s.insert(s.end(), m->shape.begin() + *dim + 1, m->shape.end());
+    return Metas{meta(s, m->dtype)};
+  };
+}
+
+}  // namespace ss::ops::detail
