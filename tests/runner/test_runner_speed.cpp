@@ -96,6 +96,7 @@ TEST_CASE("a graph that writes in place gets its own copy of the placeholders on
   RunReport r = runner::runPlan(*loaded, RunOptions{});
   INFO(r.summary());
   REQUIRE_FALSE(r.error);
+  CHECK(r.computingRanks == 2);  // replica deduplication is off: a shared x would be written once, not per rank
   REQUIRE(r.batches.size() == 2);
   for (const auto& b : r.batches) {
     CHECK(b.match);
