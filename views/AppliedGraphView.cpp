@@ -7,7 +7,7 @@
 
 #include "views/AppliedGraphOverlay.h"
 #include "views/AppliedView.h"
-#include "views/Theme.h"
+#include "views/GraphViewDraw.h"
 
 namespace ss::views {
 namespace {
@@ -69,7 +69,6 @@ void drawAppliedGraphView(const Plan& plan, const Diagnostics& diags, const std:
                        "(a repro script, a print_readable dump), to see it here with its collectives.");
     return;
   }
-  const Palette& pal = palette();
   if (alone) {
     // The document's plan is the applied graph: one selection, the Graph view's.
     if (st.revisionSeen != revision || st.overlayFor != 0) {
@@ -99,9 +98,9 @@ void drawAppliedGraphView(const Plan& plan, const Diagnostics& diags, const std:
   ImGui::Text("rank %d: %d of %d plan nodes matched, %d collectives, %d of %d planned transitions applied", a.rank,
               a.matched, a.planNodes, static_cast<int>(a.collectives.size()), a.transitionsFound, a.transitionsPlanned);
   ImGui::SameLine();
-  legendChip(IM_COL32(90, 200, 120, 255), "applied");
-  legendChip(IM_COL32(245, 170, 40, 255), "unplanned");
-  legendChip(pal.error, missing ? ("missing (" + std::to_string(missing) + ")").c_str() : "missing");
+  legendChip(graphdraw::pillColour(PillState::Applied), "applied");
+  legendChip(graphdraw::pillColour(PillState::Unplanned), "unplanned");
+  legendChip(graphdraw::pillColour(PillState::Missing), missing ? ("missing (" + std::to_string(missing) + ")").c_str() : "missing");
   ImGui::NewLine();
 
   // Plan selection -> applied counterpart (centred), unless it came from this view.
