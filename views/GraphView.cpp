@@ -419,12 +419,28 @@ void drawMinimap(ImDrawList* dl, GraphViewState& st, ImVec2 canvasMin, ImVec2 ca
     if (blk.nodeCount == 0) continue;
     dl->AddRectFilled(toMini(blk.bounds.min), toMini(blk.bounds.max), IM_COL32(90, 110, 150, 160));
   }
+  // Nodes in no block (all of them in a graph without repeated layers) as tiny boxes in their spec colour; past
+  // kMiniNodes the blocks and problems alone keep the minimap cheap on 100k-node graphs.
+  constexpr size_t kMiniNodes = 20000;
+  if (m.freeNodes.size() <= kMiniNodes)
+    for (int v : m.freeNodes) {
+      if (v < 0 || v >= static_cast<int>(m.visible.size()) || !m.visible[v]) continue;
+      const Rectd r = m.layout.nodeRect(v);
+      ImVec2 p = toMini(r.min), q = toMini(r.max);
+      q.x = std::max(q.x, p.x + 1.f);
+      q.y = std::max(q.y, p.y + 1.f);
+      const uint32_t c = graphSpecColour(v < static_cast<int>(m.colour.size()) ? m.colour[v] : -1);
+      dl->AddRectFilled(p, q, (c & 0x00FFFFFFu) | 0xB0000000u);
+    }
   for (int v : m.problemNodes) {
     const ImVec2 p = toMini(m.layout.nodeRect(v).center());
     dl->AddRectFilled(v2(p.x - 1.5f, p.y - 1.5f), v2(p.x + 1.5f, p.y + 1.5f), graphSeverityColour(m.severity[v]));
   }
+  // The view's rectangle, clipped to the minimap: a view wider than the graph would otherwise frame empty space.
   const Rectd vis = st.canvas.visibleWorld();
+  dl->PushClipRect(a, b, true);
   dl->AddRect(toMini(vis.min), toMini(vis.max), IM_COL32(255, 255, 255, 200), 0, 0, 1.5f);
+  dl->PopClipRect();
   dl->AddRect(a, b, IM_COL32(120, 120, 140, 255), 3.f);
   // Click or drag inside: centre the view there.
   const ImVec2 mouse = ImGui::GetIO().MousePos;

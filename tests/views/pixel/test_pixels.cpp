@@ -87,6 +87,23 @@ TEST_CASE("render: the graph view marks the problem node in red", "[pixels]") {
   CHECK(countReddish(img, 0, img.h * 8 / 10, img.w / 4, img.h) < 5);
 }
 
+// A pixel of a spec colour (saturated, not the problem red): the minimap's nodes are drawn in them.
+bool specColoured(const unsigned char* p) {
+  const int hi = std::max({p[0], p[1], p[2]}), lo = std::min({p[0], p[1], p[2]});
+  return hi - lo > 60 && !reddish(p);
+}
+
+TEST_CASE("render: the minimap draws the graph's nodes in their spec colours", "[pixels]") {
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-minimap.png").string();
+  const Image img = render(kFixture + " --view graph --select acc --size 1000x700", out);
+  // The minimap sits in the canvas's bottom-right corner (at most 180 x 220 px, 10 px in). A graph without
+  // repeated blocks is drawn node by node there, so spec colours fill part of it.
+  int coloured = 0;
+  for (int y = img.h - 235; y < img.h - 8; ++y)
+    for (int x = img.w - 195; x < img.w - 8; ++x) coloured += specColoured(img.at(x, y)) ? 1 : 0;
+  CHECK(coloured > 150);
+}
+
 bool diffMagenta(const unsigned char* p) { return p[0] > 200 && p[1] > 60 && p[1] < 110 && p[2] > 200; }
 
 int countDiffMagenta(const Image& img, int x0, int y0, int x1, int y1) {
