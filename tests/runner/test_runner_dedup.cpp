@@ -169,6 +169,36 @@ TEST_CASE("dedup: a rank failing alone, and a replicated failure shared by its c
   CHECK(f.notes == runWith(*all, RunOptions{}, false).notes);
 }
 
+TEST_CASE("dedup: a rank takes an input whose all_reduce it does not run", "[runner][dedup]") {
+  // a RR is all-reduced along dim 0 into add, whose other input b is RS(0): rank 1 computes add but the
+  // all_reduce runs on ranks 0 and 2 only; rank 1 takes the reduced value from rank 0 (core/replica.h).
+  const char* text = R"JSON({"format": "shardscope-plan", "version": 1, "name": "edge_taker",
+    "mesh": {"shape": [2, 2]}, "run": {"seed": 3, "loss": "loss", "batches": 2},
+    "nodes": [
+      {"name": "a", "op": "placeholder", "placeholder_kind": "input", "meta": [{"shape": [1, 6], "dtype": "f32"}],
+       "spec": ["RR"]},
+      {"name": "b", "op": "placeholder", "placeholder_kind": "input", "meta": [{"shape": [2, 6], "dtype": "f32"}],
+       "spec": ["RS(0)"]},
+      {"name": "add", "op": "aten.add.Tensor", "args": [{"t": "a"}, {"t": "b"}],
+       "meta": [{"shape": [2, 6], "dtype": "f32"}], "spec": ["RS(0)"]},
+      {"name": "loss", "op": "aten.sum.default", "args": [{"t": "add"}], "meta": [{"shape": [], "dtype": "f32"}],
+       "spec": ["RR"]},
+      {"name": "output", "op": "output", "args": [[{"t": "loss"}]]}],
+    "redistributes": [{"node": "add", "input": 0, "from": "P(sum)R", "to": "RR"}]})JSON";
+  auto plan = loadPlanText(text, "edge_taker.plan.json");
+  REQUIRE(plan.ok());
+  RunReport r = checkSame("edge taker", *plan, RunOptions{});
+  INFO(r.summary());
+  REQUIRE_FALSE(r.error);
+  REQUIRE(r.batches.size() == 2);
+  // Ranks 0 and 1 differ (b's halves), ranks 2 and 3 hold theirs again: the rank losses come in pairs.
+  for (const BatchResult& b : r.batches) {
+    CHECK(b.rankLosses[0] == b.rankLosses[2]);
+    CHECK(b.rankLosses[1] == b.rankLosses[3]);
+    CHECK(b.rankLosses[0] != b.rankLosses[1]);
+  }
+}
+
 TEST_CASE("dedup: --no-dedup reaches the runner through the CLI", "[runner][dedup][cli]") {
   // Seed 1 fixed at scale 4: the JSON report says how many ranks computed the largest node.
   char dir[] = "/tmp/ss_dedup_XXXXXX";
