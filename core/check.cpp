@@ -63,11 +63,11 @@ std::string describePlan(const RedistributePlan& rp, const DeviceMesh& mesh) {
   return out + ", " + formatBytes(rp.totalBytes()) + " per rank, " + formatTimeUs(rp.totalTimeUs());
 }
 
+// What a node check reads besides the plan: its tensor inputs and users come from the graph's own index
+// (Graph::reindex, which every reader and edit path keeps current), the redistributes from the checker's.
 struct NodeEnv {
   const Plan& plan;
   const CheckOptions& opts;
-  const std::vector<std::vector<TensorRef>>& refs;
-  const std::vector<std::vector<std::pair<int, int>>>& users;
   const RedistIndex& redist;
 };
 
@@ -210,7 +210,7 @@ void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
     basis = *s;
     from = "its own spec";
   } else {
-    for (const auto& [c, i] : env.users[n]) {
+    for (const auto& [c, i] : plan.graph.users(n)) {
       const ShardingSpec* d = declaredIn(plan, c, i);
       if (d && shardedDims(*d).size() == 1) {
         basis = *d;
@@ -253,7 +253,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   // The plan's own rules (invalid specs, redistributes that do not fit) come from Plan::validateNode, the one
   // rulebook; below, what they refuse is only left out of the inference.
   {
-    const auto& refsN = env.refs[n];
+    const auto& refsN = plan.graph.inputs(n);
     std::vector<int> redistOf(refsN.size());
     for (size_t i = 0; i < refsN.size(); ++i) redistOf[i] = env.redist.find(n, static_cast<int>(i));
     out = plan.validateNode(n, redistOf);
@@ -269,7 +269,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n) {
   }
 
   // Edges: what arrives, against what the consumer declares.
-  const auto& refs = env.refs[n];
+  const auto& refs = plan.graph.inputs(n);
   bool edgeMissing = false;  // then the output the rule computes follows from the missing edge: not reported
   ctx.node = &node;
   ctx.mesh = &plan.mesh;
@@ -457,19 +457,6 @@ int RedistIndex::find(int node, int input) const {
 
 namespace {
 
-void buildIndex(const Plan& plan, std::vector<std::vector<TensorRef>>& refs,
-                std::vector<std::vector<std::pair<int, int>>>& users, RedistIndex& redist) {
-  const int N = plan.graph.size();
-  refs.assign(N, {});
-  users.assign(N, {});
-  for (int n = 0; n < N; ++n) {
-    collectTensorRefs(plan.graph.nodes[n], refs[n]);
-    for (size_t i = 0; i < refs[n].size(); ++i)
-      if (refs[n][i].node >= 0 && refs[n][i].node < N) users[refs[n][i].node].push_back({n, static_cast<int>(i)});
-  }
-  redist.build(plan);
-}
-
 // Plan-wide: the plan's own rules (Plan::validatePlanWide).
 std::vector<Diagnostic> planWideChecks(const Plan& plan) { return plan.validatePlanWide(); }
 
@@ -486,11 +473,23 @@ int checkThreads(int requested, int nodes) {
 }  // namespace
 
 const Diagnostics& Checker::run(const Plan& plan) {
+  checkAll(plan);
+  merge();
+  return merged_;
+}
+
+Diagnostics Checker::runOnce(const Plan& plan) {
+  checkAll(plan);
+  merge(/*consume=*/true);
+  perNode_.clear();
+  return std::move(merged_);
+}
+
+void Checker::checkAll(const Plan& plan) {
   const int N = plan.graph.size();
-  refs_.clear();
-  buildIndex(plan, refs_, users_, redist_);
+  redist_.build(plan);
   perNode_.assign(N, {});
-  NodeEnv env{plan, opts_, refs_, users_, redist_};
+  NodeEnv env{plan, opts_, redist_};
   // Nodes are checked independently (checkNode only reads the plan and the indexes; the rule table is an
   // immutable function-local static), each into its own slot, so threads change nothing but the wall time: the
   // result is the same, in the same order. Blocks are handed out dynamically because node costs vary.
@@ -510,43 +509,41 @@ const Diagnostics& Checker::run(const Plan& plan) {
     for (auto& t : pool) t.join();
   }
   planWide_ = planWideChecks(plan);
-  merge();
-  return merged_;
 }
 
 const Diagnostics& Checker::update(const Plan& plan, const std::vector<int>& nodes) {
   const int N = plan.graph.size();
-  if (static_cast<int>(perNode_.size()) != N || static_cast<int>(refs_.size()) != N) return run(plan);
+  if (static_cast<int>(perNode_.size()) != N) return run(plan);
   // Edits change specs, redistributes and tags, never the graph: only the redistribute index is rebuilt.
   redist_.build(plan);
   std::set<int> todo;
   for (int n : nodes) {
     if (n < 0 || n >= N) continue;
     todo.insert(n);
-    for (const auto& [c, i] : users_[n]) todo.insert(c);
+    for (const auto& [c, i] : plan.graph.users(n)) todo.insert(c);
     // A consumer's input spec can decide a tagged placeholder's sequence dim.
-    for (const TensorRef& r : refs_[n])
+    for (const TensorRef& r : plan.graph.inputs(n))
       if (plan.tags.count(r.node)) todo.insert(r.node);
   }
-  NodeEnv env{plan, opts_, refs_, users_, redist_};
+  NodeEnv env{plan, opts_, redist_};
   for (int n : todo) perNode_[n] = checkNode(env, n);
   planWide_ = planWideChecks(plan);
   merge();
   return merged_;
 }
 
-void Checker::merge() {
+void Checker::merge(bool consume) {
   merged_.items.clear();
   std::map<std::string, std::pair<size_t, int>> unchecked;  // op -> (position in items, node count)
-  for (const auto& diags : perNode_) {
-    for (const Diagnostic& d : diags) {
+  for (auto& diags : perNode_) {
+    for (Diagnostic& d : diags) {
       if (d.kind == DiagKind::UncheckedOp) {
-        std::string op = d.message;
-        auto [it, fresh] = unchecked.try_emplace(op, merged_.items.size(), 0);
+        auto [it, fresh] = unchecked.try_emplace(d.message, merged_.items.size(), 0);
         ++it->second.second;
         if (!fresh) continue;
       }
-      merged_.items.push_back(d);
+      if (consume) merged_.items.push_back(std::move(d));
+      else merged_.items.push_back(d);
     }
   }
   for (const auto& [op, where] : unchecked)
@@ -558,7 +555,7 @@ void Checker::merge() {
 
 Diagnostics checkPlan(const Plan& plan, const CheckOptions& opts) {
   Checker c(opts);
-  return c.run(plan);
+  return c.runOnce(plan);
 }
 
 }  // namespace ss

@@ -43,18 +43,21 @@ class Checker {
   // Re-checks after an edit that touched `nodes` (and, through them, their consumers).
   const Diagnostics& update(const Plan& plan, const std::vector<int>& nodes);
   const Diagnostics& diagnostics() const { return merged_; }
+  // A full check whose result is moved out (checkPlan): the checker keeps no per-node results, so a later
+  // update() runs a full check.
+  Diagnostics runOnce(const Plan& plan);
 
  private:
   CheckOptions opts_;
   std::vector<std::vector<Diagnostic>> perNode_;
   std::vector<Diagnostic> planWide_;
   Diagnostics merged_;
-  // Graph indexes built by run() (edits never change the graph): tensor inputs and users per node, and the
-  // redistribute on each (consumer, input) edge.
-  std::vector<std::vector<TensorRef>> refs_;
-  std::vector<std::vector<std::pair<int, int>>> users_;
+  // The redistribute on each (consumer, input) edge, built by run() and update(). Tensor inputs and users are
+  // the graph's own index (Graph::inputs, Graph::users): the plan must be indexed (Graph::reindex), as every
+  // reader and Document leave it.
   RedistIndex redist_;
-  void merge();
+  void checkAll(const Plan& plan);
+  void merge(bool consume = false);  // consume: moves the per-node results instead of copying them
 };
 
 }  // namespace ss

@@ -1,5 +1,6 @@
 #include "core/graph.h"
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <limits>
@@ -149,40 +150,87 @@ void collectTensorRefs(const Node& n, std::vector<TensorRef>& out) {
   for (const auto& kv : n.kwargs) walkArg(kv.second, out);
 }
 
+namespace {
+uint64_t nameHash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+uint32_t nameTag(uint64_t h) { return static_cast<uint32_t>(h >> 32); }
+}  // namespace
+
 int Graph::find(std::string_view name) const {
   if (nameSlots_.empty()) return -1;
   const size_t mask = nameSlots_.size() - 1;
-  for (size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
-    const int i = nameSlots_[h];
-    if (i < 0) return -1;
-    if (i < size() && nodes[i].name == name) return i;
+  const uint64_t hash = nameHash(name);
+  const uint32_t tag = nameTag(hash);
+  for (size_t h = hash & mask;; h = (h + 1) & mask) {
+    const NameSlot& s = nameSlots_[h];
+    if (s.index < 0) return -1;
+    if (s.tag == tag && s.index < size() && nodes[s.index].name == name) return s.index;
+  }
+}
+
+// Probes for node i's name: an earlier node of that name is returned (and i noted as a duplicate), else i takes
+// the empty slot. The caller keeps the load factor <= 1/2.
+int Graph::insertName(int i) {
+  const std::string& name = nodes[i].name;
+  const size_t mask = nameSlots_.size() - 1;
+  const uint64_t hash = nameHash(name);
+  const uint32_t tag = nameTag(hash);
+  ++named_;
+  for (size_t h = hash & mask;; h = (h + 1) & mask) {
+    NameSlot& s = nameSlots_[h];
+    if (s.index < 0) {
+      s = NameSlot{i, tag};
+      return -1;
+    }
+    if (s.tag == tag && nodes[s.index].name == name) {
+      if (firstDuplicate_ < 0) firstDuplicate_ = i;
+      return s.index;
+    }
   }
 }
 
 void Graph::reindex() {
   // Load factor <= 1/2. A duplicate name keeps its first node, as the readers' uniqueness checks expect.
-  nameSlots_.assign(std::bit_ceil(nodes.size() * 2 + 2), -1);
-  const size_t mask = nameSlots_.size() - 1;
+  nameSlots_.assign(std::bit_ceil(nodes.size() * 2 + 2), NameSlot{});
+  named_ = 0;
+  firstDuplicate_ = -1;
+  for (int i = 0; i < size(); ++i) insertName(i);
+  indexEdges();
+}
+
+int Graph::indexNextName() {
+  const int last = size() - 1;
+  if (last < 0) return -1;
+  if (named_ != last || static_cast<size_t>(last + 1) * 2 > nameSlots_.size()) {
+    // Grow (or catch up with nodes appended or removed without it): the nodes before the last, in order, into a
+    // table sized for the nodes' capacity.
+    nameSlots_.assign(std::bit_ceil(std::max<size_t>(nodes.capacity(), nodes.size()) * 2 + 2), NameSlot{});
+    named_ = 0;
+    firstDuplicate_ = -1;
+    for (int i = 0; i < last; ++i) insertName(i);
+  }
+  return insertName(last);
+}
+
+void Graph::indexEdges() {
+  const int N = size();
   inputs_.assign(nodes.size(), {});
   users_.assign(nodes.size(), {});
   outputNode_ = -1;
-  for (int i = 0; i < size(); ++i) {
-    const std::string& name = nodes[i].name;
-    for (size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
-      const int j = nameSlots_[h];
-      if (j < 0) {
-        nameSlots_[h] = i;
-        break;
-      }
-      if (nodes[j].name == name) break;
-    }
+  // Inputs first, then each users list sized once (no regrowth on nodes read by many).
+  std::vector<int> userCount(nodes.size(), 0);
+  for (int i = 0; i < N; ++i) {
+    inputs_[i].reserve(nodes[i].args.size() + nodes[i].kwargs.size());
     collectTensorRefs(nodes[i], inputs_[i]);
-    for (int k = 0; k < static_cast<int>(inputs_[i].size()); ++k) {
-      int p = inputs_[i][k].node;
-      if (p >= 0 && p < size()) users_[p].emplace_back(i, k);
-    }
+    for (const TensorRef& r : inputs_[i])
+      if (r.node >= 0 && r.node < N) ++userCount[r.node];
     if (nodes[i].kind == NodeKind::Output) outputNode_ = i;
   }
+  for (int i = 0; i < N; ++i) users_[i].reserve(userCount[i]);
+  for (int i = 0; i < N; ++i)
+    for (int k = 0; k < static_cast<int>(inputs_[i].size()); ++k) {
+      const int p = inputs_[i][k].node;
+      if (p >= 0 && p < N) users_[p].emplace_back(i, k);
+    }
 }
 
 const TensorMeta* Graph::meta(TensorRef r) const {
@@ -193,16 +241,16 @@ const TensorMeta* Graph::meta(TensorRef r) const {
 }
 
 std::string Graph::validate() const {
-  // After reindex() (the readers call validate right after it) the name slots and input lists answer without a
-  // second hash set and a second walk of every argument list; otherwise both are built here.
-  const bool indexed = inputs_.size() == nodes.size() && !nameSlots_.empty();
+  // After reindex() (the readers call validate right after it) the name index (its first duplicate) and the
+  // input lists answer without a second hash set and a second walk of every argument list; otherwise both are
+  // built here.
+  const bool indexed = inputs_.size() == nodes.size() && named_ == size() && !nameSlots_.empty();
   std::unordered_set<std::string_view> seen;  // views of the nodes' own names
   std::vector<TensorRef> refs;
   for (int i = 0; i < size(); ++i) {
     const Node& n = nodes[i];
     if (n.name.empty()) return "node " + std::to_string(i) + " has no name";
-    // The index keeps the first of two equal names.
-    if (indexed ? find(n.name) != i : !seen.insert(n.name).second) return "node name '" + n.name + "' is used twice";
+    if (indexed ? i == firstDuplicate_ : !seen.insert(n.name).second) return "node name '" + n.name + "' is used twice";
     if (!indexed) {
       refs.clear();
       collectTensorRefs(n, refs);

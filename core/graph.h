@@ -120,8 +120,14 @@ class Graph {
   std::vector<Node> nodes;
 
   int size() const { return static_cast<int>(nodes.size()); }
-  int find(std::string_view name) const;  // -1 when absent (index built lazily by reindex())
-  void reindex();                          // call after adding/renaming nodes: name index and users
+  int find(std::string_view name) const;  // -1 when absent (the name index: reindex(), or indexNextName())
+  void reindex();                          // call after adding/renaming nodes: name index, inputs and users
+  // For a reader that appends nodes one by one: indexNextName() adds the last node's name (call it right after
+  // appending each node) so that find() sees it, and returns the earlier node of that name (the index keeps the
+  // first) or -1. indexEdges() then indexes inputs, users and the output node, as reindex() does, without hashing
+  // every name again.
+  int indexNextName();
+  void indexEdges();
   // Tensor inputs of node `n` in input-index order (see contract above).
   const std::vector<TensorRef>& inputs(int n) const { return inputs_.at(n); }
   // (consumer node, input index) pairs that read any output of node `n`.
@@ -136,8 +142,17 @@ class Graph {
  private:
   // Name index: open addressing over node indices (-1 = empty slot), compared against nodes[i].name. It holds no
   // copies of names nor views into them, so a stale index (nodes added or renamed without reindex()) can only
-  // miss, never read freed memory; find() re-checks the name it lands on.
-  std::vector<int> nameSlots_;
+  // miss, never read freed memory; find() re-checks the name it lands on. Each slot keeps the high half of its
+  // name's hash, so a probe reads a node's name only when that matches. Nodes [0, named_) are indexed;
+  // firstDuplicate_ is the first of them whose name an earlier node has (-1: none), which validate() reports.
+  struct NameSlot {
+    int index = -1;
+    uint32_t tag = 0;
+  };
+  int insertName(int i);
+  std::vector<NameSlot> nameSlots_;
+  int named_ = 0;
+  int firstDuplicate_ = -1;
   std::vector<std::vector<TensorRef>> inputs_;
   std::vector<std::vector<std::pair<int, int>>> users_;
   int outputNode_ = -1;

@@ -34,8 +34,6 @@ PlanBuilder::PlanBuilder(PlanFormat format) { plan_.sourceFormat = format; }
 PlanBuilder::PlanBuilder(Plan base, PlanFormat format) : plan_(std::move(base)) {
   plan_.sourceFormat = format;
   plan_.graph.reindex();
-  names_.reserve(plan_.graph.nodes.size());
-  for (int i = 0; i < plan_.graph.size(); ++i) names_.insert(plan_.graph.nodes[i].name, i);
   plan_.normalizeSpecs();
   graphDone_ = true;
 }
@@ -67,18 +65,11 @@ NodeKind PlanBuilder::kindOfOp(std::string_view op) {
 void PlanBuilder::reserveNodes(size_t n) {
   plan_.graph.nodes.reserve(n);
   plan_.specs.reserve(n);
-  names_.reserve(n);
 }
 
 Node& PlanBuilder::beginNode(int* index) {
   auto& nodes = plan_.graph.nodes;
-  const bool moves = nodes.size() == nodes.capacity();
   nodes.emplace_back();
-  if (moves) {  // the index views the nodes' names, which moved with them
-    names_.clear();
-    names_.reserve(nodes.capacity());
-    for (size_t i = 0; i + 1 < nodes.size(); ++i) names_.insert(nodes[i].name, static_cast<int>(i));
-  }
   pendingNode_ = static_cast<int>(nodes.size()) - 1;
   if (index) *index = pendingNode_;
   return nodes.back();
@@ -86,22 +77,27 @@ Node& PlanBuilder::beginNode(int* index) {
 
 Result<bool> PlanBuilder::checkName(std::string_view name, const Where& w) const {
   if (name.empty()) return w("name").error("node names must not be empty");
-  if (names_.find(name) >= 0) return w("name").error("node name '" + std::string(name) + "' is used twice");
+  if (find(name) >= 0) return usedTwice(name, w);
   return true;
+}
+
+Error PlanBuilder::usedTwice(std::string_view name, const Where& w) {
+  return w("name").error("node name '" + std::string(name) + "' is used twice");
 }
 
 Result<int> PlanBuilder::endNode(const Where& w) {
   const int i = pendingNode_;
   pendingNode_ = -1;
   const Node& n = plan_.graph.nodes[static_cast<size_t>(i)];
-  if (auto ok = checkName(n.name, w); !ok) return ok.error();
-  names_.insert(n.name, i);
+  if (n.name.empty()) return w("name").error("node names must not be empty");
+  // One probe: indexes the name, or finds the earlier node that has it.
+  if (plan_.graph.indexNextName() >= 0) return usedTwice(n.name, w);
   return i;
 }
 
 void PlanBuilder::setGraph(Graph g, const Where& w) {
   plan_.graph = std::move(g);
-  names_.clear();
+  namesIndexed_ = false;
   graphWhere_ = w;
   graphDone_ = false;
 }
@@ -178,7 +174,8 @@ Result<bool> PlanBuilder::addRedistribute(int node, int64_t input, ShardingSpec 
 // ---- Finish --------------------------------------------------------------------------------------------------
 Result<bool> PlanBuilder::finishGraph() {
   if (graphDone_) return true;
-  plan_.graph.reindex();
+  if (namesIndexed_) plan_.graph.indexEdges();  // the names were indexed as the nodes came
+  else plan_.graph.reindex();
   if (std::string bad = plan_.graph.validate(); !bad.empty())
     return graphWhere_.error("the graph is not valid: " + bad);
   plan_.normalizeSpecs();

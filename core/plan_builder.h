@@ -14,7 +14,6 @@
 // outlive the builder (the readers' parsed documents do). Negative shard dims are resolved against their tensor's
 // rank in finish(), when every rank is known (a tuple's element ranks come from its getitems).
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -60,53 +59,6 @@ struct Where {
   Error error(std::string message) const;  // Error::atPointer, or Error::atLine for a text place
 };
 
-// Open-addressing index of node names (views into the nodes' own strings, which a reserved node vector keeps in
-// place; small names live in the string objects, so the index is rebuilt if the vector moves them).
-class NameIndex {
- public:
-  void reserve(size_t n) { rehash(std::max<size_t>(16, std::bit_ceil(n * 2 + 1))); }
-  int find(std::string_view k) const {
-    if (slots_.empty()) return -1;
-    for (size_t h = hashOf(k) & mask_;; h = (h + 1) & mask_) {
-      const Slot& s = slots_[h];
-      if (s.index < 0) return -1;
-      if (s.name == k) return s.index;
-    }
-  }
-  void insert(std::string_view k, int index) {  // k must be absent
-    if ((size_ + 1) * 2 > slots_.size()) rehash(std::max<size_t>(16, slots_.size() * 2));
-    place(k, index);
-    ++size_;
-  }
-  void clear() {
-    slots_.clear();
-    size_ = 0;
-    mask_ = 0;
-  }
-
- private:
-  struct Slot {
-    std::string_view name;
-    int index = -1;
-  };
-  static size_t hashOf(std::string_view k) { return std::hash<std::string_view>{}(k); }
-  void place(std::string_view k, int index) {
-    size_t h = hashOf(k) & mask_;
-    while (slots_[h].index >= 0) h = (h + 1) & mask_;
-    slots_[h] = Slot{k, index};
-  }
-  void rehash(size_t cap) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(cap, Slot{});
-    mask_ = cap - 1;
-    for (const Slot& s : old)
-      if (s.index >= 0) place(s.name, s.index);
-  }
-  std::vector<Slot> slots_;
-  size_t size_ = 0;
-  size_t mask_ = 0;
-};
-
 using SpecTuple = std::vector<std::optional<ShardingSpec>>;
 
 class PlanBuilder {
@@ -123,8 +75,8 @@ class PlanBuilder {
   Result<bool> setMesh(std::vector<int64_t> shape, std::vector<std::string> dimNames, const Where& w);
 
   // ---- Nodes. The reader fills the node in place (args, metas, phase, module path, source, costs) between
-  // beginNode and endNode; args name earlier nodes through find(). endNode registers the name (non-empty,
-  // unique: refused at w("name")) and returns the node's index.
+  // beginNode and endNode; args name earlier nodes through find(). endNode registers the name in the graph's
+  // own name index (Graph::indexNextName; non-empty, unique: refused at w("name")) and returns the node's index.
   static NodeKind kindOfOp(std::string_view op);  // placeholder and get_attr: Placeholder; output: Output
   void reserveNodes(size_t n);
   Node& beginNode(int* index = nullptr);
@@ -132,8 +84,7 @@ class PlanBuilder {
   // A reader that builds the graph in one piece (FX text) hands it over whole; finishGraph refuses an invalid
   // graph at `w`. (find() does not know its names.)
   void setGraph(Graph g, const Where& w);
-  int find(std::string_view name) const { return names_.find(name); }
-  const NameIndex& names() const { return names_; }
+  int find(std::string_view name) const { return plan_.graph.find(name); }
   // The name rule (non-empty, not used before), for readers that check a name before building its node.
   Result<bool> checkName(std::string_view name, const Where& w) const;
   NodeSpecs& specsOf(int node);  // grows the per-node specs up to `node`
@@ -161,16 +112,17 @@ class PlanBuilder {
   Result<Plan> finish();
 
  private:
+  static Error usedTwice(std::string_view name, const Where& w);
   void noteNegative(const ShardingSpec& s);
   void resolveNegative();
 
   Plan plan_;
-  NameIndex names_;
   std::unordered_map<std::string_view, ShardingSpec> specCache_;
   std::unordered_map<std::string_view, SpecTuple> tupleCache_;
   Where graphWhere_{"nodes"};
   int pendingNode_ = -1;
   bool graphDone_ = false;
+  bool namesIndexed_ = true;  // the graph's names were indexed node by node (false after setGraph)
   bool anyNegative_ = false;
 };
 

@@ -119,6 +119,21 @@ int appliedRowFor(const std::vector<AppliedRow>& rows, const Selection& sel) {
   return found;
 }
 
+void appliedRankCombo(const std::vector<AppliedGraph>& applied, int& rank) {
+  rank = std::clamp(rank, 0, std::max(0, static_cast<int>(applied.size()) - 1));
+  if (applied.size() <= 1) return;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+  const std::string cur = "rank " + std::to_string(applied[static_cast<size_t>(rank)].rank);
+  if (ImGui::BeginCombo("##appliedrank", cur.c_str())) {
+    for (size_t i = 0; i < applied.size(); ++i) {
+      const std::string label = "rank " + std::to_string(applied[i].rank);
+      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == rank)) rank = static_cast<int>(i);
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+}
+
 void drawAppliedView(const Plan& plan, const Diagnostics& diags, const std::vector<AppliedGraph>& applied,
                      const AppliedAlone* alone, AppliedViewState& state, Selection& sel, uint64_t revision) {
   if (applied.empty() && !alone) {
@@ -126,19 +141,7 @@ void drawAppliedView(const Plan& plan, const Diagnostics& diags, const std::vect
                        "JOINT --solution SOLUTION --applied APPLIED`) to check the applied graph against the plan.");
     return;
   }
-  state.rank = std::clamp(state.rank, 0, std::max(0, static_cast<int>(applied.size()) - 1));
-  if (applied.size() > 1) {
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-    const std::string cur = "rank " + std::to_string(applied[static_cast<size_t>(state.rank)].rank);
-    if (ImGui::BeginCombo("##appliedrank", cur.c_str())) {
-      for (size_t i = 0; i < applied.size(); ++i) {
-        const std::string label = "rank " + std::to_string(applied[i].rank);
-        if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == state.rank)) state.rank = static_cast<int>(i);
-      }
-      ImGui::EndCombo();
-    }
-    ImGui::SameLine();
-  }
+  appliedRankCombo(applied, state.rank);
   if (state.revision != revision || state.rowsFor != state.rank) {
     state.rows = alone ? buildAppliedRows(*alone) : buildAppliedRows(plan, applied[static_cast<size_t>(state.rank)], diags);
     state.revision = revision;

@@ -45,6 +45,9 @@ struct AppliedViewState {
   int highlighted = -1;           // last frame (tests read it)
 };
 
+// The rank picker both applied views share (shown only for several ranks): `rank` indexes `applied`, clamped.
+void appliedRankCombo(const std::vector<AppliedGraph>& applied, int& rank);
+
 // `applied` may be empty (then `alone` is used, else a hint is shown). `revision` keys the row cache.
 void drawAppliedView(const Plan& plan, const Diagnostics& diags, const std::vector<AppliedGraph>& applied,
                      const AppliedAlone* alone, AppliedViewState& state, Selection& sel, uint64_t revision);

@@ -31,6 +31,19 @@ constexpr ImU32 kSelectColour = IM_COL32(255, 255, 255, 255);
 constexpr ImU32 kMatchColour = IM_COL32(255, 230, 0, 255);
 constexpr ImU32 kDivergentColour = IM_COL32(255, 64, 48, 255);  // the first divergent node of the last run
 constexpr ImU32 kFadeColour = IM_COL32(24, 24, 28, 170);       // over nodes that run after it
+constexpr ImU32 kAppliedColour = IM_COL32(90, 200, 120, 255);   // overlay: the applied graph performs it
+constexpr ImU32 kUnplannedColour = IM_COL32(245, 170, 40, 255); // overlay: communicates with no plan for it
+constexpr ImU32 kMissingFill = IM_COL32(48, 18, 20, 240);       // overlay: a missing pill / ghost node's inside
+
+ImU32 pillColour(PillState s) {
+  switch (s) {
+    case PillState::Applied: return kAppliedColour;
+    case PillState::Missing: return kNeedsColour;
+    case PillState::Unplanned: return kUnplannedColour;
+    case PillState::Plan: break;
+  }
+  return kRedistributeColour;
+}
 
 ImVec2 v2(float x, float y) { return ImVec2(x, y); }
 
@@ -63,13 +76,14 @@ void startLayout(const Plan& plan, const Diagnostics& diags, GraphViewState& st)
   s.diagCount = diags.items.size();
   s.redistributes = plan.redistributes.size();
   s.revision = st.revision;
+  s.overlay = st.overlay;
   st.model.reset();
   st.fitRequested = true;
   LayoutInput in = layoutInputFromPlan(plan);
   if (static_cast<size_t>(plan.graph.size()) < st.syncLayoutBelow) {
     if (st.worker) st.worker->stop();
     auto layout = layoutGraph(in);
-    st.model = makeGraphModel(plan, diags, std::move(*layout));
+    st.model = makeGraphModel(plan, diags, std::move(*layout), st.overlay);
     applyFilter(plan, st.filter, *st.model);
     st.filterSeen = st.filter;
     return;
@@ -86,22 +100,24 @@ void keepModelCurrent(const Plan& plan, const Diagnostics& diags, GraphViewState
   }
   if (!st.model && st.worker && !st.worker->running()) {
     if (auto layout = st.worker->take()) {
-      st.model = makeGraphModel(plan, diags, std::move(*layout));
+      st.model = makeGraphModel(plan, diags, std::move(*layout), st.overlay);
       applyFilter(plan, st.filter, *st.model);
       st.filterSeen = st.filter;
+      st.seen.overlay = st.overlay;
     }
   }
   if (!st.model) return;
   auto& s = st.seen;
   if (s.diags != &diags || s.diagCount != diags.items.size() || s.redistributes != plan.redistributes.size() ||
-      s.revision != st.revision) {
-    refreshGraphModel(plan, diags, *st.model);
+      s.revision != st.revision || s.overlay != st.overlay) {
+    refreshGraphModel(plan, diags, *st.model, st.overlay);
     applyFilter(plan, st.filter, *st.model);
     st.filterSeen = st.filter;
     s.diags = &diags;
     s.diagCount = diags.items.size();
     s.redistributes = plan.redistributes.size();
     s.revision = st.revision;
+    s.overlay = st.overlay;
     st.searchSeen.assign(1, '\0');  // re-run the search over the refreshed model
   }
   if (!(st.filter == st.filterSeen)) {
@@ -115,12 +131,35 @@ void keepModelCurrent(const Plan& plan, const Diagnostics& diags, GraphViewState
   }
 }
 
-void centreOnNode(GraphViewState& st, int v) {
+// Moves the camera (zoom unchanged) so the graph fills the view where it can: on each axis a graph larger than
+// the view keeps its bounds (plus a margin) covering the view; a smaller one is centred. Keeps what was centred
+// in view, since it lies inside the bounds.
+void keepGraphInView(Canvas& c, const Rectd& bounds, double marginPx) {
+  if (bounds.empty()) return;
+  const Rectd b = bounds.expanded(marginPx / c.zoom);
+  const Rectd vis = c.visibleWorld();
+  const double vw = vis.width(), vh = vis.height();
+  c.offset.x = b.width() <= vw ? b.center().x - vw * 0.5 : std::clamp(c.offset.x, b.min.x, b.max.x - vw);
+  c.offset.y = b.height() <= vh ? b.center().y - vh * 0.5 : std::clamp(c.offset.y, b.min.y, b.max.y - vh);
+}
+
+// Centres on the selection: the node, or a selected edge's producer and consumer together when both fit at a
+// readable zoom; then frames the view on the graph (no empty canvas beside it).
+void centreOnSelection(GraphViewState& st, int v, int input) {
   if (!st.model || v < 0 || v >= st.model->layout.nodeCount()) return;
+  const GraphLayout& L = st.model->layout;
   // Zoom in far enough to read the node when the view is far out.
-  const double readable = 28.0 / st.model->layout.nodeHeight;
+  const double readable = 28.0 / L.nodeHeight;
   if (st.canvas.zoom < readable) st.canvas.zoom = std::min(readable, st.canvas.maxZoom);
-  st.canvas.centerOn(st.model->layout.nodeRect(v).center());
+  Rectd target = L.nodeRect(v);
+  if (const int e = input >= 0 ? st.model->findEdge(v, input) : -1; e >= 0) {
+    Rectd both = target;
+    both.include(L.nodeRect(L.edges[e].src));
+    const Vec2d view = st.canvas.size / st.canvas.zoom;
+    if (both.width() < view.x * 0.9 && both.height() < view.y * 0.8) target = both;
+  }
+  st.canvas.centerOn(target.center());
+  keepGraphInView(st.canvas, L.bounds, 20.0);
 }
 
 void jumpToHit(GraphViewState& st, Selection& sel, int step) {
@@ -230,6 +269,141 @@ int edgeUnder(const GraphRecords& r, ImVec2 mouse, float stubPx) {
 }
 
 // ---- drawing ----
+// A dashed edge: the straight line or the same cubic the solid edges use, sampled, every other piece drawn.
+// `phase` (0..1) shifts the dashes (a second pass with 0.5 fills the gaps).
+void drawDashed(ImDrawList* dl, const EdgeRecord& e, bool curved, ImU32 col, float thick, float phase) {
+  constexpr int kSamples = 24;
+  ImVec2 pts[kSamples + 1];
+  const float dy = (e.by - e.ay) * 0.5f;
+  for (int i = 0; i <= kSamples; ++i) {
+    const float t = static_cast<float>(i) / kSamples, u = 1.f - t;
+    if (!curved) {
+      pts[i] = v2(e.ax + (e.bx - e.ax) * t, e.ay + (e.by - e.ay) * t);
+    } else {  // B(t) with control points (a, a + dy, b - dy, b)
+      const float w0 = u * u * u, w1 = 3 * u * u * t, w2 = 3 * u * t * t, w3 = t * t * t;
+      pts[i] = v2(w0 * e.ax + w1 * e.ax + w2 * e.bx + w3 * e.bx, w0 * e.ay + w1 * (e.ay + dy) + w2 * (e.by - dy) + w3 * e.by);
+    }
+  }
+  // Dashes of ~7 px along the arc length.
+  float along = phase * 14.f;
+  for (int i = 0; i < kSamples; ++i) {
+    const float len = std::hypot(pts[i + 1].x - pts[i].x, pts[i + 1].y - pts[i].y);
+    const int pieces = std::max(1, static_cast<int>(len / 3.5f));
+    for (int k = 0; k < pieces; ++k) {
+      const float t0 = static_cast<float>(k) / pieces, t1 = static_cast<float>(k + 1) / pieces;
+      const float mid = along + len * (t0 + t1) * 0.5f;
+      if (std::fmod(mid, 14.f) < 7.f)
+        dl->AddLine(v2(pts[i].x + (pts[i + 1].x - pts[i].x) * t0, pts[i].y + (pts[i + 1].y - pts[i].y) * t0),
+                    v2(pts[i].x + (pts[i + 1].x - pts[i].x) * t1, pts[i].y + (pts[i + 1].y - pts[i].y) * t1), col, thick);
+    }
+    along += len;
+  }
+}
+
+// A dashed rectangle outline (a ghost node's frame).
+void dashedRect(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col, float thick) {
+  const ImVec2 corners[5] = {a, v2(b.x, a.y), b, v2(a.x, b.y), a};
+  for (int s = 0; s < 4; ++s) {
+    const ImVec2 p = corners[s], q = corners[s + 1];
+    const float len = std::hypot(q.x - p.x, q.y - p.y);
+    for (float d = 0; d < len; d += 10.f) {
+      const float t0 = d / len, t1 = std::min(d + 6.f, len) / len;
+      dl->AddLine(v2(p.x + (q.x - p.x) * t0, p.y + (q.y - p.y) * t0), v2(p.x + (q.x - p.x) * t1, p.y + (q.y - p.y) * t1), col, thick);
+    }
+  }
+}
+
+// A check mark of height h whose left end is at (x, y).
+void checkMark(ImDrawList* dl, float x, float y, float h, ImU32 col) {
+  const ImVec2 pts[3] = {v2(x, y), v2(x + h * 0.35f, y + h * 0.35f), v2(x + h, y - h * 0.55f)};
+  dl->AddPolyline(pts, 3, col, 0, 2.f);
+}
+
+// A collective node: a chamfered box in its state's colour, kind and mesh dim, then bytes and time.
+void drawCollectiveNode(ImDrawList* dl, const NodeRecord& n, const NodeMark& mark, ImFont* font, float fontPx, float zoom) {
+  const float c = std::min({8.f * zoom, (n.x1 - n.x0) * 0.25f, (n.y1 - n.y0) * 0.4f});
+  const ImVec2 pts[8] = {v2(n.x0 + c, n.y0), v2(n.x1 - c, n.y0), v2(n.x1, n.y0 + c), v2(n.x1, n.y1 - c),
+                         v2(n.x1 - c, n.y1), v2(n.x0 + c, n.y1), v2(n.x0, n.y1 - c), v2(n.x0, n.y0 + c)};
+  const ImU32 col = pillColour(mark.state);
+  dl->AddConvexPolyFilled(pts, 8, withAlpha(col, 235));
+  dl->AddPolyline(pts, 8, IM_COL32(255, 255, 255, 200), ImDrawFlags_Closed, 1.5f);
+  if (n.severity >= 2) dl->AddPolyline(pts, 8, graphSeverityColour(n.severity), ImDrawFlags_Closed, 3.f);
+  if (n.selected) dl->AddRect(v2(n.x0 - 3, n.y0 - 3), v2(n.x1 + 3, n.y1 + 3), kSelectColour, 3.f, 0, 2.5f);
+  if (n.match) dl->AddRect(v2(n.x0 - 2, n.y0 - 2), v2(n.x1 + 2, n.y1 + 2), kMatchColour, 3.f, 0, 2.f);
+  if (n.detail == NodeDetail::Box) return;
+  dl->AddText(font, fontPx, v2(n.x0 + c + 2 * zoom, n.y0 + 3 * zoom), IM_COL32(10, 10, 10, 255), mark.title.c_str());
+  if (n.detail == NodeDetail::Full)
+    dl->AddText(font, fontPx, v2(n.x0 + c + 2 * zoom, n.y0 + 3 * zoom + fontPx), IM_COL32(20, 20, 20, 255), mark.detail.c_str());
+}
+
+// The overlay's pills: laid out first (each edge's pills stacked upwards from its badge position; a pill that
+// would cover one already placed moves up, then down, a pill's height at a time; missing pills are placed first
+// so they keep their spot on the edge), then drawn with the missing ones on top. A ghost pill is a node-sized
+// dashed box (the collective that should be there); a missing pill is outlined in the error colour.
+void drawOverlayPills(ImDrawList* dl, const GraphRecords& r, const GraphModel& m, bool readable, float nodePx,
+                      float fontPx, ImFont* font) {
+  struct Placed { const EdgePill* pill; ImVec2 a, c, text; float px, padX, check; };
+  std::vector<Placed> placed;
+  std::vector<std::pair<const BadgeRecord*, const std::vector<EdgePill>*>> todo;
+  for (const auto& b : r.badges)
+    if (auto p = m.pills.find(b.edge); p != m.pills.end()) todo.push_back({&b, &p->second});
+  if (!readable) {
+    for (const auto& [b, pills] : todo) {
+      float y = b->y;
+      for (const EdgePill& p : *pills) {
+        dl->AddCircleFilled(v2(b->x, y), p.state == PillState::Missing ? 5.f : 4.f, pillColour(p.state));
+        y -= 10.f;
+      }
+    }
+    return;
+  }
+  auto missingFirst = [](const std::pair<const BadgeRecord*, const std::vector<EdgePill>*>& t) {
+    return std::any_of(t.second->begin(), t.second->end(), [](const EdgePill& p) { return p.state == PillState::Missing; });
+  };
+  std::stable_partition(todo.begin(), todo.end(), missingFirst);
+  auto overlaps = [&](ImVec2 a, ImVec2 c) {
+    for (const Placed& q : placed)
+      if (a.x < q.c.x + 2 && c.x > q.a.x - 2 && a.y < q.c.y + 2 && c.y > q.a.y - 2) return true;
+    return false;
+  };
+  for (const auto& [b, pills] : todo) {
+    float y = b->y;
+    for (const EdgePill& p : *pills) {
+      const float px = p.ghost ? std::clamp(fontPx, 11.f, 16.f) : std::clamp(fontPx, 10.f, 14.f);
+      const ImVec2 size = font->CalcTextSizeA(px, 1e9f, 0.f, p.text.c_str());
+      const float padX = p.ghost ? 8.f : 4.f, check = p.state == PillState::Applied ? size.y + 2.f : 0.f;
+      const float h = p.ghost ? std::max(size.y + 8.f, nodePx * 0.8f) : size.y + 4.f;
+      const float w = size.x + 2 * padX + check;
+      float cy = y;
+      for (int k = 1; k <= 6; ++k) {
+        if (!overlaps(v2(b->x - w * 0.5f, cy - h * 0.5f), v2(b->x + w * 0.5f, cy + h * 0.5f))) break;
+        cy = y + (k % 2 ? -1.f : 1.f) * static_cast<float>((k + 1) / 2) * (h + 3.f);
+      }
+      const ImVec2 a = v2(b->x - w * 0.5f, cy - h * 0.5f), c = v2(b->x + w * 0.5f, cy + h * 0.5f);
+      placed.push_back({&p, a, c, v2(a.x + padX + check, a.y + (h - size.y) * 0.5f), px, padX, check});
+      y = cy - h - 3.f;
+    }
+  }
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Placed& q : placed) {
+      const EdgePill& p = *q.pill;
+      if ((p.state == PillState::Missing) != (pass == 1)) continue;
+      if (p.state == PillState::Missing) {
+        dl->AddRectFilled(q.a, q.c, kMissingFill, p.ghost ? 3.f : 6.f);
+        if (p.ghost) dashedRect(dl, q.a, q.c, kNeedsColour, 2.f);
+        else dl->AddRect(q.a, q.c, kNeedsColour, 6.f, 0, 2.f);
+        dl->AddText(font, q.px, q.text, IM_COL32(255, 120, 110, 255), p.text.c_str());
+      } else {
+        dl->AddRectFilled(q.a, q.c, withAlpha(pillColour(p.state), 235), 6.f);
+        if (q.check > 0) {
+          const float th = q.c.y - q.a.y - 4.f;
+          checkMark(dl, q.a.x + q.padX, q.text.y + th * 0.55f, th * 0.7f, IM_COL32(10, 60, 20, 255));
+        }
+        dl->AddText(font, q.px, q.text, IM_COL32(10, 10, 10, 255), p.text.c_str());
+      }
+    }
+}
+
 void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
   const GraphRecords& r = st.records;
   const GraphModel& m = *st.model;
@@ -256,11 +430,18 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
   // Edges below nodes.
   for (const auto& e : r.edges) {
     const bool special = e.kind != EdgeKind::Normal;
-    ImU32 col = e.kind == EdgeKind::NeedsRedistribute ? kNeedsColour
-                : special                             ? kRedistributeColour
+    ImU32 col = e.kind == EdgeKind::NeedsRedistribute || e.kind == EdgeKind::NotApplied ? kNeedsColour
+                : special                                                          ? kRedistributeColour
                                                       : IM_COL32(150, 150, 160, r.merged ? 90 : 150);
     if (e.selected) col = kSelectColour;
     const float thick = special || e.selected ? 2.5f : 1.f;
+    if (e.kind == EdgeKind::NotApplied) {
+      // The planned collective is not there: a dashed edge (white dashes between when selected).
+      const bool curved = !r.merged && std::abs(e.by - e.ay) > 30;
+      if (e.selected) drawDashed(dl, e, curved, kSelectColour, thick, 0.5f);
+      drawDashed(dl, e, curved, kNeedsColour, thick + 0.5f, 0.f);
+      continue;
+    }
     if (!r.merged && std::abs(e.by - e.ay) > 30 && r.edges.size() < 4000) {
       const float dy = (e.by - e.ay) * 0.5f;
       dl->AddBezierCubic(v2(e.ax, e.ay), v2(e.ax, e.ay + dy), v2(e.bx, e.by - dy), v2(e.bx, e.by), col, thick, 12);
@@ -270,7 +451,7 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
   }
   const float stub = st.recordOptions.stubPx;
   for (const auto& s : r.stubs) {
-    ImU32 col = s.kind == EdgeKind::NeedsRedistribute ? kNeedsColour
+    ImU32 col = s.kind == EdgeKind::NeedsRedistribute || s.kind == EdgeKind::NotApplied ? kNeedsColour
                 : s.kind == EdgeKind::Redistribute    ? kRedistributeColour
                                                       : IM_COL32(150, 150, 160, 170);
     if (s.selected) col = kSelectColour;
@@ -288,10 +469,17 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
     const ImU32 col = c.severity >= 2 ? graphSeverityColour(c.severity) : graphSpecColour(c.colour);
     dl->AddRectFilled(v2(c.x0, c.y0), v2(c.x1, c.y1), col);
   }
+  for (const auto& mk : r.marks)
+    if (mk.mark >= 0 && mk.mark < static_cast<int>(m.marks.size()))
+      dl->AddRectFilled(v2(mk.x0, mk.y0), v2(mk.x1, mk.y1), pillColour(m.marks[static_cast<size_t>(mk.mark)].state));
   char text[200];
   for (const auto& n : r.nodes) {
     const ImVec2 a = v2(n.x0, n.y0), b = v2(n.x1, n.y1);
     const float round = n.detail == NodeDetail::Box ? 0.f : 3.f;
+    if (n.mark >= 0 && n.mark < static_cast<int>(m.marks.size())) {
+      drawCollectiveNode(dl, n, m.marks[static_cast<size_t>(n.mark)], font, fontPx, zoom);
+      continue;
+    }
     dl->AddRectFilled(a, b, graphSpecColour(n.colour), round);
     if (n.severity >= 1 && n.detail != NodeDetail::Box) {
       const float rad = std::clamp(5.f * zoom, 2.f, 7.f);
@@ -320,7 +508,8 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
   // Badges naming the collective.
   const bool readable = !r.merged && m.layout.nodeHeight * zoom >= 12.f;
   for (const auto& b : r.badges) {
-    const ImU32 col = b.kind == EdgeKind::NeedsRedistribute ? kNeedsColour : kRedistributeColour;
+    if (m.pills.count(b.edge)) continue;  // drawn by drawOverlayPills below
+    const ImU32 col = b.kind == EdgeKind::NeedsRedistribute || b.kind == EdgeKind::NotApplied ? kNeedsColour : kRedistributeColour;
     auto it = m.badge.find(b.edge);
     if (!readable || it == m.badge.end()) { dl->AddCircleFilled(v2(b.x, b.y), 4.f, col); continue; }
     const char* label = it->second.c_str();
@@ -329,6 +518,7 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
     dl->AddRectFilled(a, c, withAlpha(col, 235), 6.f);
     dl->AddText(v2(a.x + 4, a.y + 2), IM_COL32(10, 10, 10, 255), label);
   }
+  drawOverlayPills(dl, r, m, readable, static_cast<float>(m.layout.nodeHeight * zoom), fontPx, font);
 }
 
 void drawTooltip(const Plan& plan, const Diagnostics& diags, const GraphViewState& st) {
@@ -338,6 +528,11 @@ void drawTooltip(const Plan& plan, const Diagnostics& diags, const GraphViewStat
     ImGui::Text("%s  (%s)", n.name.c_str(), n.op.c_str());
     const std::string shape = nodeShapeText(plan, st.hoveredNode);
     if (!shape.empty()) ImGui::Text("%s", shape.c_str());
+    if (const int mk = st.model->markOf.empty() ? -1 : st.model->markOf[st.hoveredNode]; mk >= 0) {
+      const NodeMark& mark = st.model->marks[static_cast<size_t>(mk)];
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pillColour(mark.state)), "%s  %s  (%s)", mark.title.c_str(),
+                         mark.detail.c_str(), pillStateName(mark.state));
+    }
     if (st.hoveredNode < static_cast<int>(plan.specs.size()) && !plan.specs[st.hoveredNode].outputs.empty() &&
         plan.specs[st.hoveredNode].outputs[0])
       ImGui::Text("output: %s", plan.specs[st.hoveredNode].outputs[0]->toMeshString().c_str());
@@ -360,6 +555,10 @@ void drawTooltip(const Plan& plan, const Diagnostics& diags, const GraphViewStat
                           st.model->layout.layer[e.dst] - st.model->layout.layer[e.src]);
     auto it = st.model->badge.find(st.hoveredEdge);
     if (it != st.model->badge.end()) ImGui::Text("redistribute: %s", it->second.c_str());
+    if (auto p = st.model->pills.find(st.hoveredEdge); p != st.model->pills.end())
+      for (const EdgePill& pill : p->second)
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pillColour(pill.state)), "applied graph (%s): %s",
+                           pillStateName(pill.state), pill.text.c_str());
     ImGui::EndTooltip();
   }
 }
@@ -435,7 +634,7 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   if (st.fitRequested) { st.canvas.fit(st.model->layout.bounds, 20); st.fitRequested = false; }
   if (sel.generation != st.selectionSeen) {
     st.selectionSeen = sel.generation;
-    if (sel.centreRequested) { centreOnNode(st, sel.node); sel.centreRequested = false; }
+    if (sel.centreRequested) { centreOnSelection(st, sel.node, sel.input); sel.centreRequested = false; }
   }
 
   ImGui::InvisibleButton("graph-canvas", avail, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |

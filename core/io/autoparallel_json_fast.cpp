@@ -42,7 +42,7 @@ class ApFastReader {
  private:
   bool readMesh(element e, Plan& p);
   bool readNode(element e, int i, Plan& p);
-  bool readEdges(element e, int i, Node& n, NodeSpecs& specs, std::string& firstSrc, Plan& p);
+  bool readEdges(element e, int i, Node& n, NodeSpecs& specs, std::string_view& firstSrc, Plan& p);
   bool readSource(element e, Node& n);
   bool readAcRegion(element e, Node& n);
   bool readSummary(element e, Plan& p);
@@ -126,10 +126,13 @@ bool ApFastReader::readAcRegion(element e, Node& n) {
   }
 }
 
-bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::string& firstSrc, Plan& p) {
+bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::string_view& firstSrc, Plan& p) {
   if (e.type() != element_type::ARRAY) return false;
+  const size_t edges = sj::dom::array(e).size();
   static constexpr std::string_view keys[] = {"name", "src_placement", "dst_placement", "comm_cost", "transition_cost"};
   std::vector<Arg> refs;
+  refs.reserve(edges);
+  sp.inputs.reserve(edges);
   int k = 0;
   for (element edge : sj::dom::array(e)) {
     const element* f[5];
@@ -142,9 +145,9 @@ bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::stri
     const int srcIndex = b_.find(src);
     if (srcIndex < 0) return false;
     refs.push_back(Arg::tensor({srcIndex, 0}));
-    std::string srcPlacement;
-    if (!optString(f[1], srcPlacement)) return false;
-    if (k == 0) firstSrc = std::move(srcPlacement);
+    std::string_view srcPlacement;  // a view into the document, which outlives the read
+    if (f[1] && !asString(*f[1], srcPlacement)) return false;
+    if (k == 0) firstSrc = srcPlacement;
     std::optional<ShardingSpec> dst;
     if (f[2]) {
       const SpecTuple* s = nullptr;
@@ -154,7 +157,8 @@ bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::stri
     sp.inputs.push_back(std::move(dst));
     double comm = 0, trans = 0;
     if (!optNumber(f[3], comm, 0) || !optNumber(f[4], trans, 0)) return false;
-    if (f[3] || f[4]) p.edgeCosts[{i, k}] = {comm, trans};
+    // Edges arrive in (node, input) order: appended at the map's end, no search.
+    if (f[3] || f[4]) p.edgeCosts.insert_or_assign(p.edgeCosts.end(), {i, k}, std::pair{comm, trans});
     ++k;
   }
   if (n.kind == NodeKind::Output) n.args = {Arg::list(std::move(refs))};
@@ -207,7 +211,7 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
     n.outputs.assign(sp.outputs.size(), TensorMeta{{}, DType::Unknown, false});
     n.outputs[0] = std::move(meta);  // the export gives the first tensor's shape for tuple outputs
   }
-  std::string firstSrc;
+  std::string_view firstSrc;
   if (f[Inputs]) {
     if (!readEdges(*f[Inputs], i, n, sp, firstSrc, p)) return false;
   } else if (n.kind == NodeKind::Output) {
@@ -234,8 +238,10 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
     if (static_cast<int>(tuple.outputs.size()) <= idx) tuple.outputs.resize(idx + 1, TensorMeta{{}, DType::Unknown, false});
     if (!tuple.outputs[idx].known && !n.outputs.empty()) tuple.outputs[idx] = n.outputs[0];
   }
-  std::string phase, pk;
-  if (!optString(f[PhaseK], phase) || !optString(f[PKind], pk) || !optString(f[Module], n.modulePath)) return false;
+  std::string_view phase, pk;
+  if ((f[PhaseK] && !asString(*f[PhaseK], phase)) || (f[PKind] && !asString(*f[PKind], pk)) ||
+      !optString(f[Module], n.modulePath))
+    return false;
   n.phase = phase.empty() ? Phase::Unknown : phaseFromName(phase);
   if (n.kind == NodeKind::Placeholder) {
     if (!pk.empty()) {

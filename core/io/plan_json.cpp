@@ -212,7 +212,9 @@ Result<TensorMeta> metaFromJ(const json& j, const std::string& ptr) {
 }
 
 // ---- Args ----------------------------------------------------------------------------------------------------
-Result<Arg> argFromJImpl(const json& j, const Graph& g, const NameIndex& names, const std::string& ptr, int depth) {
+// Tensor references name earlier nodes through the graph's name index (g.find: the builder's graph, indexed as
+// its nodes come).
+Result<Arg> argFromJImpl(const json& j, const Graph& g, const std::string& ptr, int depth) {
   if (depth > limits::kMaxArgDepth)
     return Error::atPointer("arguments nest deeper than " + std::to_string(limits::kMaxArgDepth) + " levels", ptr);
   switch (j.type()) {
@@ -229,7 +231,7 @@ Result<Arg> argFromJImpl(const json& j, const Graph& g, const NameIndex& names, 
       std::vector<Arg> items;
       items.reserve(j.size());
       for (size_t i = 0; i < j.size(); ++i) {
-        auto a = argFromJImpl(j[i], g, names, ptr + "/" + std::to_string(i), depth + 1);
+        auto a = argFromJImpl(j[i], g, ptr + "/" + std::to_string(i), depth + 1);
         if (!a) return a.error();
         items.push_back(std::move(*a));
       }
@@ -238,7 +240,7 @@ Result<Arg> argFromJImpl(const json& j, const Graph& g, const NameIndex& names, 
     case json::value_t::object: {
       if (auto it = j.find("t"); it != j.end()) {
         if (!it->is_string()) return typeError(ptr + "/t", "a node name", *it);
-        const int srcIndex = names.find(it->get_ref<const std::string&>());
+        const int srcIndex = g.find(it->get_ref<const std::string&>());
         if (srcIndex < 0)
           return Error::atPointer("unknown tensor '" + it->get<std::string>() +
                                       "' (a node can only use nodes listed before it)",
@@ -281,14 +283,6 @@ Result<Arg> argFromJImpl(const json& j, const Graph& g, const NameIndex& names, 
   }
 }
 
-NameIndex namesOf(const Graph& g) {
-  NameIndex m;
-  m.reserve(g.nodes.size());
-  for (int i = 0; i < g.size(); ++i)
-    if (m.find(g.nodes[i].name) < 0) m.insert(g.nodes[i].name, i);
-  return m;
-}
-
 // ---- Nodes ---------------------------------------------------------------------------------------------------
 Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const json*>& specJ,
                       std::vector<const json*>& inSpecJ) {
@@ -324,11 +318,10 @@ Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const j
   // Args may not refer to the node itself (its name is registered at endNode); pushed first for output counts.
   Node& node = b.beginNode();
   node = std::move(n);
-  const NameIndex& names = b.names();
   if (auto it = jn.find("args"); it != jn.end() && !it->is_null()) {
     if (!it->is_array()) return typeError(ptr + "/args", "an array", *it);
     for (size_t k = 0; k < it->size(); ++k) {
-      auto a = argFromJImpl((*it)[k], p.graph, names, ptr + "/args/" + std::to_string(k), 0);
+      auto a = argFromJImpl((*it)[k], p.graph, ptr + "/args/" + std::to_string(k), 0);
       if (!a) return a.error();
       node.args.push_back(std::move(*a));
     }
@@ -336,7 +329,7 @@ Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const j
   if (auto it = jn.find("kwargs"); it != jn.end() && !it->is_null()) {
     if (!it->is_object()) return typeError(ptr + "/kwargs", "an object", *it);
     for (auto kv = it->begin(); kv != it->end(); ++kv) {
-      auto a = argFromJImpl(kv.value(), p.graph, names, ptr + "/kwargs/" + kv.key(), 0);
+      auto a = argFromJImpl(kv.value(), p.graph, ptr + "/kwargs/" + kv.key(), 0);
       if (!a) return a.error();
       node.kwargs.emplace_back(kv.key(), std::move(*a));
     }
@@ -454,9 +447,6 @@ Result<std::vector<int64_t>> shapeFromJson(const nlohmann::json& j, const std::s
   return shape;
 }
 
-Result<Arg> argFromJson(const nlohmann::json& j, const Graph& g, const std::string& pointer) {
-  return argFromJImpl(j, g, namesOf(g), pointer, 0);
-}
 
 nlohmann::json planToJson(const Plan& plan) { return json::parse(writePlanString(plan)); }
 

@@ -30,7 +30,6 @@ Result<Plan> planFromJsonTextFast(std::string_view text, bool paddedTail = false
 // Specs, args and metas in the native format, reused by other readers/writers.
 nlohmann::json specToJson(const std::optional<ShardingSpec>& s);  // "RS(0)" or null
 nlohmann::json argToJson(const Arg& a, const Graph& g);
-Result<Arg> argFromJson(const nlohmann::json& j, const Graph& g, const std::string& pointer);
 // A tensor shape within the native reader's limits (at most 64 dims, each size in [0, 2^53], at most 2^62
 // elements), errors at `pointer` (the shape array's) or below it. Other readers use it so that every plan they
 // load also saves and reloads natively.

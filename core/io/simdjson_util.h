@@ -22,8 +22,7 @@ namespace sj = simdjson;
 using sj::dom::element;
 using sj::dom::element_type;
 
-// Node name -> index: ss::NameIndex (core/plan_builder.h), the builder's own, open addressing over views of the
-// names (resolving the tensor refs of every argument is the hottest lookup of a read).
+// Node name -> index: PlanBuilder::find, the graph's own name index (Graph::indexNextName as each node ends).
 
 inline bool isNull(element e) { return e.type() == element_type::NULL_VALUE; }
 

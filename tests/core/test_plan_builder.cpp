@@ -222,3 +222,47 @@ TEST_CASE("Where formats JSON pointers and text places only when asked", "[build
   CHECK(Where("mesh")("shape").item(2).pointer() == "/mesh/shape/2");
   CHECK(Where::at(4, 7).error("bad").toString("f.py") == "f.py:4:7: bad");
 }
+
+TEST_CASE("Graph: names indexed node by node answer as reindex does; the first duplicate is the one reported", "[builder]") {
+  // 40 nodes appended without reserving (the index grows and catches up), each using the one before it.
+  Graph g;
+  for (int i = 0; i < 40; ++i) {
+    Node n;
+    n.name = "n" + std::to_string(i);
+    n.op = i == 0 ? "placeholder" : "aten.relu.default";
+    n.kind = PlanBuilder::kindOfOp(n.op);
+    n.outputs = {TensorMeta{{4}, DType::F32, true}};
+    if (i > 0) n.args = {Arg::tensor({i - 1, 0})};
+    g.nodes.push_back(std::move(n));
+    CHECK(g.indexNextName() == -1);
+    CHECK(g.find("n" + std::to_string(i)) == i);
+  }
+  g.indexEdges();
+  Graph full = g;
+  full.reindex();
+  for (int i = 0; i < g.size(); ++i) {
+    CHECK(g.find(g.nodes[i].name) == i);
+    CHECK(g.inputs(i) == full.inputs(i));
+    CHECK(g.users(i) == full.users(i));
+  }
+  CHECK(g.find("n40") == -1);
+  CHECK(g.validate().empty());
+
+  // Two later nodes reuse earlier names: indexNextName names the earlier node, validate the first reuse.
+  for (const char* name : {"n3", "n7"}) {
+    Node n;
+    n.name = name;
+    n.op = "aten.relu.default";
+    n.outputs = {TensorMeta{{4}, DType::F32, true}};
+    g.nodes.push_back(std::move(n));
+  }
+  Graph unindexed = g;  // the same nodes, its index not current: validate walks them itself
+  CHECK(g.indexNextName() == 7);  // catches up with the "n3" node appended without it, then "n7"
+  g.indexEdges();
+  CHECK(g.find("n3") == 3);
+  CHECK(g.validate() == "node name 'n3' is used twice");
+  CHECK(unindexed.validate() == "node name 'n3' is used twice");
+  full = g;
+  full.reindex();
+  CHECK(full.validate() == "node name 'n3' is used twice");
+}
