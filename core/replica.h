@@ -57,7 +57,8 @@ struct ReplicaPlan {
   bool computes(int n, int64_t rank) const { return isLeader(share[n], rank); }
   // Input k of node n has a redistribute and this rank runs its steps (a member of their process groups).
   bool runsEdge(int n, int k, int64_t rank) const;
-  // Ranks that take input k of node n from `leader`: they compute n but do not run the edge themselves.
+  // Ranks that take input k of node n from `leader` (a leader of edgeShare[n][k]): they compute n but do not run
+  // the edge themselves.
   int edgeTakers(int n, int k, int64_t leader) const;
   // Ranks one twin leader's gradient stands for.
   int64_t twinCount() const { return classSize(twins); }

@@ -144,6 +144,28 @@ TEST_CASE("replica classes: one rule at a time on a 2x2 mesh", "[replica]") {
   CHECK(rp.edgeTakers(relu, 0, 0) == 0);
 }
 
+TEST_CASE("replica classes: a rank that computes a node takes an input whose collective it does not run",
+          "[replica]") {
+  // a RR, all-reduced along dim 0 (P(sum)R -> RR) into add, whose other input b is RS(0): add is computed by the
+  // ranks with coordinate 0 on dim 0 (0 and 1); the all_reduce runs on the group {0, 2} only (coordinate 0 on
+  // dim 1), so rank 1 takes the reduced value from rank 0.
+  nlohmann::json nodes = {ph("a", {1, 6}, "RR"), ph("b", {2, 6}, "RS(0)"),
+                          call("add", "aten.add.Tensor", {ref("a"), ref("b")}, {2, 6}, "RS(0)"),
+                          call("loss", "aten.sum.default", {ref("add")}, nlohmann::json::array(), "RR")};
+  Plan plan = planOf({2, 2}, nodes,
+                     nlohmann::json::array({{{"node", "add"}, {"input", 0}, {"from", "P(sum)R"}, {"to", "RR"}}}), "loss");
+  const ReplicaPlan rp = replicaClasses(plan, {});
+  const int add = plan.graph.find("add");
+  CHECK(rp.holds.at(add) == D0);
+  CHECK(rp.edgeShare[add][0] == BOTH);
+  for (int r = 0; r < 4; ++r) {
+    CHECK(rp.computes(add, r) == (r == 0 || r == 1));
+    CHECK(rp.runsEdge(add, 0, r) == (r == 0 || r == 2));
+  }
+  CHECK(rp.edgeTakers(add, 0, 0) == 1);  // rank 1
+  CHECK_FALSE(rp.isLeader(rp.edgeShare[add][0], 2));  // rank 2 runs the all_reduce and publishes nothing
+}
+
 TEST_CASE("replica classes: an in-place op or an AutoSP tag", "[replica]") {
   nlohmann::json nodes = {ph("a", {4, 6}, "R"), ph("b", {4, 6}, "R"),
                           call("add_", "aten.add_.Tensor", {ref("a"), ref("b")}, {4, 6}, "R")};

@@ -59,16 +59,6 @@ RunReport checkSame(const std::string& what, const Plan& plan, const RunOptions&
   return on;
 }
 
-Plan seed1Fixed() {
-  Plan plan = test::loadOrFail(test::falconPath());
-  Redistribute fix;
-  fix.node = plan.graph.find("index_put");
-  fix.input = 2;
-  fix.from = *parseSpec("RS(1)");
-  fix.to = *parseSpec("RS(0)");
-  if (!applyCommand(plan, InsertRedistribute{fix}).ok()) throw std::runtime_error("cannot insert the fix");
-  return plan;
-}
 
 }  // namespace
 
@@ -76,7 +66,7 @@ TEST_CASE("dedup: seed 1 fixed and as shipped give the same bits; 2 of 8 ranks c
           "[runner][dedup][seed1]") {
   RunOptions o;
   o.scale = 4;
-  RunReport fixed = checkSame("seed 1 fixed, scale 4", seed1Fixed(), o);
+  RunReport fixed = checkSame("seed 1 fixed, scale 4", test::falconFixed(), o);
   REQUIRE_FALSE(fixed.error);
   CHECK(fixed.verdict() == RunVerdict::Match);
   CHECK(fixed.computingRanks == 2);
@@ -85,7 +75,7 @@ TEST_CASE("dedup: seed 1 fixed and as shipped give the same bits; 2 of 8 ranks c
   RunOptions noGrad = o;
   noGrad.gradients = false;
   noGrad.batches = 1;
-  checkSame("seed 1 fixed, no gradients", seed1Fixed(), noGrad);
+  checkSame("seed 1 fixed, no gradients", test::falconFixed(), noGrad);
   // As shipped, index_put fails on every rank: the same error, rank and node.
   RunReport shipped = checkSame("seed 1 as shipped", test::loadOrFail(test::falconPath()), o);
   REQUIRE(shipped.error);
@@ -113,37 +103,15 @@ TEST_CASE("dedup: seed 2's AutoSP plans", "[runner][dedup][seed2]") {
 
 TEST_CASE("dedup: the LLaMA-like joint graph (FSDP x TP, nested shards)", "[runner][dedup][llama]") {
   for (auto [dp, tp] : {std::pair<int64_t, int64_t>{2, 2}, {2, 1}}) {
-    gen::LlamaOptions g;
-    g.layers = 1;
-    g.batch = 2;
-    g.seq = 16;
-    g.hidden = 64;
-    g.heads = 4;
-    g.ffnHidden = 128;
-    g.vocab = 64;
-    g.dp = dp;
-    g.tp = tp;
     RunOptions o;
     o.batches = 1;
-    checkSame("llama " + std::to_string(dp) + "x" + std::to_string(tp), gen::makeLlamaPlan(g), o);
+    checkSame("llama " + std::to_string(dp) + "x" + std::to_string(tp), test::smallLlama(dp, tp), o);
   }
 }
 
 TEST_CASE("dedup: a rank failing alone, and a replicated failure shared by its class", "[runner][dedup][failure]") {
   // x [3, 4] S(0) on 2 ranks: select(x, 0, 1) fails on rank 1 only (as in the runner's failure test).
-  const char* oneFails = R"JSON({"format": "shardscope-plan", "version": 1, "name": "one_rank_fails",
-    "mesh": {"shape": [2]}, "run": {"seed": 0, "loss": "loss", "batches": 1},
-    "nodes": [
-      {"name": "x", "op": "placeholder", "placeholder_kind": "input", "meta": [{"shape": [3, 4], "dtype": "f32"}],
-       "spec": ["S(0)"]},
-      {"name": "row", "op": "aten.select.int", "args": [{"t": "x"}, 0, 1], "meta": [{"shape": [4], "dtype": "f32"}],
-       "spec": ["R"]},
-      {"name": "total", "op": "aten.sum.default", "args": [{"t": "row"}], "meta": [{"shape": [], "dtype": "f32"}],
-       "spec": ["P(sum)"]},
-      {"name": "loss", "op": "aten.mul.Tensor", "args": [{"t": "total"}, 1.0], "meta": [{"shape": [], "dtype": "f32"}],
-       "spec": ["R"], "input_specs": ["R"]},
-      {"name": "output", "op": "output", "args": [[{"t": "loss"}]]}],
-    "redistributes": [{"node": "loss", "input": 0, "from": "P(sum)", "to": "R"}]})JSON";
+  const char* oneFails = test::kOneRankFailsPlan;
   auto plan = loadPlanText(oneFails, "one_rank_fails.plan.json");
   REQUIRE(plan.ok());
   RunReport r = checkSame("one rank fails", *plan, RunOptions{});
@@ -167,6 +135,36 @@ TEST_CASE("dedup: a rank failing alone, and a replicated failure shared by its c
   REQUIRE(f.error);
   CHECK(f.error->node == "row");
   CHECK(f.notes == runWith(*all, RunOptions{}, false).notes);
+}
+
+TEST_CASE("dedup: a rank takes an input whose all_reduce it does not run", "[runner][dedup]") {
+  // a RR is all-reduced along dim 0 into add, whose other input b is RS(0): rank 1 computes add but the
+  // all_reduce runs on ranks 0 and 2 only; rank 1 takes the reduced value from rank 0 (core/replica.h).
+  const char* text = R"JSON({"format": "shardscope-plan", "version": 1, "name": "edge_taker",
+    "mesh": {"shape": [2, 2]}, "run": {"seed": 3, "loss": "loss", "batches": 2},
+    "nodes": [
+      {"name": "a", "op": "placeholder", "placeholder_kind": "input", "meta": [{"shape": [1, 6], "dtype": "f32"}],
+       "spec": ["RR"]},
+      {"name": "b", "op": "placeholder", "placeholder_kind": "input", "meta": [{"shape": [2, 6], "dtype": "f32"}],
+       "spec": ["RS(0)"]},
+      {"name": "add", "op": "aten.add.Tensor", "args": [{"t": "a"}, {"t": "b"}],
+       "meta": [{"shape": [2, 6], "dtype": "f32"}], "spec": ["RS(0)"]},
+      {"name": "loss", "op": "aten.sum.default", "args": [{"t": "add"}], "meta": [{"shape": [], "dtype": "f32"}],
+       "spec": ["RR"]},
+      {"name": "output", "op": "output", "args": [[{"t": "loss"}]]}],
+    "redistributes": [{"node": "add", "input": 0, "from": "P(sum)R", "to": "RR"}]})JSON";
+  auto plan = loadPlanText(text, "edge_taker.plan.json");
+  REQUIRE(plan.ok());
+  RunReport r = checkSame("edge taker", *plan, RunOptions{});
+  INFO(r.summary());
+  REQUIRE_FALSE(r.error);
+  REQUIRE(r.batches.size() == 2);
+  // Ranks 0 and 1 differ (b's halves), ranks 2 and 3 hold theirs again: the rank losses come in pairs.
+  for (const BatchResult& b : r.batches) {
+    CHECK(b.rankLosses[0] == b.rankLosses[2]);
+    CHECK(b.rankLosses[1] == b.rankLosses[3]);
+    CHECK(b.rankLosses[0] != b.rankLosses[1]);
+  }
 }
 
 TEST_CASE("dedup: --no-dedup reaches the runner through the CLI", "[runner][dedup][cli]") {
