@@ -50,4 +50,45 @@ Result<ParsedArgs> parseArgs(const std::vector<std::string>& args, const std::ve
   return out;
 }
 
+std::vector<FlagSpec> sessionFlags() {
+  return {{"solution"}, {"applied"}, {"rank"}, {"mesh"}, {"names"}, {"group", true, true}};
+}
+
+Result<SessionInputs> sessionInputs(const ParsedArgs& args) {
+  SessionInputs in;
+  if (!args.positionals.empty()) in.primary = args.positionals[0];
+  in.solution = args.get("solution");
+  in.applied = args.get("applied");
+  if (auto r = args.get("rank")) {
+    try {
+      size_t used = 0;
+      in.rank = std::stoi(*r, &used);
+      if (used != r->size() || in.rank < 0) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      return Error{"--rank expects a rank number, got '" + *r + "'"};
+    }
+  }
+  if (auto m = args.get("mesh")) {
+    auto mesh = DeviceMesh::parse(*m, args.get("names").value_or(""));
+    if (!mesh) return Error{"--mesh: " + mesh.error().toString()};
+    in.mesh = *mesh;
+  } else if (args.has("names")) {
+    return Error{"--names needs --mesh"};
+  }
+  for (const std::string& g : args.all("group")) {
+    const size_t eq = g.find('=');
+    int dim = -1;
+    try {
+      size_t used = 0;
+      if (eq == std::string::npos || eq == 0) throw std::invalid_argument("");
+      dim = std::stoi(g.substr(eq + 1), &used);
+      if (used != g.size() - eq - 1 || dim < 0) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      return Error{"--group expects NAME=MESHDIM (e.g. --group 1=0), got '" + g + "'"};
+    }
+    in.groups[g.substr(0, eq)] = dim;
+  }
+  return in;
+}
+
 }  // namespace ss::app

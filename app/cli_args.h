@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/applied/session.h"
 #include "core/result.h"
 
 namespace ss::app {
@@ -25,5 +26,11 @@ struct ParsedArgs {
 };
 
 Result<ParsedArgs> parseArgs(const std::vector<std::string>& args, const std::vector<FlagSpec>& flags);
+
+// The flags naming autoparallel's artifacts and how to read them, shared by check, gui and render:
+// --solution, --applied, --rank, --mesh, --names, --group NAME=MESHDIM (repeatable).
+std::vector<FlagSpec> sessionFlags();
+// Those flags as SessionInputs (primary: the first positional, when there is one). Errors name the flag.
+Result<SessionInputs> sessionInputs(const ParsedArgs& args);
 
 }  // namespace ss::app

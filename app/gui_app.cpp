@@ -175,7 +175,7 @@ void GuiApp::terminate() {
 
 bool GuiApp::step(double idleWaitS) {
   // Something animates (a run in progress, a dialog thread, a drag): draw at a calm pace.
-  const bool busy = run_.active() || dialog_.active() || graph_.busy() || teach_.playing ||
+  const bool busy = run_.active() || dialog_.active() || graph_.busy() || appliedGraph_.graph.layoutRunning() || teach_.playing ||
                     (imguiCreated_ && ImGui::IsMouseDragging(0));
   if (framesToDraw_ > 0 || busy) {
     frame();
@@ -365,7 +365,10 @@ void GuiApp::drawView(views::ViewId v) {
   const Plan& plan = doc_.plan();
   const Diagnostics& d = doc_.diagnostics();
   switch (v) {
-    case views::ViewId::Graph: graph_.draw(plan, d, sel_, doc_.revision()); break;
+    case views::ViewId::Graph: graph_.draw(plan, d, sel_, doc_.revision(), &doc_.applied(), doc_.appliedAlone()); break;
+    case views::ViewId::AppliedGraph:
+      views::drawAppliedGraphView(plan, d, doc_.applied(), doc_.appliedAlone(), appliedGraph_, sel_, doc_.revision());
+      break;
     case views::ViewId::Diagnostics: views::drawDiagnosticsView(plan, d, diagsView_, sel_, cmds_); break;
     case views::ViewId::Edge:
       if (compare_.active) drawCompareStrip(false);
@@ -392,7 +395,7 @@ void GuiApp::drawView(views::ViewId v) {
       break;
     }
     case views::ViewId::Applied:
-      views::drawAppliedView(plan, d, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
+      views::drawAppliedView(plan, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
       break;
     case views::ViewId::Run: {
       const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
@@ -405,7 +408,7 @@ void GuiApp::drawView(views::ViewId v) {
 
 void GuiApp::drawPaneContent(int pane) {
   using views::ViewId;
-  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph},     {ViewId::Diagnostics, ViewId::Applied, ViewId::Changes},
+  static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph, ViewId::AppliedGraph}, {ViewId::Diagnostics, ViewId::Applied, ViewId::Changes},
                                                         {ViewId::Edge, ViewId::Teach}, {ViewId::Mesh, ViewId::Tensor},
                                                         {ViewId::Inspector}, {ViewId::Costs, ViewId::Run}};
   const auto& mine = tabs[static_cast<size_t>(pane)];
@@ -426,7 +429,7 @@ void GuiApp::drawPaneContent(int pane) {
       }
       if (ImGui::BeginTabItem(title.c_str(), nullptr, f)) {
         ImGui::BeginChild("##content", ImVec2(0, 0), false,
-                          view == ViewId::Graph ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
+                          view == ViewId::Graph || view == ViewId::AppliedGraph ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
         drawView(view);
         ImGui::EndChild();
         ImGui::EndTabItem();
@@ -492,7 +495,7 @@ void GuiApp::drawSolo(views::ViewId view, float top, float bottom) {
     ImGui::TextDisabled("%s", doc_.windowTitle().c_str());
     ImGui::Separator();
     ImGui::BeginChild("##solocontent", ImVec2(0, 0), false,
-                      view == views::ViewId::Graph ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
+                      view == views::ViewId::Graph || view == views::ViewId::AppliedGraph ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
     drawView(view);
     ImGui::EndChild();
   }

@@ -18,6 +18,7 @@
 #include "app/gui_recovery.h"
 #include "app/gui_run.h"
 #include "app/gui_settings.h"
+#include "views/AppliedGraphView.h"
 #include "views/AppliedView.h"
 #include "views/ChangesView.h"
 #include "views/CostsView.h"
@@ -59,6 +60,8 @@ class GuiApp {
 
   // Opens a plan file, selects its first problem (centred). Errors are shown, the old document stays.
   bool openFile(const std::string& path);
+  // The command line's file with its artifact flags (--mesh 2x4 for an applied graph alone, --solution, ...).
+  bool openFile(const std::string& path, const SessionInputs& extras);
   // One frame: input, UI, render, then applies queued commands, drops, recovery, title. `capture` (optional)
   // receives the rendered RGBA pixels (GL platforms only).
   void frame(std::vector<unsigned char>* capture = nullptr, int* capW = nullptr, int* capH = nullptr);
@@ -87,6 +90,7 @@ class GuiApp {
   // (nothing changes) when the form is wrong or the open plan has unsaved edits.
   bool newTensor(const NewTensorForm& form);
   views::AppliedViewState& appliedState() { return appliedView_; }
+  views::AppliedGraphViewState& appliedGraphState() { return appliedGraph_; }
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
@@ -137,6 +141,7 @@ class GuiApp {
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
   views::AppliedViewState appliedView_;
+  views::AppliedGraphViewState appliedGraph_;
   views::Comparison compare_;
   views::ChangesViewState changes_;
   views::RunViewState runView_;

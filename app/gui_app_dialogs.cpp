@@ -121,8 +121,10 @@ void GuiApp::drawModals() {
 
 // ---- file actions ----
 
-bool GuiApp::openFile(const std::string& path) {
-  Result<bool> r = doc_.open(path);
+bool GuiApp::openFile(const std::string& path) { return openFile(path, SessionInputs{}); }
+
+bool GuiApp::openFile(const std::string& path, const SessionInputs& extras) {
+  Result<bool> r = doc_.open(path, extras);
   if (!r.ok()) {
     modalName_ = kModalError;
     modalText_ = "Cannot open " + path + ":\n" + r.error().message;
@@ -133,8 +135,11 @@ bool GuiApp::openFile(const std::string& path) {
   graph_.planReplaced();
   addRecent(settings_, path);
   selectFirstProblem();
-  // autoparallel's artifacts: the applied graph beside the plan (the Diagnostics pane's other tab).
-  if (!doc_.applied().empty() || doc_.appliedAlone()) forceTab_ = views::ViewId::Applied;
+  appliedGraph_.reset();
+  // autoparallel's artifacts: the applied graph beside the plan (the Diagnostics pane's other tab); an applied
+  // graph alone opens in the Applied graph tab (the plan graph tab shows the same graph).
+  if (!doc_.applied().empty()) forceTab_ = views::ViewId::Applied;
+  else if (doc_.appliedAlone()) forceTab_ = views::ViewId::AppliedGraph;
   framesToDraw_ = 3;
   return true;
 }

@@ -3,9 +3,11 @@
 // revision, Ctrl+F, a new document).
 #include <cstdint>
 
+#include "core/applied/applied.h"
 #include "core/diagnostics.h"
 #include "core/plan.h"
 #include "views/GraphDiff.h"
+#include "views/GraphView.h"
 #include "views/Selection.h"
 
 namespace ss::app {
@@ -14,7 +16,10 @@ class GraphSlot {
  public:
   GraphSlot();
   ~GraphSlot();
-  void draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, uint64_t revision);
+  // `applied` / `alone` (the document's applied graphs, or an applied graph alone; may be empty / nullptr) give
+  // the overlay: what the applied graph did on each planned edge, collectives drawn as collectives.
+  void draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, uint64_t revision,
+            const std::vector<AppliedGraph>* applied = nullptr, const AppliedAlone* alone = nullptr);
   void focusSearch();        // Ctrl+F
   void planReplaced();       // a new document: fit the view
   // A layout is being computed on the worker thread: keep drawing until it lands.
@@ -26,6 +31,8 @@ class GraphSlot {
   // The last run's first divergent node (-1: none): the graph marks it and fades what runs after it.
   void setDivergentNode(int node);
   int divergentNode() const;
+  // The graph view's last frame (tests): its model (nullptr until laid out), camera and records.
+  const views::GraphViewState& viewState() const;
 
  private:
   struct Impl;

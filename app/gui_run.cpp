@@ -109,7 +109,10 @@ bool RunPanel::poll() {
           model_.etaS = -1;
           if (!rep.blas.empty())
             model_.blas = rep.blas + ", " + std::to_string(rep.blasThreads) + " threads; " + std::to_string(rep.ranks) +
-                          " ranks x " + std::to_string(rep.threadsPerRank);
+                          " ranks x " + std::to_string(rep.threadsPerRank) +
+                          (rep.computingRanks > 0 && rep.computingRanks < rep.ranks
+                               ? "; replicas shared: " + std::to_string(rep.computingRanks) + " compute the largest node"
+                               : std::string());
           if (rep.error) {
             model_.error = rep.error->message;
             model_.errorRank = rep.error->rank;

@@ -39,42 +39,6 @@ its consumer's input path: transition-not-applied (error), unplanned-collective 
 Exit codes: 0 no errors (warnings and infos allowed), 1 errors found, 2 the input is unusable.
 )HELP";
 
-Result<SessionInputs> sessionInputs(const ParsedArgs& args) {
-  SessionInputs in;
-  in.primary = args.positionals[0];
-  in.solution = args.get("solution");
-  in.applied = args.get("applied");
-  if (auto r = args.get("rank")) {
-    try {
-      size_t used = 0;
-      in.rank = std::stoi(*r, &used);
-      if (used != r->size() || in.rank < 0) throw std::invalid_argument("");
-    } catch (const std::exception&) {
-      return Error{"--rank expects a rank number, got '" + *r + "'"};
-    }
-  }
-  if (auto m = args.get("mesh")) {
-    auto mesh = DeviceMesh::parse(*m, args.get("names").value_or(""));
-    if (!mesh) return Error{"--mesh: " + mesh.error().toString()};
-    in.mesh = *mesh;
-  } else if (args.has("names")) {
-    return Error{"--names needs --mesh"};
-  }
-  for (const std::string& g : args.all("group")) {
-    const size_t eq = g.find('=');
-    int dim = -1;
-    try {
-      size_t used = 0;
-      if (eq == std::string::npos || eq == 0) throw std::invalid_argument("");
-      dim = std::stoi(g.substr(eq + 1), &used);
-      if (used != g.size() - eq - 1 || dim < 0) throw std::invalid_argument("");
-    } catch (const std::exception&) {
-      return Error{"--group expects NAME=MESHDIM (e.g. --group 1=0), got '" + g + "'"};
-    }
-    in.groups[g.substr(0, eq)] = dim;
-  }
-  return in;
-}
 
 nlohmann::json appliedJson(const AppliedGraph& a, const DeviceMesh& mesh) {
   nlohmann::json j;
@@ -140,8 +104,9 @@ int runSession(const ParsedArgs& args) {
 }
 
 int runCheck(const std::vector<std::string>& argv) {
-  auto args = parseArgs(argv, {{"placements"}, {"json", false}, {"solution"}, {"applied"}, {"rank"}, {"mesh"}, {"names"},
-                               {"group", true, true}});
+  std::vector<FlagSpec> flags = sessionFlags();
+  flags.insert(flags.end(), {{"placements"}, {"json", false}});
+  auto args = parseArgs(argv, flags);
   if (!args) {
     std::cerr << "shardscope check: " << args.error().message << "\n";
     return 2;

@@ -17,7 +17,9 @@ namespace ss::app {
 
 int runGui(const std::vector<std::string>& args) {
 #ifdef SHARDSCOPE_WITH_GUI
-  Result<ParsedArgs> parsed = parseArgs(args, {{"theme", true, false}, {"no-recovery", false, false}});
+  std::vector<FlagSpec> flags = sessionFlags();
+  flags.insert(flags.end(), {{"theme", true, false}, {"no-recovery", false, false}});
+  Result<ParsedArgs> parsed = parseArgs(args, flags);
   if (!parsed.ok()) {
     std::cerr << "shardscope gui: " << parsed.error().toString() << "\n";
     return 2;
@@ -37,6 +39,11 @@ int runGui(const std::vector<std::string>& args) {
     }
   }
   opts.recovery = !a.has("no-recovery");
+  Result<SessionInputs> extras = sessionInputs(a);
+  if (!extras.ok()) {
+    std::cerr << "shardscope gui: " << extras.error().message << "\n";
+    return 2;
+  }
   std::unique_ptr<Platform> platform = makeGlfwPlatform();
   GuiApp app(*platform, opts);
   std::string error;
@@ -44,7 +51,7 @@ int runGui(const std::vector<std::string>& args) {
     std::cerr << "shardscope gui: " << error << "\n";
     return 2;
   }
-  if (!a.positionals.empty()) app.openFile(a.positionals[0]);  // an error shows in the window
+  if (!a.positionals.empty()) app.openFile(a.positionals[0], *extras);  // an error shows in the window
   // A termination signal ends the loop after the current wait; unsaved edits are kept in the recovery file.
   static std::atomic<bool> g_terminate{false};
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) std::signal(sig, [](int) { g_terminate = true; });
@@ -68,9 +75,11 @@ int runGui(const std::vector<std::string>& args) {
 namespace {
 const VerbRegistrar kGuiVerb{Verb{
     "gui", "open the desktop app (also: shardscope FILE)",
-    "usage: shardscope gui [FILE] [--theme dark|light] [--no-recovery]\n"
+    "usage: shardscope gui [FILE] [--theme dark|light] [--no-recovery] [--mesh 2x4 [--names dp,tp]] [--group NAME=DIM]\n"
+    "       [--solution SOLUTION.json] [--applied APPLIED.txt] [--rank N]\n"
     "Opens the desktop app, optionally with a plan file (any supported format). With unsaved edits from a\n"
-    "crashed session, the app offers to restore them (--no-recovery: neither offer nor write recovery files).",
+    "crashed session, the app offers to restore them (--no-recovery: neither offer nor write recovery files).\n"
+    "The artifact flags read autoparallel's files as `shardscope check` does (--mesh: an applied graph alone).",
     [](const std::vector<std::string>& args) { return runGui(args); }}};
 }  // namespace
 

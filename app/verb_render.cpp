@@ -23,20 +23,23 @@ namespace {
 
 const char* kRenderHelp =
     "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
-    "diagnostics|inspector|costs|run|teach|applied|changes|all] [--size 1600x1000] [--theme dark|light] [--fix]\n"
-    "       [--run [--scale N]] [--compare B]\n"
+    "diagnostics|inspector|costs|run|teach|applied|changes|applied-graph|all] [--size 1600x1000] [--theme dark|light] [--fix]\n"
+    "       [--run [--scale N]] [--compare B] [--mesh 2x4 [--names dp,tp]] [--group NAME=DIM] [--solution S] [--applied A]\n"
     "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
     "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
     "--view all (default) renders the whole window; another view renders that view alone.\n"
     "--fix applies \"Fix all\" first; --run runs the plan (child process, sizes divided by --scale) and renders\n"
-    "the Run panel with its results; --compare opens plan B against FILE (File > Compare with...).";
+    "the Run panel with its results; --compare opens plan B against FILE (File > Compare with...).\n"
+    "The artifact flags read autoparallel's files as `shardscope check` does (--mesh: an applied graph alone).";
 
 int renderVerb(const std::vector<std::string>& args) {
 #ifdef SHARDSCOPE_WITH_GUI
-  Result<ParsedArgs> parsed = parseArgs(args, {{"out", true, false}, {"select", true, false}, {"view", true, false},
-                                               {"size", true, false}, {"theme", true, false}, {"frames", true, false},
-                                               {"fix", false, false}, {"run", false, false}, {"scale", true, false},
-                                               {"compare", true, false}});
+  std::vector<FlagSpec> flags = sessionFlags();
+  flags.insert(flags.end(), {{"out", true, false}, {"select", true, false}, {"view", true, false},
+                             {"size", true, false}, {"theme", true, false}, {"frames", true, false},
+                             {"fix", false, false}, {"run", false, false}, {"scale", true, false},
+                             {"compare", true, false}});
+  Result<ParsedArgs> parsed = parseArgs(args, flags);
   if (!parsed.ok()) {
     std::cerr << "shardscope render: " << parsed.error().toString() << "\n";
     return 2;
@@ -95,7 +98,13 @@ int renderVerb(const std::vector<std::string>& args) {
     return 2;
   }
   const std::string file = a.positionals[0];
-  if (!app.openFile(file)) {
+  Result<SessionInputs> extras = sessionInputs(a);
+  if (!extras.ok()) {
+    std::cerr << "shardscope render: " << extras.error().message << "\n";
+    app.shutdown();
+    return 2;
+  }
+  if (!app.openFile(file, *extras)) {
     std::cerr << "shardscope render: " << app.document().lastError() << "\n";
     app.shutdown();
     return 2;
@@ -150,7 +159,8 @@ int renderVerb(const std::vector<std::string>& args) {
   {
     const auto t0 = std::chrono::steady_clock::now();
     app.frame();
-    while (app.graphSlot().busy() && std::chrono::steady_clock::now() - t0 < std::chrono::minutes(2)) {
+    while ((app.graphSlot().busy() || app.appliedGraphState().graph.layoutRunning()) &&
+           std::chrono::steady_clock::now() - t0 < std::chrono::minutes(2)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       app.frame();
     }

@@ -25,7 +25,7 @@ constexpr const char* kHelp =
     "usage: shardscope run FILE [--device cpu|cuda] [--batches N] [--rtol X] [--seq-dim KEY=DIM]...\n"
     "                           [--placement NODE=SPEC]... [--scale N] [--seed S] [--timeout SECONDS]\n"
     "                           [--budget SECONDS] [--dtype f32|f64|planned] [--no-grad] [--no-localise]\n"
-    "                           [--distributed] [--json]\n"
+    "                           [--no-dedup] [--distributed] [--json]\n"
     "Runs the plan twice in a child process: a single-device reference and a sharded run on one thread per rank\n"
     "(Gloo over loopback), each rank holding only its shards and performing exactly the plan's redistributes.\n"
     "Reports per batch the per-rank losses, their combination, the reference, the relative error, the verdict\n"
@@ -34,6 +34,8 @@ constexpr const char* kHelp =
     "  --placement NODE=SPEC  set NODE's output spec (any notation, e.g. RS(0))\n"
     "  --scale N              divide tensor sizes by N keeping the bug's ratios (docs/runner.md)\n"
     "  --no-localise          do not compare every node with the reference (no first divergence)\n"
+    "  --no-dedup             every rank computes every value itself (by default ranks known to hold the same\n"
+    "                         values share them: the same results, computed once)\n"
     "  --distributed          join torch.distributed's env:// rendezvous (MASTER_ADDR, MASTER_PORT, WORLD_SIZE,\n"
     "                         RANK): this process runs its block of the mesh's ranks; process 0 prints the report\n"
     "  --budget SECONDS       wall-clock budget of the whole run (default 900)\n"
@@ -69,7 +71,7 @@ bool parseNumber(const std::string& s, T& out) {
 int runVerb(const std::vector<std::string>& args) {
   auto parsed = parseArgs(args, {{"device"}, {"batches"}, {"rtol"}, {"seq-dim", true, true}, {"placement", true, true},
                                  {"scale"}, {"seed"}, {"timeout"}, {"budget"}, {"dtype"}, {"no-grad", false}, {"json", false},
-                                 {"no-localise", false}, {"distributed", false}});
+                                 {"no-localise", false}, {"no-dedup", false}, {"distributed", false}});
   if (!parsed) return bad(parsed.error().toString());
   if (parsed->positionals.size() != 1) return bad("expected one plan FILE");
   const std::string file = parsed->positionals[0];
@@ -114,6 +116,7 @@ int runVerb(const std::vector<std::string>& args) {
   }
   opts.gradients = !parsed->has("no-grad");
   opts.localise = !parsed->has("no-localise");
+  opts.dedup = !parsed->has("no-dedup");
   opts.distributed = parsed->has("distributed");
   // --distributed: every process gets the report and exits with its code; process 0 (RANK=0) prints it.
   const char* procRank = std::getenv("RANK");

@@ -43,6 +43,10 @@
 #ifdef SHARDSCOPE_BENCH_HAVE_TEACH_VIEW
 #include "views/TeachView.h"
 #endif
+#ifdef SHARDSCOPE_BENCH_HAVE_VIEWS
+#include "views/AppliedGraphOverlay.h"
+#include "views/AppliedGraphView.h"
+#endif
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -497,6 +501,54 @@ json measureApplied(const std::string& file) {
   r["collectives"] = colls;
   r["mesh"] = s->plan.mesh.toString();
   r["diagnostics"] = d.items.size();
+#ifdef SHARDSCOPE_BENCH_HAVE_VIEWS
+  // The plan graph's overlay (what the app builds on open), then the Applied graph tab: its first frame (layout,
+  // overlay, model; laid out synchronously here, on a worker in the app), the whole graph fitted, and zoomed in
+  // on the first collective (readable: labels, pills).
+  t0 = Clock::now();
+  const ss::views::GraphOverlay po = s->applied.empty() ? (s->alone ? ss::views::aloneOverlay(*s->alone) : ss::views::GraphOverlay{})
+                                                        : ss::views::planOverlay(s->applied, s->plan.mesh);
+  r["overlay_ms"] = msSince(t0);
+  r["overlay_pills"] = po.edges.size();
+  r["overlay_marks"] = po.nodes.size();
+  {
+    const ss::Plan& plan = s->alone ? s->alone->plan : s->plan;
+    Headless ui;
+    ss::views::AppliedGraphViewState st;
+    st.graph.syncLayoutBelow = static_cast<size_t>(-1);
+    ss::views::Selection sel;
+    auto frame = [&] {
+      ui.frame([&] { ss::views::drawAppliedGraphView(plan, d, s->applied, s->alone ? &*s->alone : nullptr, st, sel, 1); });
+    };
+    t0 = Clock::now();
+    frame();
+    r["applied_first_frame_ms"] = msSince(t0);
+    r["applied_laid_out"] = st.graph.model ? st.graph.model->layout.nodeCount() : 0;
+    r["applied_nodes_drawn"] = st.graph.records.nodes.size() + st.graph.records.cells.size();
+    const int frames = 20;
+    auto timeFrames = [&](const char* key) {
+      double total = 0, records = 0;
+      for (int i = 0; i < frames; ++i) {
+        const auto f0 = Clock::now();
+        frame();
+        total += msSince(f0);
+        records += st.graph.lastRecordMs;
+      }
+      r[std::string(key) + "_ms"] = total / frames;
+      r[std::string(key) + "_records_ms"] = records / frames;
+    };
+    timeFrames("applied_frame_fit");
+    const auto& cs = s->alone ? s->alone->collectives : s->applied.empty() ? std::vector<ss::AppliedCollective>{} : s->applied[0].collectives;
+    if (!cs.empty()) {
+      if (s->alone) sel.selectNode(cs[0].node, true);
+      else st.local.selectNode(cs[0].node, true);
+      frame();
+      timeFrames("applied_frame_zoom");
+      r["applied_zoom_nodes_drawn"] = st.graph.records.nodes.size();
+      r["applied_zoom_px"] = st.graph.canvas.zoom * st.graph.model->layout.nodeHeight;
+    }
+  }
+#endif
   r["peak_mb"] = static_cast<double>(peakRssKb()) / 1024.0;
   return r;
 }
@@ -615,6 +667,13 @@ int main(int argc, char** argv) {
                 r["file"].get<std::string>().c_str(), cell(r, "nodes").c_str(), cell(r, "collectives").c_str(),
                 r["mesh"].get<std::string>().c_str(), cell(r, "open_ms").c_str(), cell(r, "read_ms").c_str(),
                 cell(r, "check_ms").c_str(), cell(r, "peak_mb", 0).c_str());
+    if (r.contains("overlay_ms"))
+      std::printf("  overlay %s ms (%s pills, %s collective marks); Applied graph tab: first frame %s ms (layout included), "
+                  "frame fit %s ms (records %s), frame zoomed %s ms (records %s)\n",
+                  cell(r, "overlay_ms", 2).c_str(), cell(r, "overlay_pills").c_str(), cell(r, "overlay_marks").c_str(),
+                  cell(r, "applied_first_frame_ms").c_str(), cell(r, "applied_frame_fit_ms", 2).c_str(),
+                  cell(r, "applied_frame_fit_records_ms", 2).c_str(), cell(r, "applied_frame_zoom_ms", 2).c_str(),
+                  cell(r, "applied_frame_zoom_records_ms", 2).c_str());
   }
   if (runs.empty()) return 0;
   std::printf("%-8s %8s %8s %8s %8s %8s %9s %8s %10s %10s %10s %9s %8s\n", "target", "nodes", "edges", "file MB",

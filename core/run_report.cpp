@@ -96,7 +96,11 @@ std::string RunReport::summary() const {
   }
   if (!blas.empty())
     os << "blas: " << blas << ", " << blasThreads << " thread" << (blasThreads == 1 ? "" : "s") << " per call; threads: "
-       << "reference " << referenceThreads << ", " << ranks << " ranks x " << threadsPerRank << "\n";
+       << "reference " << referenceThreads << ", " << ranks << " ranks x " << threadsPerRank
+       << (computingRanks > 0 && computingRanks < ranks
+               ? "; replicas shared: " + std::to_string(computingRanks) + " ranks compute the largest node"
+               : std::string())
+       << "\n";
   if (peakRssBytes > 0) os << "peak memory: " << fmt(static_cast<double>(peakRssBytes) / (1 << 20), "%.0f") << " MiB\n";
   if (error) os << "error (" << error->stage << "): " << error->toString() << "\n";
   if (firstDivergence) os << "first divergence: " << firstDivergence->detail << "\n";
@@ -113,7 +117,8 @@ std::string RunReport::summary() const {
 void to_json(nlohmann::json& j, const RunOptions& o) {
   j = {{"device", o.device}, {"batches", o.batches}, {"rtol", o.rtol}, {"scale", o.scale},
        {"timeout_s", o.timeoutSec}, {"budget_s", o.budgetSec}, {"compute_dtype", o.computeDtype}, {"gradients", o.gradients},
-       {"memory_limit_bytes", o.memoryLimitBytes}, {"localise", o.localise}, {"distributed", o.distributed}};
+       {"memory_limit_bytes", o.memoryLimitBytes}, {"localise", o.localise}, {"distributed", o.distributed},
+       {"dedup", o.dedup}, {"threads_per_rank", o.threadsPerRank}};
   j["seed"] = o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr);
 }
 
@@ -129,6 +134,8 @@ void from_json(const nlohmann::json& j, RunOptions& o) {
   getIf(j, "gradients", o.gradients);
   getIf(j, "memory_limit_bytes", o.memoryLimitBytes);
   getIf(j, "localise", o.localise);
+  getIf(j, "dedup", o.dedup);
+  getIf(j, "threads_per_rank", o.threadsPerRank);
   getIf(j, "distributed", o.distributed);
   if (j.contains("seed") && !j["seed"].is_null()) o.seed = j["seed"].get<uint64_t>();
 }
@@ -225,7 +232,7 @@ void to_json(nlohmann::json& j, const RunReport& r) {
        {"memory_available_bytes", r.memoryAvailableBytes}, {"reference_s", r.referenceSeconds},
        {"sharded_s", r.shardedSeconds}, {"blas", r.blas}, {"blas_threads", r.blasThreads},
        {"threads_per_rank", r.threadsPerRank}, {"reference_threads", r.referenceThreads},
-       {"peak_rss_bytes", r.peakRssBytes}, {"verdict", runVerdictName(r.verdict())}, {"exit_code", r.exitCode()}};
+       {"computing_ranks", r.computingRanks}, {"peak_rss_bytes", r.peakRssBytes}, {"verdict", runVerdictName(r.verdict())}, {"exit_code", r.exitCode()}};
   j["error"] = r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr);
   j["localised"] = r.localised;
   j["first_divergence"] = r.firstDivergence ? nlohmann::json(*r.firstDivergence) : nlohmann::json(nullptr);
@@ -253,6 +260,7 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   getIf(j, "blas_threads", r.blasThreads);
   getIf(j, "threads_per_rank", r.threadsPerRank);
   getIf(j, "reference_threads", r.referenceThreads);
+  getIf(j, "computing_ranks", r.computingRanks);
   getIf(j, "peak_rss_bytes", r.peakRssBytes);
   if (j.contains("error") && !j["error"].is_null()) r.error = j["error"].get<RunError>();
   getIf(j, "localised", r.localised);

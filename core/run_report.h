@@ -35,6 +35,10 @@ struct RunOptions {
   int64_t memoryLimitBytes = 0;   // 0 = MemAvailable from /proc/meminfo
   bool localise = true;           // compare every node with the reference (first_divergence); --no-localise
   bool distributed = false;       // join torch.distributed's env:// rendezvous (runner/distributed.h)
+  // Replica deduplication (core/replica.h): ranks known to compute identical values compute them once and share
+  // them; the results are the same bits as without (--no-dedup). Off by itself for distributed and CUDA runs.
+  bool dedup = true;
+  int threadsPerRank = 0;         // intra-op and BLAS threads per rank in the sharded run; 0 = the thread budget
   bool operator==(const RunOptions&) const = default;
 };
 
@@ -124,6 +128,8 @@ struct RunReport {
   int blasThreads = 0;          // threads the BLAS itself uses per call (0 unknown)
   int threadsPerRank = 0;       // intra-op threads of each rank thread in the sharded run
   int referenceThreads = 0;     // intra-op threads of the reference run
+  // Replica deduplication: ranks that compute the graph's largest call node (ranks when off or not sharing).
+  int computingRanks = 0;
   int64_t peakRssBytes = 0;     // the runner process's peak resident memory (VmHWM)
   // Localisation (RunOptions::localise): whether it ran, the first divergent node output, and (a finding of its
   // own) the first node output whose replicas disagree with each other.

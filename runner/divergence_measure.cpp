@@ -76,6 +76,10 @@ void ReferenceStore::keep(int batch, int node, const std::vector<at::Tensor>& ou
   }
 }
 
+void ReferenceStore::dropValues() {
+  for (auto& b : values_) b.clear();
+}
+
 const at::Tensor& ReferenceStore::value(int batch, int node, int output) const {
   if (batch < 0 || batch >= static_cast<int>(values_.size())) return none_;
   const auto& b = values_[batch];

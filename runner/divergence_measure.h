@@ -26,6 +26,8 @@ class ReferenceStore {
   // The kept reference value, undefined when none (not measured, or not a tensor).
   const at::Tensor& value(int batch, int node, int output) const;
   const ReferenceFactsMap& facts() const { return facts_; }
+  // Frees the kept values (the facts stay): once every rank has measured, they are not needed any more.
+  void dropValues();
   // Bytes the kept values take (what localisation adds to a run's memory).
   int64_t bytes() const { return bytes_; }
 

@@ -17,6 +17,7 @@
 
 #include "core/layout.h"
 #include "core/op_safety.h"
+#include "core/replica.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {
@@ -245,21 +246,15 @@ std::vector<int64_t> viewTarget(const std::vector<int64_t>& globalIn, const std:
   return out;
 }
 
-bool isViewOp(const std::string& n) { return n == "view" || n == "reshape" || n == "_unsafe_view"; }
-bool isFactory(const std::string& n) {
-  return n == "full" || n == "zeros" || n == "ones" || n == "empty" || n == "empty_strided" || n == "rand" ||
-         n == "randn" || n == "new_zeros" || n == "new_ones" || n == "new_full" || n == "new_empty";
-}
-
 // Replaces the "size"/"shape" (and "stride") argument of shape-carrying ops with the local shape on this rank.
 void rewriteShapeArgs(const ExecEnv& env, int n, const c10::FunctionSchema& schema, std::vector<c10::IValue>& stack,
                       const std::vector<at::Tensor>& tensorInputs) {
   const Node& node = env.plan->graph.nodes[n];
   std::string op = node.opName();
-  bool view = isViewOp(op), expand = op == "expand", factory = isFactory(op);
+  if (!hasLocalShapeArgs(op)) return;  // core/replica.h: the replica rules rely on this list
+  bool view = isViewOp(op), expand = op == "expand", factory = isFactoryOp(op);
   // Backward ops that rebuild their forward input's shape (slice_backward, select_backward, ...).
-  bool backwardSizes = op.size() > 9 && op.compare(op.size() - 9, 9, "_backward") == 0;
-  if (!view && !expand && !factory && !backwardSizes) return;
+  bool backwardSizes = !view && !expand && !factory;
   if (node.outputs.empty() || !node.outputs[0].known) return;
   const auto& args = schema.arguments();
   int sizeIdx = -1, strideIdx = -1;
@@ -505,17 +500,32 @@ void runGraph(const ExecEnv& env, Values& values) {
         env.afterNode(n, values[n]);
         continue;
       }
+      // Replica deduplication (core/replica.h): a rank off a value's computing ranks takes it from its leader;
+      // it still runs the input edges whose collectives it is a member of.
+      const ReplicaPlan* rp = env.replicas;
+      const bool computes = !rp || rp->computes(n, env.rank);
       // Gather inputs; apply the plan's redistributes on edges (sharded run only). A missing one stays missing.
       const auto& refs = g.inputs(n);
       std::vector<at::Tensor> inputs;
       inputs.reserve(refs.size());
       for (size_t k = 0; k < refs.size(); ++k) {
+        const int ki = static_cast<int>(k);
+        const Redistribute* r = env.comm ? plan.findRedistribute(n, ki) : nullptr;
+        const bool shared = rp && r && rp->edgeTouched[n][k] != 0;  // an edge whose steps run on some ranks only
+        if (shared && !rp->runsEdge(n, ki, env.rank)) {
+          if (computes)
+            inputs.push_back(env.exchange->take(env.batch, n, ki, rp->leaderOf(rp->edgeShare[n][k], env.rank),
+                                                env.stop).at(0));
+          continue;
+        }
+        if (!computes && !shared) continue;
         const auto& outs = values.at(refs[k].node);
         if (refs[k].output >= static_cast<int>(outs.size()) || !outs[refs[k].output].defined())
           throw std::runtime_error("input " + std::to_string(k) + " (" + g.nodes[refs[k].node].name + ") has no value");
         at::Tensor t = outs[refs[k].output];
-        if (env.comm)
-          if (const Redistribute* r = plan.findRedistribute(n, static_cast<int>(k))) {
+        if (r) {
+          const int takers = shared && rp->isLeader(rp->edgeShare[n][k], env.rank) ? rp->edgeTakers(n, ki, env.rank) : 0;
+          try {
             const TensorMeta* m = g.meta(refs[k]);
             if (!m || !m->known) throw std::runtime_error("redistribute on an input of unknown shape");
             // A value nobody reads after this edge is handed over (its slot emptied), so that an all_reduce can
@@ -525,17 +535,37 @@ void runGraph(const ExecEnv& env, Values& values) {
               values[refs[k].node][refs[k].output] = at::Tensor();
             t = env.comm->redistribute(std::move(t), m->shape, r->from, r->to,
                                        "node " + node.name + " input " + std::to_string(k));
+          } catch (const RunStopped&) {
+            throw;
+          } catch (const std::exception& e) {
+            if (takers > 0) env.exchange->publishError(env.batch, n, ki, env.rank, conciseMessage(e), takers);
+            throw;
           }
-        inputs.push_back(t);
+          if (takers > 0) env.exchange->publish(env.batch, n, ki, env.rank, {t}, takers);
+        }
+        if (computes) inputs.push_back(t);
       }
-      // The output node's value: its tensor inputs after their redistributes (what the graph returns).
-      if (node.kind == NodeKind::Output) {
-        values[n] = inputs;
-      } else if (!env.recordGrad.empty() && !env.recordGrad[n]) {
-        at::NoGradGuard noGrad;
-        values[n] = runCall(env, n, values, inputs);
+      const int nodeTakers = rp && computes ? static_cast<int>(rp->classSize(rp->share[n]) - 1) : 0;
+      if (!computes) {
+        values[n] = env.exchange->take(env.batch, n, -1, rp->leaderOf(rp->share[n], env.rank), env.stop);
       } else {
-        values[n] = runCall(env, n, values, inputs);
+        try {
+          // The output node's value: its tensor inputs after their redistributes (what the graph returns).
+          if (node.kind == NodeKind::Output) {
+            values[n] = inputs;
+          } else if (!env.recordGrad.empty() && !env.recordGrad[n]) {
+            at::NoGradGuard noGrad;
+            values[n] = runCall(env, n, values, inputs);
+          } else {
+            values[n] = runCall(env, n, values, inputs);
+          }
+        } catch (const RunStopped&) {
+          throw;
+        } catch (const std::exception& e) {
+          if (nodeTakers > 0) env.exchange->publishError(env.batch, n, -1, env.rank, conciseMessage(e), nodeTakers);
+          throw;
+        }
+        if (nodeTakers > 0) env.exchange->publish(env.batch, n, -1, env.rank, values[n], nodeTakers);
       }
       if (env.afterNode && node.kind != NodeKind::Output) env.afterNode(n, values[n]);
       if (env.releaseDead) {

@@ -52,8 +52,9 @@ MemoryEstimate estimateMemory(const Plan& plan, const RunOptions& options) {
   const int64_t outputs = e.referenceBytes;
   e.referenceBytes *= mult;
   e.shardedBytes *= mult;
-  // Localisation keeps the reference's outputs of every batch (no gradients) for the sharded run to compare with.
-  if (options.localise) e.referenceBytes += outputs * std::max(options.batches > 0 ? options.batches : plan.run.batches, 1);
+  // Localisation keeps the reference's outputs of the first batch (no gradients) for the sharded run to compare
+  // with (runner/run_plan.cpp: kLocalisedBatches).
+  if (options.localise) e.referenceBytes += outputs;
   e.totalBytes = e.referenceBytes + e.shardedBytes;
   return e;
 }

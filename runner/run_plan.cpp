@@ -28,6 +28,7 @@
 #include "core/layout.h"
 #include "core/op_safety.h"
 #include "core/redistribute.h"
+#include "core/replica.h"
 #include "runner/distributed.h"
 #include "runner/divergence_measure.h"
 #include "runner/blas.h"
@@ -39,6 +40,7 @@ namespace ss::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr int kLocalisedBatches = 1;  // batches localisation compares node by node
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 bool isFloating(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16 || t == DType::F64; }
@@ -259,17 +261,20 @@ class Placeholders {
 class GradSum {
  public:
   GradSum(int ranks, int batches) : ranks_(ranks), norms_(batches, std::nan("")), pending_(batches) {}
-  void add(int batch, const Values& values, const std::vector<int>& params) {
+  // `times`: how many ranks' gradients this rank's stand for (a twin leader's, under deduplication; 0 for a twin
+  // that ran no backward).
+  void add(int batch, const Values& values, const std::vector<int>& params, int times = 1) {
     std::lock_guard<std::mutex> lock(m_);
     Pending& p = pending_.at(batch);
     if (p.sums.empty()) p.sums.resize(params.size());
-    for (size_t k = 0; k < params.size(); ++k) {
+    for (size_t k = 0; k < params.size() && times > 0; ++k) {
       at::Tensor g = values.at(params[k]).at(0).grad();
       if (!g.defined()) continue;
       // In the gradient's own dtype (f32 by default): 8 addends cost ~1e-7 relative, far below what the ratio
       // reports, and half the memory of a double buffer (87 MB for seed 1's weight at real size).
       if (!p.sums[k].defined()) p.sums[k] = at::zeros(g.sizes(), g.options());
-      p.sums[k].add_(g.detach());
+      if (times == 1) p.sums[k].add_(g.detach());
+      else p.sums[k].add_(g.detach(), times);
     }
     if (++p.added < ranks_) return;
     double sq = 0;
@@ -308,14 +313,11 @@ std::vector<bool> lossAncestors(const Plan& plan, int lossNode) {
   return in;
 }
 
-// True when some op writes into a tensor in place (its name ends in '_': add_, index_put_, _index_put_impl_):
-// then every rank needs its own copy of the placeholders instead of views of the shared whole ones.
+// True when some op writes into a tensor in place (core/replica.h's writesInPlace: add_, index_put_,
+// _index_put_impl_): then every rank needs its own copy of the placeholders instead of views of the shared ones.
 bool mutatesInPlace(const Plan& plan) {
-  for (const Node& node : plan.graph.nodes) {
-    if (node.kind != NodeKind::Call) continue;
-    std::string name = node.opName();
-    if (!name.empty() && name.back() == '_') return true;
-  }
+  for (const Node& node : plan.graph.nodes)
+    if (writesInPlace(node)) return true;
   return false;
 }
 
@@ -379,7 +381,44 @@ struct Events {
 // (runner/distributed.h); plus rank 0's comparable-output errors per batch.
 struct RankOutcome : RankResult {
   std::vector<double> outputRelError;  // rank 0: max rel. error of the comparable outputs per batch
+  // Under deduplication: measures this rank takes from the rank that computed the node (same value, same block
+  // of the reference), inserted at `at` in `measures` once the ranks are done.
+  struct MeasureCopy {
+    size_t at;
+    int batch, node;
+    int64_t from;
+  };
+  std::vector<MeasureCopy> measureCopies;
 };
+
+// Fills each rank's copied measures in from the ranks they were taken from (runPlanIn, after the threads end).
+void resolveMeasureCopies(std::vector<RankOutcome>& outcomes) {
+  std::vector<std::vector<BlockMeasure>> merged(outcomes.size());
+  for (size_t r = 0; r < outcomes.size(); ++r) {
+    const RankOutcome& o = outcomes[r];
+    size_t next = 0;
+    for (const auto& c : o.measureCopies) {
+      while (next < c.at && next < o.measures.size()) merged[r].push_back(o.measures[next++]);
+      for (const BlockMeasure& m : outcomes.at(c.from).measures)  // a computing rank's own measures only
+        if (m.batch == c.batch && m.node == c.node) merged[r].push_back(m);
+    }
+    while (next < o.measures.size()) merged[r].push_back(o.measures[next++]);
+  }
+  for (size_t r = 0; r < outcomes.size(); ++r)
+    if (!outcomes[r].measureCopies.empty()) outcomes[r].measures = std::move(merged[r]);
+}
+
+// Node n's measured outputs are the same on every rank of its sharing class: the values are (core/replica.h) and
+// so are the reference blocks, as long as the specs do not shard (nor reduce a Partial over) a sharing dim.
+bool measuresShared(const Plan& plan, const ReplicaPlan& rp, int n) {
+  const auto& outs = plan.specs.at(n).outputs;
+  for (int d = 0; d < plan.mesh.ndim(); ++d) {
+    if (!(rp.share[n] & (1u << d))) continue;
+    for (const auto& spec : outs)
+      if (spec && !(*spec)[d].isReplicate()) return false;
+  }
+  return true;
+}
 
 RunError nodeError(const Plan& plan, const char* stage, int rank, const NodeError& e) {
   RunError err;
@@ -481,15 +520,25 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   std::vector<double> refLoss(batches, 0), refGradNorm(batches, std::nan(""));
   const std::vector<int> compared = comparableOutputs(plan, lossNode);
   std::vector<std::vector<at::Tensor>> refOutputs(batches);
-  std::optional<ReferenceStore> refs;  // localisation: the reference's values, compared inside the sharded run
-  if (options.localise) refs.emplace(plan, batches);
+  // Localisation: the reference's values of the first batch, compared inside the sharded run (docs/runner.md: one
+  // batch of kept values is what localisation adds to the peak; seed 1 at real size: ~0.7 GB a batch).
+  std::optional<ReferenceStore> refs;
+  if (options.localise) refs.emplace(plan, std::min(batches, kLocalisedBatches));
   const bool copyPieces = mutatesInPlace(plan);
   const std::vector<bool> recordGrad = wantGrads ? lossAncestors(plan, lossNode) : std::vector<bool>{};
   Placeholders wholes(plan, seed, floatType);
+  // Replica deduplication between this process's rank threads (core/replica.h); not across processes (values are
+  // handed over in memory) nor on GPUs (a rank's tensors live on its own device).
+  const ReplicaPlan replicas = replicaClasses(plan, recordGrad);
+  const bool dedup = options.dedup && replicas.enabled && !cluster && gpus == 0 && ranks > 1;
+  ReplicaExchange exchange(std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000)));
 
   // ---- threads: one budget for rank threads, ATen's intra-op pool and the BLAS ----
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int perRank = std::max(1, cores / std::max(ranks, 1));
+  // Under deduplication the cores go to the ranks that compute the largest node (the others wait for its value).
+  const int workers = dedup ? static_cast<int>(std::max<int64_t>(replicas.busiestWorkers(), 1)) : std::max(ranks, 1);
+  const int perRank = options.threadsPerRank > 0 ? options.threadsPerRank : std::max(1, cores / workers);
+  report.computingRanks = dedup ? workers : ranks;
   {
     BlasInfo blas = detectBlas();
     report.blas = blas.toString();
@@ -528,7 +577,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
       env.keep = {lossNode};
       env.aliasSameTypeCopies = !copyPieces;
       env.recordGrad = recordGrad;
-      if (refs)  // kept as each node runs: releaseDead drops values after their last reader
+      if (refs && b < kLocalisedBatches)  // kept as each node runs: releaseDead drops values after their last reader
         env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) { refs->keep(b, n, outs); };
       runGraph(env, values);
       refLoss[b] = lossValue(plan, lossNode, values);
@@ -574,6 +623,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     events.note(report, std::to_string(cluster->processes()) + " processes of " + std::to_string(endRank - firstRank) +
                             " rank(s) each, rendezvous at " + cluster->where());
   std::atomic<bool> stop{false};  // set on cancel only
+  std::atomic<int> localisedRanks{0};
   std::vector<RankOutcome> outcomes(ranks);
   GradSum gradSum(ranks, batches);
   setBlasThreads(perRank);
@@ -625,8 +675,17 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
         env.keep = {lossNode};
         env.aliasSameTypeCopies = !copyPieces;
         env.recordGrad = recordGrad;
-        if (refs)
+        if (dedup) {
+          env.replicas = &replicas;
+          env.exchange = &exchange;
+          env.batch = b;
+        }
+        if (refs && b < kLocalisedBatches)
           env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) {
+            if (dedup && !replicas.computes(n, rank) && measuresShared(plan, replicas, n)) {
+              out.measureCopies.push_back({out.measures.size(), b, n, replicas.leaderOf(replicas.share[n], rank)});
+              return;
+            }
             measureNode(plan, *refs, b, n, outs, rank, &comm, out.measures);
           };
         runGraph(env, values);
@@ -638,13 +697,19 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
           refOutputs[b].clear();
         }
         const at::Tensor loss = values[lossNode][0];
-        if (wantGrads && loss.requires_grad()) {
+        // Under deduplication only twin leaders run the backward: a twin's would be the same (core/replica.h).
+        const bool backward = wantGrads && (!dedup || replicas.twinLeader(rank));
+        if (backward && loss.requires_grad()) {
           for (int n = 0; n < plan.graph.size(); ++n)
             if (plan.graph.nodes[n].kind != NodeKind::Placeholder) values[n].clear();
           loss.backward();
-          gradSum.add(b, values, params);
+          gradSum.add(b, values, params, dedup ? static_cast<int>(replicas.twinCount()) : 1);
+        } else if (wantGrads && dedup && loss.requires_grad()) {
+          gradSum.add(b, values, params, 0);
         }
         values.clear();
+        // The last of this process's ranks to finish the localised batches frees the reference's kept values.
+        if (refs && b == kLocalisedBatches - 1 && ++localisedRanks == endRank - firstRank) refs->dropValues();
         ::malloc_trim(0);  // this batch's tensors, freed in this thread's arena, go back before the next batch
       }
     } catch (const NodeError& e) {
@@ -659,7 +724,10 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     // A rank that leaves early (failed or stopped) makes the ranks that share a group with it stop at their next
     // collective there (where they would wait forever for real), not between nodes: ranks that fail at the same
     // node all get there and report it.
-    if (out.error || out.losses.size() < static_cast<size_t>(batches)) rv.fail(rank);
+    if (out.error || out.losses.size() < static_cast<size_t>(batches)) {
+      rv.fail(rank);
+      exchange.abort();
+    }
   };
   {
     std::vector<std::thread> threads;
@@ -698,6 +766,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
                                   std::to_string(outcomes[r].losses.size()) + (why.empty() ? "" : ": " + why)};
     }
   if (refs && !(cancel && cancel->load())) {
+    resolveMeasureCopies(outcomes);
     std::vector<std::vector<BlockMeasure>> measures;
     for (auto& o : outcomes) measures.push_back(std::move(o.measures));
     Localisation loc = localise(plan, refs->facts(), measures, report.rtol);

@@ -14,11 +14,13 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <ATen/ATen.h>
 
 #include "core/plan.h"
+#include "core/replica.h"
 #include "runner/rendezvous.h"
 
 namespace c10d {
@@ -75,6 +77,36 @@ class RankComm {
   std::unique_ptr<Impl> impl_;
 };
 
+// Values handed between the rank threads of one process under replica deduplication (core/replica.h): the rank
+// that computes a value publishes it for the ranks of its class, which take it and use it read-only. Keyed by
+// (batch, node, input: -1 the node's outputs, k its input k after the redistribute, leader rank). An entry lives
+// until its last taker has it. A failure where the value is computed is published in its place, so that the
+// takers report the same node and message as without deduplication. Thread-safe.
+class ReplicaExchange {
+ public:
+  // `timeout`: a value not there after this long fails the taker (as a collective waiting too long does).
+  explicit ReplicaExchange(std::chrono::milliseconds timeout) : timeout_(timeout) {}
+  void publish(int batch, int node, int input, int64_t leader, std::vector<at::Tensor> value, int takers);
+  void publishError(int batch, int node, int input, int64_t leader, const std::string& message, int takers);
+  // Blocks until the value is there; throws NodeError (the leader's failure) or RunStopped (abort, `stop`).
+  std::vector<at::Tensor> take(int batch, int node, int input, int64_t leader, const std::atomic<bool>* stop);
+  void abort();  // a rank stops early: takers waiting, now or later, stop too
+
+ private:
+  struct Entry {
+    std::vector<at::Tensor> value;
+    std::string error;
+    bool failed = false;
+    int takers = 0;
+  };
+  using Key = std::tuple<int, int, int, int64_t>;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::map<Key, Entry> entries_;
+  bool aborted_ = false;
+  std::chrono::milliseconds timeout_;
+};
+
 struct ExecEnv {
   const Plan* plan = nullptr;
   int64_t rank = -1;                 // -1: reference run on whole tensors
@@ -95,6 +127,11 @@ struct ExecEnv {
   // Called with each placeholder's and call node's outputs right after they are set (localisation); may run
   // collectives, so every rank gets the same calls. Exceptions become the node's error.
   std::function<void(int node, const std::vector<at::Tensor>& outputs)> afterNode;
+  // Replica deduplication (sharded run, ranks of one process): this rank computes the nodes and runs the edges
+  // `replicas` gives it and takes the other values from `exchange`. Null: it computes everything.
+  const ReplicaPlan* replicas = nullptr;
+  ReplicaExchange* exchange = nullptr;
+  int batch = 0;
 };
 
 using Values = std::vector<std::vector<at::Tensor>>;

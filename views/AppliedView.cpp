@@ -41,30 +41,26 @@ const char* appliedRowKindName(AppliedRow::Kind k) {
   return "node";
 }
 
-std::vector<AppliedRow> buildAppliedRows(const Plan& plan, const AppliedGraph& a, const Diagnostics& diags) {
+std::vector<AppliedRow> buildAppliedRows(const Plan& plan, const AppliedGraph& a) {
   const Graph& g = a.graph.graph;
   std::vector<int> collectiveOf(g.size(), -1);
   for (size_t k = 0; k < a.collectives.size(); ++k) collectiveOf[a.collectives[k].node] = static_cast<int>(k);
-  // Missing transitions, keyed by the applied consumer they belong before (only this rank's: the message names it).
-  const std::string where = "on rank " + std::to_string(a.rank) + " ";
-  std::vector<std::vector<const Diagnostic*>> missingBefore(g.size());
-  for (const Diagnostic& d : diags.items) {
-    if (d.kind != DiagKind::TransitionNotApplied || d.node < 0 || d.node >= static_cast<int>(a.appliedOf.size())) continue;
-    if (d.message.find(where) == std::string::npos) continue;
-    const int ac = a.appliedOf[d.node];
-    if (ac >= 0) missingBefore[ac].push_back(&d);
-  }
+  // Missing transitions (core/applied's records), keyed by the applied consumer they belong before.
+  std::vector<std::vector<const AppliedTransition*>> missingBefore(g.size());
+  for (const AppliedTransition& t : a.transitions)
+    if (t.state == TransitionState::Missing && t.appliedConsumer >= 0 && t.appliedConsumer < g.size())
+      missingBefore[static_cast<size_t>(t.appliedConsumer)].push_back(&t);
   std::vector<AppliedRow> rows;
   rows.reserve(g.size() + 4);
   for (int j = 0; j < g.size(); ++j) {
-    for (const Diagnostic* d : missingBefore[j]) {
+    for (const AppliedTransition* t : missingBefore[static_cast<size_t>(j)]) {
       AppliedRow m;
       m.kind = AppliedRow::Kind::Missing;
-      m.planNode = d->node;
-      m.planInput = d->input;
+      m.planNode = t->consumer;
+      m.planInput = t->input;
       m.name = "missing";
-      m.op = d->have && d->want ? d->have->toMeshString() + " -> " + d->want->toMeshString() : "transition";
-      m.detail = d->fix.empty() ? d->message : d->fix;
+      m.op = t->from && t->to ? t->from->toMeshString() + " -> " + t->to->toMeshString() : "transition";
+      m.detail = t->fix.empty() ? t->label(a.collectives, plan.mesh) : t->fix;
       rows.push_back(std::move(m));
     }
     const Node& n = g.nodes[j];
@@ -119,28 +115,31 @@ int appliedRowFor(const std::vector<AppliedRow>& rows, const Selection& sel) {
   return found;
 }
 
-void drawAppliedView(const Plan& plan, const Diagnostics& diags, const std::vector<AppliedGraph>& applied,
+void appliedRankCombo(const std::vector<AppliedGraph>& applied, int& rank) {
+  rank = std::clamp(rank, 0, std::max(0, static_cast<int>(applied.size()) - 1));
+  if (applied.size() <= 1) return;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+  const std::string cur = "rank " + std::to_string(applied[static_cast<size_t>(rank)].rank);
+  if (ImGui::BeginCombo("##appliedrank", cur.c_str())) {
+    for (size_t i = 0; i < applied.size(); ++i) {
+      const std::string label = "rank " + std::to_string(applied[i].rank);
+      if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == rank)) rank = static_cast<int>(i);
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+}
+
+void drawAppliedView(const Plan& plan, const std::vector<AppliedGraph>& applied,
                      const AppliedAlone* alone, AppliedViewState& state, Selection& sel, uint64_t revision) {
   if (applied.empty() && !alone) {
     ImGui::TextWrapped("No applied graph. Open a TORCH_TRACE log of an autoparallel run (or `shardscope check "
                        "JOINT --solution SOLUTION --applied APPLIED`) to check the applied graph against the plan.");
     return;
   }
-  state.rank = std::clamp(state.rank, 0, std::max(0, static_cast<int>(applied.size()) - 1));
-  if (applied.size() > 1) {
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-    const std::string cur = "rank " + std::to_string(applied[static_cast<size_t>(state.rank)].rank);
-    if (ImGui::BeginCombo("##appliedrank", cur.c_str())) {
-      for (size_t i = 0; i < applied.size(); ++i) {
-        const std::string label = "rank " + std::to_string(applied[i].rank);
-        if (ImGui::Selectable(label.c_str(), static_cast<int>(i) == state.rank)) state.rank = static_cast<int>(i);
-      }
-      ImGui::EndCombo();
-    }
-    ImGui::SameLine();
-  }
+  appliedRankCombo(applied, state.rank);
   if (state.revision != revision || state.rowsFor != state.rank) {
-    state.rows = alone ? buildAppliedRows(*alone) : buildAppliedRows(plan, applied[static_cast<size_t>(state.rank)], diags);
+    state.rows = alone ? buildAppliedRows(*alone) : buildAppliedRows(plan, applied[static_cast<size_t>(state.rank)]);
     state.revision = revision;
     state.rowsFor = state.rank;
   }

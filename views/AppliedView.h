@@ -28,8 +28,9 @@ struct AppliedRow {
 };
 const char* appliedRowKindName(AppliedRow::Kind k);  // "node", "collective", "missing"
 
-// Rows of `a` checked against `plan` (`diags` supplies the missing transitions: transition-not-applied items).
-std::vector<AppliedRow> buildAppliedRows(const Plan& plan, const AppliedGraph& a, const Diagnostics& diags);
+// Rows of `a` checked against `plan` (checkApplied has run: the missing transitions are a's records,
+// AppliedGraph::transitions).
+std::vector<AppliedRow> buildAppliedRows(const Plan& plan, const AppliedGraph& a);
 // Rows of an applied graph alone (the plan is that graph).
 std::vector<AppliedRow> buildAppliedRows(const AppliedAlone& alone);
 // The row to highlight for the selection: the applied counterpart of the selected plan node (its Missing row
@@ -45,8 +46,11 @@ struct AppliedViewState {
   int highlighted = -1;           // last frame (tests read it)
 };
 
+// The rank picker both applied views share (shown only for several ranks): `rank` indexes `applied`, clamped.
+void appliedRankCombo(const std::vector<AppliedGraph>& applied, int& rank);
+
 // `applied` may be empty (then `alone` is used, else a hint is shown). `revision` keys the row cache.
-void drawAppliedView(const Plan& plan, const Diagnostics& diags, const std::vector<AppliedGraph>& applied,
+void drawAppliedView(const Plan& plan, const std::vector<AppliedGraph>& applied,
                      const AppliedAlone* alone, AppliedViewState& state, Selection& sel, uint64_t revision);
 
 }  // namespace ss::views

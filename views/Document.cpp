@@ -35,8 +35,10 @@ void Document::remerge() {
   }
 }
 
-Result<bool> Document::open(const std::string& path) {
-  SessionInputs in;
+Result<bool> Document::open(const std::string& path) { return open(path, SessionInputs{}); }
+
+Result<bool> Document::open(const std::string& path, const SessionInputs& extras) {
+  SessionInputs in = extras;
   in.primary = path;
   if (needsSession(in)) {
     // autoparallel's artifacts: the plan plus its applied graphs (or an applied graph alone).

@@ -25,6 +25,9 @@ class Document {
   // Replaces the whole document (opened file or recovered edits); clears history. `path` may be empty.
   void reset(Plan plan, std::string path);
   Result<bool> open(const std::string& path);  // loads any supported format; keeps the old document on error
+  // The same with the command line's artifact flags (--solution, --applied, --mesh, --names, --group, --rank;
+  // `extras.primary` is ignored: `path` is the file).
+  Result<bool> open(const std::string& path, const SessionInputs& extras);
 
   const Plan& plan() const { return plan_; }
   // The checker's diagnostics, then each applied graph's (core/applied/): both describe plan().

@@ -1,5 +1,5 @@
 // The record pass of the graph view; see views/GraphRecords.h.
-// Sections: model, filter and search, records.
+// Sections: model, overlay, filter and search, records.
 #include "views/GraphRecords.h"
 
 #include <algorithm>
@@ -56,6 +56,16 @@ std::string lower(std::string_view s) {
 }  // namespace
 
 // ---- model ----
+const char* pillStateName(PillState s) {
+  switch (s) {
+    case PillState::Plan: return "plan";
+    case PillState::Applied: return "applied";
+    case PillState::Missing: return "missing";
+    case PillState::Unplanned: return "unplanned";
+  }
+  return "plan";
+}
+
 int GraphModel::findEdge(int consumer, int input) const {
   if (consumer < 0 || consumer + 1 >= static_cast<int>(inEdgeStart.size())) return -1;
   for (int k = inEdgeStart[consumer]; k < inEdgeStart[consumer + 1]; ++k)
@@ -63,9 +73,9 @@ int GraphModel::findEdge(int consumer, int input) const {
   return -1;
 }
 
-GraphModel makeGraphModel(const Plan& plan, const Diagnostics& diags, GraphLayout layout) {
+GraphModel makeGraphModel(const Plan& plan, const Diagnostics& diags, GraphLayout layout, const GraphOverlay* overlay) {
   GraphModel m = modelForLayout(std::move(layout));
-  refreshGraphModel(plan, diags, m);
+  refreshGraphModel(plan, diags, m, overlay);
   return m;
 }
 
@@ -128,16 +138,24 @@ GraphModel modelForLayout(GraphLayout layout) {
   m.colour.assign(n, -1);
   m.blockSeverity.assign(m.layout.blocks.size(), 0);
   m.edgeKind.assign(edges.size(), EdgeKind::Normal);
+  m.markOf.assign(n, -1);
   return m;
 }
 
-void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& m) {
+void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& m, const GraphOverlay* overlay) {
   const int n = m.layout.nodeCount();
   const auto& edges = m.layout.edges;
   m.severity.assign(n, 0);
   m.blockSeverity.assign(m.layout.blocks.size(), 0);
   for (const auto& d : diags.items)
     if (d.node >= 0 && d.node < n) m.severity[d.node] = std::max(m.severity[d.node], severityRank(d.severity));
+  // The overlay's problems count as the node's (a missing collective is an error at its consumer).
+  if (overlay)
+    for (const auto& oe : overlay->edges) {
+      if (oe.consumer < 0 || oe.consumer >= n) continue;
+      const uint8_t sev = oe.pill.state == PillState::Missing ? 3 : oe.pill.state == PillState::Unplanned ? 2 : 0;
+      m.severity[oe.consumer] = std::max(m.severity[oe.consumer], sev);
+    }
   m.problemNodes.clear();
   for (int v = 0; v < n; ++v) {
     if (m.severity[v] >= 2) m.problemNodes.push_back(v);
@@ -190,6 +208,27 @@ void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& m
     if (d.have && d.want) m.badge[e] = badgeFor(plan, d.node, d.input, *d.have, *d.want);
     else if (!m.badge.count(e)) m.badge[e] = "redistribute?";
   }
+  // The overlay: pills replace the badge of their edge; collective nodes get their mark.
+  m.pills.clear();
+  m.marks.clear();
+  m.markedNodes.clear();
+  m.markOf.assign(n, -1);
+  if (overlay) {
+    for (const auto& oe : overlay->edges) {
+      const int e = m.findEdge(oe.consumer, oe.input);
+      if (e < 0) continue;
+      m.pills[e].push_back(oe.pill);
+      if (oe.pill.state == PillState::Missing) m.edgeKind[e] = EdgeKind::NotApplied;
+      else if (m.edgeKind[e] == EdgeKind::Normal) m.edgeKind[e] = EdgeKind::Redistribute;
+    }
+    for (const auto& [v, mark] : overlay->nodes) {
+      if (v < 0 || v >= n) continue;
+      if (m.markOf[v] < 0) m.markedNodes.push_back(v);
+      m.markOf[v] = static_cast<int>(m.marks.size());
+      m.marks.push_back(mark);
+    }
+    std::sort(m.markedNodes.begin(), m.markedNodes.end());
+  }
   // Most common colour per block (ties: the lower class).
   m.blockColour.assign(m.layout.blocks.size(), -1);
   std::unordered_map<int16_t, int> tally;
@@ -204,7 +243,8 @@ void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& m
   }
   m.problemEdges.clear();
   for (size_t e = 0; e < edges.size(); ++e)
-    if (m.edgeKind[e] == EdgeKind::NeedsRedistribute) m.problemEdges.push_back(static_cast<int>(e));
+    if (m.edgeKind[e] == EdgeKind::NeedsRedistribute || m.edgeKind[e] == EdgeKind::NotApplied)
+      m.problemEdges.push_back(static_cast<int>(e));
 }
 
 // ---- filter and search ----
@@ -250,6 +290,7 @@ void GraphRecords::clear() {
   badges.clear();
   blocks.clear();
   markers.clear();
+  marks.clear();
   merged = false;
   plainEdgesSkipped = false;
   nodesVisited = 0;
@@ -326,7 +367,8 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
                                                                 : NodeDetail::Box;
         out.nodes.push_back({v, sx(L.x[v]), sy(L.y[v]), sx(L.x[v] + L.w[v]), sy(L.y[v] + L.h[v]), m.colour[v],
                              m.severity[v], detail, v == opts.selectedNode, m.match[v] != 0,
-                             v == opts.divergentNode, opts.divergentNode >= 0 && v > opts.divergentNode});
+                             v == opts.divergentNode, opts.divergentNode >= 0 && v > opts.divergentNode,
+                             v < static_cast<int>(m.markOf.size()) ? m.markOf[v] : -1});
       }
     }
   } else {
@@ -384,6 +426,14 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
       if (!out.markers.empty() && out.markers.back().node == opts.divergentNode) out.markers.back().severity = 3;
     }
     if (opts.selectedNode >= 0 && (opts.selectedNode >= n || m.severity[opts.selectedNode] < 2)) mark(opts.selectedNode);
+    // Collectives (marked nodes) as boxes of at least 3 px: O(marked nodes), not O(nodes).
+    for (int v : m.markedNodes) {
+      if (!m.visible[v] || hiddenByBlock(v)) continue;
+      if (L.x[v] + L.w[v] < vis.min.x || L.x[v] > vis.max.x || L.y[v] + L.h[v] < vis.min.y || L.y[v] > vis.max.y) continue;
+      const float x0 = sx(L.x[v]), y0 = sy(L.y[v]);
+      const float x1 = std::max(sx(L.x[v] + L.w[v]), x0 + 3.f), y1 = std::max(sy(L.y[v] + L.h[v]), y0 + 3.f);
+      out.marks.push_back({v, x0, y0, x1, y1, m.markOf[v]});
+    }
   }
 
   // Edges. Long ones become stubs at each visible end (unless merged: then special ones are drawn whole).
@@ -438,7 +488,7 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
     const bool selected = static_cast<int>(e) == opts.selectedEdge;
     const bool touchesSelection = selected || s == opts.selectedNode || d == opts.selectedNode;
     const bool special = kind != EdgeKind::Normal || touchesSelection;
-    if (merge && kind != EdgeKind::NeedsRedistribute && !touchesSelection) continue;
+    if (merge && kind != EdgeKind::NeedsRedistribute && kind != EdgeKind::NotApplied && !touchesSelection) continue;
     const double axw = L.x[s] + L.w[s] * 0.5, ayw = L.y[s] + L.h[s];
     const double bxw = L.x[d] + L.w[d] * m.entryFraction[e], byw = L.y[d];
     if (L.longEdge[e] && !merge) {
@@ -455,8 +505,28 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
     if (!box.overlaps(vis)) continue;
     out.edges.push_back({static_cast<int>(e), sx(axw), sy(ayw), sx(bxw), sy(byw), kind, selected});
     if (!special) ++plain;
-    if (kind != EdgeKind::Normal)
-      out.badges.push_back({static_cast<int>(e), sx((axw + bxw) * 0.5), sy((ayw + byw) * 0.5), kind});
+    if (kind != EdgeKind::Normal) {
+      // The badge sits in the gap just above the consumer: the midpoint of an edge over several layers lies on
+      // the nodes of a layer between. On the curve GraphView draws (a cubic with vertical tangents), else the line.
+      const int dl = L.layer[d];
+      double yb = (ayw + byw) * 0.5, xb = (axw + bxw) * 0.5;
+      if (dl - L.layer[s] > 1 && dl >= 1 && byw > ayw) {
+        yb = (L.layerTop[static_cast<size_t>(dl - 1)] + L.nodeHeight + byw) * 0.5;
+        const double f = (yb - ayw) / (byw - ayw);
+        double t = f;
+        if ((byw - ayw) * zoom > 30.0) {  // y(t) = ay + D (1.5 t (1 - t) + t^3): bisection (it is monotonic)
+          double lo = 0, hi = 1;
+          for (int it = 0; it < 30; ++it) {
+            t = 0.5 * (lo + hi);
+            (1.5 * t * (1 - t) + t * t * t < f ? lo : hi) = t;
+          }
+          xb = axw + (bxw - axw) * (3 * (1 - t) * t * t + t * t * t);
+        } else {
+          xb = axw + (bxw - axw) * t;
+        }
+      }
+      out.badges.push_back({static_cast<int>(e), sx(xb), sy(yb), kind});
+    }
   }
   if (plain > opts.maxPlainEdges) {
     out.plainEdgesSkipped = true;

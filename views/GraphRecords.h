@@ -7,7 +7,10 @@
 //      edges, long-edge stubs, badges, block frames and problem markers. Level of detail follows the node
 //      height on screen; nodes under `mergeBelowPx` are merged into pixel cells (worst severity wins), so a
 //      zoomed-out 100k-node graph costs a few thousand rectangles. GraphView walks the records with ImDrawList.
-// Sections: model, filter, records, record pass.
+// An optional GraphOverlay (what an applied graph says about the drawn graph, views/AppliedGraphOverlay.h) puts
+// pills on edges (applied / missing / unplanned collectives) and marks nodes as collectives; the model keeps them
+// per layout edge and node, the records carry them to the drawing.
+// Sections: model, overlay, filter, records, record pass.
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -25,6 +28,35 @@ enum class EdgeKind : uint8_t {
   Normal,
   Redistribute,        // the plan inserts a redistribute on this edge
   NeedsRedistribute,   // a diagnostic says the edge needs one and the plan has none (a problem)
+  NotApplied,          // the plan has a transition here that the applied graph does not perform (a problem)
+};
+
+// ---- overlay ----
+// State of a pill or a collective node, with stable names (records tests, tooltips).
+enum class PillState : uint8_t {
+  Plan,       // what the plan says (no applied graph, or the transition was not judged)
+  Applied,    // the applied graph performs it
+  Missing,    // the applied graph lacks it (error)
+  Unplanned,  // the applied graph communicates here and the plan has no transition (warning)
+};
+const char* pillStateName(PillState s);  // "plan", "applied", "missing", "unplanned"
+
+struct EdgePill {
+  std::string text;                 // "missing all_to_all dim1 48.0 KiB"
+  PillState state = PillState::Plan;
+  bool ghost = false;               // drawn as a ghost node (dashed box) where the missing collective belongs
+};
+struct NodeMark {                   // a node drawn as a collective (distinct shape and colour)
+  std::string title;                // "all_to_all dim1"
+  std::string detail;               // "3.3 MiB 32.3 us"
+  PillState state = PillState::Plan;
+};
+// Keyed by graph positions (consumer node + input index, node index), so it can be built before any layout.
+struct GraphOverlay {
+  struct Edge { int consumer = -1, input = -1; EdgePill pill; };
+  std::vector<Edge> edges;
+  std::vector<std::pair<int, NodeMark>> nodes;
+  bool empty() const { return edges.empty() && nodes.empty(); }
 };
 
 struct GraphModel {
@@ -39,6 +71,10 @@ struct GraphModel {
   std::vector<EdgeKind> edgeKind;
   std::vector<float> entryFraction;   // where on the consumer's top the edge enters (0..1), by input index
   std::unordered_map<int, std::string> badge;  // edge -> "all_to_all" (collectives of the redistribute)
+  std::unordered_map<int, std::vector<EdgePill>> pills;  // edge -> overlay pills (drawn instead of its badge)
+  std::vector<int> markOf;                      // per node: index into marks, -1 = an ordinary node
+  std::vector<NodeMark> marks;
+  std::vector<int> markedNodes;                 // nodes with a mark, ascending
   // Per block.
   std::vector<uint8_t> collapsed;
   std::vector<uint8_t> blockSeverity; // worst severity inside
@@ -49,7 +85,7 @@ struct GraphModel {
   // Layout edges entering each node: inEdges[inEdgeStart[v] .. inEdgeStart[v + 1]), by input index.
   std::vector<int> inEdgeStart, inEdges;
   std::vector<int> outEdgeStart, outEdges;  // edges leaving each node
-  std::vector<int> problemEdges;            // edges of kind NeedsRedistribute, ascending
+  std::vector<int> problemEdges;            // edges of kind NeedsRedistribute or NotApplied, ascending
   int maxShortSpan = 0;                     // the most layers a drawn (not long) edge spans
   // Far-out level of detail: free nodes (in no block) per layer, block members, and per block its most common
   // colour and whether every member passes the filter (then a merged frame draws the block as one rectangle).
@@ -62,10 +98,14 @@ struct GraphModel {
 
 // The camera-independent indexes of a layout with no plan information (no colours, no problems, all visible).
 GraphModel modelForLayout(GraphLayout layout);
-// Colours, severities and edges of `plan` + `diags` over an existing layout of the same graph.
-GraphModel makeGraphModel(const Plan& plan, const Diagnostics& diags, GraphLayout layout);
-// Re-derives severity, colour and edge kinds after an edit (same graph), keeping layout, filter and collapse.
-void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& model);
+// Colours, severities and edges of `plan` + `diags` (+ `overlay`) over an existing layout of the same graph.
+GraphModel makeGraphModel(const Plan& plan, const Diagnostics& diags, GraphLayout layout,
+                          const GraphOverlay* overlay = nullptr);
+// Re-derives severity, colour, edge kinds and overlay after an edit (same graph), keeping layout, filter and
+// collapse. Overlay pills: a Missing one makes its edge NotApplied and its consumer an error; an Unplanned one
+// makes its consumer a warning; any pill puts a badge on its edge.
+void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& model,
+                       const GraphOverlay* overlay = nullptr);
 
 // ---- filter ----
 struct GraphFilter {
@@ -94,6 +134,7 @@ struct NodeRecord {
   bool selected, match;
   bool divergent = false;   // the last run's first divergent node (RecordOptions::divergentNode)
   bool faded = false;       // runs after it in execution order: its value follows from a wrong one
+  int mark = -1;            // GraphModel::marks index: drawn as a collective
 };
 struct CellRecord {      // a run of merged sub-pixel nodes on one pixel row band
   float x0, y0, x1, y1;
@@ -114,9 +155,12 @@ struct StubRecord {      // one end of a long edge: at the source it leaves (x, 
   EdgeKind kind;
   bool selected;
 };
-struct BadgeRecord { int edge; float x, y; EdgeKind kind; };
+struct BadgeRecord { int edge; float x, y; EdgeKind kind; };  // its text: model.pills[edge], else model.badge[edge]
 struct BlockRecord { int block; float x0, y0, x1, y1; bool collapsed; uint8_t severity; };
 struct MarkerRecord { int node; float x, y; uint8_t severity; bool selected; };
+// Far out (merged): a marked node (a collective) stays visible as a box of at least a few pixels in its state's
+// colour, over the cells.
+struct MarkRecord { int node; float x0, y0, x1, y1; int mark; };
 
 struct RecordOptions {
   float mergeBelowPx = 3.f;     // node height under this: merged into cells
@@ -138,6 +182,7 @@ struct GraphRecords {
   std::vector<BadgeRecord> badges;
   std::vector<BlockRecord> blocks;
   std::vector<MarkerRecord> markers;
+  std::vector<MarkRecord> marks;
   bool merged = false;          // nodes were merged into cells this frame
   bool plainEdgesSkipped = false;
   int nodesVisited = 0;

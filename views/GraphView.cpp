@@ -2,6 +2,7 @@
 // Sections: palette, model upkeep, toolbar, input, drawing, minimap, entry point.
 #include "views/GraphView.h"
 
+#include "views/GraphViewDraw.h"
 #include "views/Keys.h"
 
 #include <imgui.h>
@@ -18,23 +19,7 @@ namespace {
 constexpr int kKeyF = 70;    // GLFW_KEY_F
 constexpr int kKeyF3 = keys::kF3;
 
-// ---- palette ----
-constexpr ImU32 kSpecPalette[] = {
-    IM_COL32(78, 121, 167, 255),  IM_COL32(89, 161, 79, 255),   IM_COL32(176, 122, 161, 255),
-    IM_COL32(118, 183, 178, 255), IM_COL32(237, 201, 72, 255),  IM_COL32(156, 117, 95, 255),
-    IM_COL32(255, 157, 167, 255), IM_COL32(148, 103, 189, 255), IM_COL32(140, 140, 60, 255),
-    IM_COL32(86, 180, 233, 255),  IM_COL32(204, 121, 167, 255), IM_COL32(0, 158, 115, 255)};
-constexpr ImU32 kNoSpec = IM_COL32(120, 120, 120, 255);
-constexpr ImU32 kRedistributeColour = IM_COL32(80, 200, 255, 255);
-constexpr ImU32 kNeedsColour = IM_COL32(235, 60, 60, 255);
-constexpr ImU32 kSelectColour = IM_COL32(255, 255, 255, 255);
-constexpr ImU32 kMatchColour = IM_COL32(255, 230, 0, 255);
-constexpr ImU32 kDivergentColour = IM_COL32(255, 64, 48, 255);  // the first divergent node of the last run
-constexpr ImU32 kFadeColour = IM_COL32(24, 24, 28, 170);       // over nodes that run after it
-
-ImVec2 v2(float x, float y) { return ImVec2(x, y); }
-
-ImU32 withAlpha(ImU32 c, int alpha) { return (c & 0x00FFFFFFu) | (static_cast<ImU32>(alpha) << 24); }
+using namespace graphdraw;
 
 // ---- model upkeep ----
 size_t countEdges(const Plan& plan) {
@@ -63,13 +48,14 @@ void startLayout(const Plan& plan, const Diagnostics& diags, GraphViewState& st)
   s.diagCount = diags.items.size();
   s.redistributes = plan.redistributes.size();
   s.revision = st.revision;
+  s.overlay = st.overlay;
   st.model.reset();
   st.fitRequested = true;
   LayoutInput in = layoutInputFromPlan(plan);
   if (static_cast<size_t>(plan.graph.size()) < st.syncLayoutBelow) {
     if (st.worker) st.worker->stop();
     auto layout = layoutGraph(in);
-    st.model = makeGraphModel(plan, diags, std::move(*layout));
+    st.model = makeGraphModel(plan, diags, std::move(*layout), st.overlay);
     applyFilter(plan, st.filter, *st.model);
     st.filterSeen = st.filter;
     return;
@@ -86,22 +72,24 @@ void keepModelCurrent(const Plan& plan, const Diagnostics& diags, GraphViewState
   }
   if (!st.model && st.worker && !st.worker->running()) {
     if (auto layout = st.worker->take()) {
-      st.model = makeGraphModel(plan, diags, std::move(*layout));
+      st.model = makeGraphModel(plan, diags, std::move(*layout), st.overlay);
       applyFilter(plan, st.filter, *st.model);
       st.filterSeen = st.filter;
+      st.seen.overlay = st.overlay;
     }
   }
   if (!st.model) return;
   auto& s = st.seen;
   if (s.diags != &diags || s.diagCount != diags.items.size() || s.redistributes != plan.redistributes.size() ||
-      s.revision != st.revision) {
-    refreshGraphModel(plan, diags, *st.model);
+      s.revision != st.revision || s.overlay != st.overlay) {
+    refreshGraphModel(plan, diags, *st.model, st.overlay);
     applyFilter(plan, st.filter, *st.model);
     st.filterSeen = st.filter;
     s.diags = &diags;
     s.diagCount = diags.items.size();
     s.redistributes = plan.redistributes.size();
     s.revision = st.revision;
+    s.overlay = st.overlay;
     st.searchSeen.assign(1, '\0');  // re-run the search over the refreshed model
   }
   if (!(st.filter == st.filterSeen)) {
@@ -115,12 +103,35 @@ void keepModelCurrent(const Plan& plan, const Diagnostics& diags, GraphViewState
   }
 }
 
-void centreOnNode(GraphViewState& st, int v) {
+// Moves the camera (zoom unchanged) so the graph fills the view where it can: on each axis a graph larger than
+// the view keeps its bounds (plus a margin) covering the view; a smaller one is centred. Keeps what was centred
+// in view, since it lies inside the bounds.
+void keepGraphInView(Canvas& c, const Rectd& bounds, double marginPx) {
+  if (bounds.empty()) return;
+  const Rectd b = bounds.expanded(marginPx / c.zoom);
+  const Rectd vis = c.visibleWorld();
+  const double vw = vis.width(), vh = vis.height();
+  c.offset.x = b.width() <= vw ? b.center().x - vw * 0.5 : std::clamp(c.offset.x, b.min.x, b.max.x - vw);
+  c.offset.y = b.height() <= vh ? b.center().y - vh * 0.5 : std::clamp(c.offset.y, b.min.y, b.max.y - vh);
+}
+
+// Centres on the selection: the node, or a selected edge's producer and consumer together when both fit at a
+// readable zoom; then frames the view on the graph (no empty canvas beside it).
+void centreOnSelection(GraphViewState& st, int v, int input) {
   if (!st.model || v < 0 || v >= st.model->layout.nodeCount()) return;
+  const GraphLayout& L = st.model->layout;
   // Zoom in far enough to read the node when the view is far out.
-  const double readable = 28.0 / st.model->layout.nodeHeight;
+  const double readable = 28.0 / L.nodeHeight;
   if (st.canvas.zoom < readable) st.canvas.zoom = std::min(readable, st.canvas.maxZoom);
-  st.canvas.centerOn(st.model->layout.nodeRect(v).center());
+  Rectd target = L.nodeRect(v);
+  if (const int e = input >= 0 ? st.model->findEdge(v, input) : -1; e >= 0) {
+    Rectd both = target;
+    both.include(L.nodeRect(L.edges[e].src));
+    const Vec2d view = st.canvas.size / st.canvas.zoom;
+    if (both.width() < view.x * 0.9 && both.height() < view.y * 0.8) target = both;
+  }
+  st.canvas.centerOn(target.center());
+  keepGraphInView(st.canvas, L.bounds, 20.0);
 }
 
 void jumpToHit(GraphViewState& st, Selection& sel, int step) {
@@ -256,11 +267,18 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
   // Edges below nodes.
   for (const auto& e : r.edges) {
     const bool special = e.kind != EdgeKind::Normal;
-    ImU32 col = e.kind == EdgeKind::NeedsRedistribute ? kNeedsColour
-                : special                             ? kRedistributeColour
+    ImU32 col = e.kind == EdgeKind::NeedsRedistribute || e.kind == EdgeKind::NotApplied ? kNeedsColour
+                : special                                                          ? kRedistributeColour
                                                       : IM_COL32(150, 150, 160, r.merged ? 90 : 150);
     if (e.selected) col = kSelectColour;
     const float thick = special || e.selected ? 2.5f : 1.f;
+    if (e.kind == EdgeKind::NotApplied) {
+      // The planned collective is not there: a dashed edge (white dashes between when selected).
+      const bool curved = !r.merged && std::abs(e.by - e.ay) > 30;
+      if (e.selected) drawDashed(dl, e, curved, kSelectColour, thick, 0.5f);
+      drawDashed(dl, e, curved, kNeedsColour, thick + 0.5f, 0.f);
+      continue;
+    }
     if (!r.merged && std::abs(e.by - e.ay) > 30 && r.edges.size() < 4000) {
       const float dy = (e.by - e.ay) * 0.5f;
       dl->AddBezierCubic(v2(e.ax, e.ay), v2(e.ax, e.ay + dy), v2(e.bx, e.by - dy), v2(e.bx, e.by), col, thick, 12);
@@ -270,7 +288,7 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
   }
   const float stub = st.recordOptions.stubPx;
   for (const auto& s : r.stubs) {
-    ImU32 col = s.kind == EdgeKind::NeedsRedistribute ? kNeedsColour
+    ImU32 col = s.kind == EdgeKind::NeedsRedistribute || s.kind == EdgeKind::NotApplied ? kNeedsColour
                 : s.kind == EdgeKind::Redistribute    ? kRedistributeColour
                                                       : IM_COL32(150, 150, 160, 170);
     if (s.selected) col = kSelectColour;
@@ -288,10 +306,17 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
     const ImU32 col = c.severity >= 2 ? graphSeverityColour(c.severity) : graphSpecColour(c.colour);
     dl->AddRectFilled(v2(c.x0, c.y0), v2(c.x1, c.y1), col);
   }
+  for (const auto& mk : r.marks)
+    if (mk.mark >= 0 && mk.mark < static_cast<int>(m.marks.size()))
+      dl->AddRectFilled(v2(mk.x0, mk.y0), v2(mk.x1, mk.y1), pillColour(m.marks[static_cast<size_t>(mk.mark)].state));
   char text[200];
   for (const auto& n : r.nodes) {
     const ImVec2 a = v2(n.x0, n.y0), b = v2(n.x1, n.y1);
     const float round = n.detail == NodeDetail::Box ? 0.f : 3.f;
+    if (n.mark >= 0 && n.mark < static_cast<int>(m.marks.size())) {
+      drawCollectiveNode(dl, n, m.marks[static_cast<size_t>(n.mark)], font, fontPx, zoom);
+      continue;
+    }
     dl->AddRectFilled(a, b, graphSpecColour(n.colour), round);
     if (n.severity >= 1 && n.detail != NodeDetail::Box) {
       const float rad = std::clamp(5.f * zoom, 2.f, 7.f);
@@ -320,7 +345,8 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
   // Badges naming the collective.
   const bool readable = !r.merged && m.layout.nodeHeight * zoom >= 12.f;
   for (const auto& b : r.badges) {
-    const ImU32 col = b.kind == EdgeKind::NeedsRedistribute ? kNeedsColour : kRedistributeColour;
+    if (m.pills.count(b.edge)) continue;  // drawn by drawOverlayPills below
+    const ImU32 col = b.kind == EdgeKind::NeedsRedistribute || b.kind == EdgeKind::NotApplied ? kNeedsColour : kRedistributeColour;
     auto it = m.badge.find(b.edge);
     if (!readable || it == m.badge.end()) { dl->AddCircleFilled(v2(b.x, b.y), 4.f, col); continue; }
     const char* label = it->second.c_str();
@@ -329,6 +355,7 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
     dl->AddRectFilled(a, c, withAlpha(col, 235), 6.f);
     dl->AddText(v2(a.x + 4, a.y + 2), IM_COL32(10, 10, 10, 255), label);
   }
+  drawOverlayPills(dl, r, m, readable, static_cast<float>(m.layout.nodeHeight * zoom), fontPx, font);
 }
 
 void drawTooltip(const Plan& plan, const Diagnostics& diags, const GraphViewState& st) {
@@ -338,6 +365,11 @@ void drawTooltip(const Plan& plan, const Diagnostics& diags, const GraphViewStat
     ImGui::Text("%s  (%s)", n.name.c_str(), n.op.c_str());
     const std::string shape = nodeShapeText(plan, st.hoveredNode);
     if (!shape.empty()) ImGui::Text("%s", shape.c_str());
+    if (const int mk = st.model->markOf.empty() ? -1 : st.model->markOf[st.hoveredNode]; mk >= 0) {
+      const NodeMark& mark = st.model->marks[static_cast<size_t>(mk)];
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pillColour(mark.state)), "%s  %s  (%s)", mark.title.c_str(),
+                         mark.detail.c_str(), pillStateName(mark.state));
+    }
     if (st.hoveredNode < static_cast<int>(plan.specs.size()) && !plan.specs[st.hoveredNode].outputs.empty() &&
         plan.specs[st.hoveredNode].outputs[0])
       ImGui::Text("output: %s", plan.specs[st.hoveredNode].outputs[0]->toMeshString().c_str());
@@ -360,6 +392,10 @@ void drawTooltip(const Plan& plan, const Diagnostics& diags, const GraphViewStat
                           st.model->layout.layer[e.dst] - st.model->layout.layer[e.src]);
     auto it = st.model->badge.find(st.hoveredEdge);
     if (it != st.model->badge.end()) ImGui::Text("redistribute: %s", it->second.c_str());
+    if (auto p = st.model->pills.find(st.hoveredEdge); p != st.model->pills.end())
+      for (const EdgePill& pill : p->second)
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pillColour(pill.state)), "applied graph (%s): %s",
+                           pillStateName(pill.state), pill.text.c_str());
     ImGui::EndTooltip();
   }
 }
@@ -383,12 +419,28 @@ void drawMinimap(ImDrawList* dl, GraphViewState& st, ImVec2 canvasMin, ImVec2 ca
     if (blk.nodeCount == 0) continue;
     dl->AddRectFilled(toMini(blk.bounds.min), toMini(blk.bounds.max), IM_COL32(90, 110, 150, 160));
   }
+  // Nodes in no block (all of them in a graph without repeated layers) as tiny boxes in their spec colour; past
+  // kMiniNodes the blocks and problems alone keep the minimap cheap on 100k-node graphs.
+  constexpr size_t kMiniNodes = 20000;
+  if (m.freeNodes.size() <= kMiniNodes)
+    for (int v : m.freeNodes) {
+      if (v < 0 || v >= static_cast<int>(m.visible.size()) || !m.visible[v]) continue;
+      const Rectd r = m.layout.nodeRect(v);
+      ImVec2 p = toMini(r.min), q = toMini(r.max);
+      q.x = std::max(q.x, p.x + 1.f);
+      q.y = std::max(q.y, p.y + 1.f);
+      const uint32_t c = graphSpecColour(v < static_cast<int>(m.colour.size()) ? m.colour[v] : -1);
+      dl->AddRectFilled(p, q, (c & 0x00FFFFFFu) | 0xB0000000u);
+    }
   for (int v : m.problemNodes) {
     const ImVec2 p = toMini(m.layout.nodeRect(v).center());
     dl->AddRectFilled(v2(p.x - 1.5f, p.y - 1.5f), v2(p.x + 1.5f, p.y + 1.5f), graphSeverityColour(m.severity[v]));
   }
+  // The view's rectangle, clipped to the minimap: a view wider than the graph would otherwise frame empty space.
   const Rectd vis = st.canvas.visibleWorld();
+  dl->PushClipRect(a, b, true);
   dl->AddRect(toMini(vis.min), toMini(vis.max), IM_COL32(255, 255, 255, 200), 0, 0, 1.5f);
+  dl->PopClipRect();
   dl->AddRect(a, b, IM_COL32(120, 120, 140, 255), 3.f);
   // Click or drag inside: centre the view there.
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -435,7 +487,7 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   if (st.fitRequested) { st.canvas.fit(st.model->layout.bounds, 20); st.fitRequested = false; }
   if (sel.generation != st.selectionSeen) {
     st.selectionSeen = sel.generation;
-    if (sel.centreRequested) { centreOnNode(st, sel.node); sel.centreRequested = false; }
+    if (sel.centreRequested) { centreOnSelection(st, sel.node, sel.input); sel.centreRequested = false; }
   }
 
   ImGui::InvisibleButton("graph-canvas", avail, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |

@@ -8,6 +8,11 @@
 // a minimap in the corner shows the whole graph and moves the view on click. Filters (phase, module path, only
 // problems) hide nodes without moving the others; repeated layers and module blocks collapse into boxes.
 //
+// With an overlay (views/AppliedGraphOverlay.h) each planned transition's pill says what the applied graph did:
+// applied (green, a check mark), missing (dashed red edge and outlined red pill, or a dashed ghost node), unplanned
+// (orange); nodes it marks are drawn as collectives (chamfered boxes in the state's colour, kind, mesh dim, bytes
+// and time). Selecting a node centres on it and frames the view so the graph fills it (no empty canvas beside).
+//
 // Contract: drawGraphView draws into the current ImGui window (the caller owns the window), reads the plan and
 // diagnostics, and writes only `state` and `selection`. Graphs of `syncLayoutBelow` nodes or more are laid out
 // on a worker thread; until it finishes the view shows progress. After an edit of the plan (specs,
@@ -41,6 +46,8 @@ struct GraphViewState {
   size_t syncLayoutBelow = 4000;  // graphs smaller than this are laid out on the UI thread
   RecordOptions recordOptions;    // level-of-detail thresholds (selection fields are filled each frame)
   const GraphDiffMarks* diff = nullptr;  // compare mode: before/after badges drawn over the graph (owner keeps it)
+  // Applied-graph overlay (pills on edges, collective nodes; owner keeps it). Bump `revision` when it changes.
+  const GraphOverlay* overlay = nullptr;
   int divergentNode = -1;         // the last run's first divergent node: marked, what follows faded (-1: none)
 
   // Read-only for callers (tests, the status bar).
@@ -66,6 +73,7 @@ struct GraphViewState {
     size_t diagCount = 0;
     size_t redistributes = 0;
     uint64_t revision = 0;
+    const GraphOverlay* overlay = nullptr;
   } seen;
   GraphFilter filterSeen;
   std::string searchSeen;

@@ -92,6 +92,24 @@ void drawPlot(const RunViewModel& m, float width, float height) {
 
 }  // namespace
 
+RunStatusLines runStatusLines(const RunViewModel& m) {
+  RunStatusLines out;
+  const bool running = m.status == RunStatus::Running;
+  if (running || m.elapsedS > 0) {
+    char head[64];
+    std::snprintf(head, sizeof head, "  %.1f s", m.elapsedS);
+    out.progress = m.stage + head;
+    if (running && m.etaS >= 0) {
+      char eta[48];
+      std::snprintf(eta, sizeof eta, ", ETA %.0f s", m.etaS);
+      out.progress += eta;
+    }
+    if (m.scale > 1) out.progress += ", sizes / " + std::to_string(m.scale);
+  }
+  if (!m.blas.empty()) out.blas = "BLAS: " + m.blas;
+  return out;
+}
+
 RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState& state, Selection& sel) {
   RunViewActions act;
   state.plotDrawn = false;
@@ -124,14 +142,12 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
   if (m.status == RunStatus::Passed) sc = pal.ok;
   if (m.status == RunStatus::Mismatch || m.status == RunStatus::Failed) sc = pal.error;
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(sc), "%s", runStatusName(m.status));
-  if (running || m.elapsedS > 0) {
+  const RunStatusLines lines = runStatusLines(m);
+  if (!lines.progress.empty()) {
     ImGui::SameLine();
-    char eta[48] = "";
-    if (running && m.etaS >= 0) std::snprintf(eta, sizeof eta, ", ETA %.0f s", m.etaS);
-    ImGui::TextDisabled("%s  %.1f s%s%s", m.stage.c_str(), m.elapsedS, eta,
-                        m.scale > 1 ? (", sizes / " + std::to_string(m.scale)).c_str() : "");
+    ImGui::TextDisabled("%s", lines.progress.c_str());
   }
-  if (!m.blas.empty()) ImGui::TextDisabled("BLAS: %s", m.blas.c_str());
+  if (!lines.blas.empty()) ImGui::TextDisabled("%s", lines.blas.c_str());
   if (running && !m.rankProgress.empty()) {
     const float w = ImGui::GetContentRegionAvail().x;
     const int perRow = std::max(1, static_cast<int>(w / 110));

@@ -60,6 +60,15 @@ struct RunViewState {
 std::vector<std::pair<float, float>> plotPoints(const std::vector<double>& values, double lo, double hi, float x0,
                                                 float y0, float x1, float y1);
 
+// The panel's two status lines, computed apart from drawing (tests read them): `progress` while running or once
+// a run took time, e.g. "sharded, batch 1  3.2 s, ETA 12 s" (the ETA only while running and known; ", sizes / 4"
+// when scaled); `blas` "BLAS: OpenBLAS 0.3.21 ..., 2 threads; 8 ranks x 1" once a report named it, else empty.
+struct RunStatusLines {
+  std::string progress;
+  std::string blas;
+};
+RunStatusLines runStatusLines(const RunViewModel& model);
+
 RunViewActions drawRunView(const Plan& plan, const RunViewModel& model, RunViewState& state, Selection& sel);
 
 }  // namespace ss::views

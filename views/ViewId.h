@@ -18,7 +18,8 @@
   X(Costs, "costs", "Costs")                \
   X(Run, "run", "Run")                      \
   X(Applied, "applied", "Applied")          \
-  X(Changes, "changes", "Changes")
+  X(Changes, "changes", "Changes")          \
+  X(AppliedGraph, "applied-graph", "Applied graph")
 
 namespace ss::views {
 

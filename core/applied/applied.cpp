@@ -49,6 +49,54 @@ std::string meshDimString(const DeviceMesh& mesh, int d) {
 
 // ---- collectives ----
 
+const char* transitionStateName(TransitionState s) {
+  switch (s) {
+    case TransitionState::Applied: return "applied";
+    case TransitionState::Missing: return "missing";
+    case TransitionState::Unjudged: return "unjudged";
+  }
+  return "unjudged";
+}
+
+std::string meshDimLabel(const DeviceMesh& mesh, int meshDim) {
+  if (meshDim == -2) return "all dims";
+  if (meshDim < 0 || meshDim >= mesh.ndim()) return "dim?";
+  return mesh.dimName(meshDim);
+}
+
+std::string collectiveLabel(const AppliedCollective& c, const DeviceMesh& mesh) {
+  std::string s = std::string(collectiveName(c.kind)) + " " + meshDimLabel(mesh, c.meshDim);
+  if (c.bytes > 0) s += " " + formatBytes(c.bytes) + " " + formatTimeUs(c.timeUs);
+  return s;
+}
+
+std::string AppliedTransition::label(const std::vector<AppliedCollective>& cs, const DeviceMesh& mesh) const {
+  auto steps = [&](const std::vector<RedistributeStep>& v) {
+    std::string s;
+    int64_t bytes = 0;
+    for (const auto& st : v) {
+      s += (s.empty() ? "" : " + ") + std::string(collectiveName(st.kind)) + " " + meshDimLabel(mesh, st.meshDim);
+      bytes += st.bytesSent;
+    }
+    return s + " " + formatBytes(bytes);
+  };
+  switch (state) {
+    case TransitionState::Missing: return "missing " + steps(missing);
+    case TransitionState::Unjudged: return steps(planned) + " (not judged)";
+    case TransitionState::Applied: break;
+  }
+  std::string s;
+  for (int k : collectives)
+    if (k >= 0 && k < static_cast<int>(cs.size())) s += (s.empty() ? "" : " + ") + collectiveLabel(cs[static_cast<size_t>(k)], mesh);
+  return s.empty() ? steps(planned) : s;
+}
+
+const AppliedTransition* AppliedGraph::transitionAt(int consumer, int input) const {
+  for (const auto& t : transitions)
+    if (t.consumer == consumer && t.input == input) return &t;
+  return nullptr;
+}
+
 std::string AppliedCollective::toString(const DeviceMesh& mesh) const {
   std::string s = std::string(collectiveName(kind)) + " (" + op + ") on " + meshDimString(mesh, meshDim) + ", group '" + group + "'";
   if (bytes > 0) s += ", " + formatBytes(bytes) + " per rank, " + formatTimeUs(timeUs);
@@ -446,6 +494,8 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
   RedistIndex redist;
   redist.build(plan);
   a.transitionsPlanned = a.transitionsFound = 0;
+  a.transitions.clear();
+  a.unplanned.clear();
   for (auto& col : a.collectives) col.planConsumer = col.planInput = -1;  // re-judged from scratch (after an edit)
   for (int c = 0; c < pg.size(); ++c) {
     const Node& cn = pg.nodes[c];
@@ -466,8 +516,20 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
       RedistributePlan rp = planRedistribute(*meta, plan.mesh, *src, *dst, copts.cost);
       if (!rp.possible) continue;  // the checker reports it
       ++a.transitionsPlanned;
+      AppliedTransition tr;
+      tr.consumer = c;
+      tr.input = k;
+      tr.from = src;
+      tr.to = dst;
+      for (const auto& st : rp.steps)
+        if (isComm(st.kind)) tr.planned.push_back(st);
       const int ac = a.appliedOf[c];
-      if (ac < 0) continue;  // the consumer has no counterpart: nothing to judge
+      if (ac < 0) {  // the consumer has no counterpart: nothing to judge
+        a.transitions.push_back(std::move(tr));
+        continue;
+      }
+      tr.appliedConsumer = ac;
+      if (k < static_cast<int>(ag.inputs(ac).size())) tr.appliedProducer = ag.inputs(ac)[k].node;
       int reached = -1;
       std::vector<int> path = pathCollectives(a, ac, k, &reached);
       // Each communicating step needs a collective of its kind on its mesh dim (an all_to_all may be done as an
@@ -491,6 +553,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
       }
       for (size_t q = 0; q < path.size(); ++q)
         if (used[q]) {
+          tr.collectives.push_back(path[q]);
           claimed[path[q]] = 1;
           a.collectives[path[q]].planConsumer = c;
           a.collectives[path[q]].planInput = k;
@@ -503,6 +566,9 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
         if (auto l = localShape(meta->shape, plan.mesh, *dst, plan.mesh.rankOf(a.coord))) need = *l;
       const std::string inName = inputName(plan, c, k);
       const std::string inLabel = "input " + std::to_string(k) + (inName.empty() ? "" : " (" + inName + ")");
+      for (const RedistributeStep* st : missing) tr.missing.push_back(*st);
+      tr.state = missing.empty() ? TransitionState::Applied : TransitionState::Missing;
+      a.transitions.push_back(std::move(tr));
       if (missing.empty()) {
         ++a.transitionsFound;
         if (arrives && arrives->known && need && arrives->shape != *need) {
@@ -542,6 +608,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
                   " where " + dst->toMeshString() + " needs " + (need ? shapeToString(*need) : "?");
       x.fix = "the apply pass must insert " + rp.summary() + " on the edge " + producer + " -> " + cn.name +
               " (input " + std::to_string(k) + ")";
+      a.transitions.back().fix = x.fix;  // this transition's record (pushed above)
       const int readsFrom = k < static_cast<int>(aIns.size()) ? aIns[k].node : -1;
       x.notes.push_back("applied graph: '" + ag.nodes[ac].name + "' reads '" + (readsFrom >= 0 ? ag.nodes[readsFrom].name : "?") +
                         "'" + (path.empty() ? " with no collective between them" : " through collectives of other kinds or mesh dims"));
@@ -569,6 +636,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
         frontier.push_back(user);
       }
     }
+    a.unplanned.push_back({static_cast<int>(q), consumer, input});
     Diagnostic x;
     x.severity = Severity::Warning;
     x.kind = DiagKind::UnplannedCollective;

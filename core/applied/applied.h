@@ -57,6 +57,43 @@ struct GroupMapping {
   int uses = 0;
 };
 
+// A planned transition (an edge whose spec changes) as the applied graph performs it: the one record the views draw
+// from (the plan graph's edge pill, the applied graph's ghost node, the Applied table's missing row). Filled by
+// checkApplied, from the same matching as its diagnostics.
+enum class TransitionState : uint8_t {
+  Applied,   // every communicating step has its collective on the consumer's input path
+  Missing,   // a step has none: transition-not-applied
+  Unjudged,  // the consumer has no applied counterpart
+};
+const char* transitionStateName(TransitionState s);  // "applied", "missing", "unjudged"
+
+struct AppliedTransition {
+  int consumer = -1, input = -1;            // the plan edge (consumer node, input index)
+  TransitionState state = TransitionState::Unjudged;
+  std::vector<RedistributeStep> planned;    // the plan's communicating steps
+  std::vector<RedistributeStep> missing;    // those without a collective (Missing)
+  std::vector<int> collectives;             // indices into AppliedGraph::collectives performing it (Applied)
+  int appliedConsumer = -1;                 // the consumer's applied node (-1: Unjudged); its input `input`
+  int appliedProducer = -1;                 // the applied node that input reads (where a missing one belongs)
+  std::optional<ShardingSpec> from, to;     // the planned layouts (producer's or redistribute's, consumer's)
+  std::string fix;                          // Missing: the transition-not-applied diagnostic's fix line
+  // "all_to_all dim1 3.3 MiB 32.3 us" (Applied: its collectives), "missing all_to_all dim1 48.0 KiB" (Missing:
+  // the steps it lacks, bytes per rank as planned), "all_to_all dim1 48.0 KiB (not judged)" (Unjudged).
+  std::string label(const std::vector<AppliedCollective>& cs, const DeviceMesh& mesh) const;
+};
+
+// A collective that no planned transition explains (unplanned-collective) and the plan edge it sits on: the first
+// plan node downstream and the input it feeds (-1, -1 when none is found).
+struct UnplannedCollective {
+  int collective = -1;  // index into AppliedGraph::collectives
+  int consumer = -1, input = -1;
+};
+
+// Short labels shared by the views: "all_to_all dim1 3.3 MiB 32.3 us"; the mesh dim as the mesh names it
+// ("tp"), "all dims" for the flattened mesh, "dim?" unmapped.
+std::string collectiveLabel(const AppliedCollective& c, const DeviceMesh& mesh);
+std::string meshDimLabel(const DeviceMesh& mesh, int meshDim);
+
 struct AppliedOptions {
   std::map<std::string, int> groups;  // --group NAME=MESHDIM
   int rank = -1;                       // tracing rank; -1 = the log's, else 0
@@ -74,6 +111,9 @@ struct AppliedGraph {
   std::vector<int> appliedOf;          // plan node -> applied node, -1 when none
   int planNodes = 0, matched = 0;      // plan compute nodes + placeholders, and how many matched
   int transitionsPlanned = 0, transitionsFound = 0;
+  std::vector<AppliedTransition> transitions;   // every planned transition, in plan order (checkApplied)
+  std::vector<UnplannedCollective> unplanned;   // collectives no planned transition explains (checkApplied)
+  const AppliedTransition* transitionAt(int consumer, int input) const;  // nullptr when none is planned there
   // Totals per (collective kind, mesh dim): what the applied graph communicates.
   struct Total { CollectiveKind kind; int meshDim; int count; int64_t bytes; double timeUs; };
   std::vector<Total> totals() const;

@@ -209,3 +209,39 @@ TEST_CASE("an export alone: index_put's inputs by schema (self, indices, values)
   CHECK(planned.code == 0);
   CHECK(planned.out.find("info: index_put (input 2) [redistribute-required]") != std::string::npos);
 }
+
+TEST_CASE("per-transition records: what the applied graph did on each planned edge", "[applied]") {
+  AppliedSession s = session(trace("seed1_missing.log"));
+  Plan& plan = s.plan;
+  AppliedGraph& a = s.applied[0];
+  checkApplied(plan, a);
+  REQUIRE(a.transitions.size() == 3);
+  const AppliedTransition* ip = a.transitionAt(plan.graph.find("index_put"), 2);
+  REQUIRE(ip);
+  CHECK(ip->state == TransitionState::Missing);
+  CHECK(std::string(transitionStateName(ip->state)) == "missing");
+  REQUIRE(ip->missing.size() == 1);
+  CHECK(ip->missing[0].kind == CollectiveKind::AllToAll);
+  CHECK(ip->missing[0].meshDim == 1);
+  CHECK(ip->missing[0].bytesSent == 49152);
+  CHECK(ip->collectives.empty());
+  CHECK(a.graph.graph.nodes[ip->appliedConsumer].name == "index_put");
+  CHECK(a.graph.graph.nodes[ip->appliedProducer].name == "sum_1");
+  CHECK(ip->label(a.collectives, plan.mesh) == "missing all_to_all dim1 48.0 KiB");
+  CHECK(ip->from->toMeshString() == "RS(1)");
+  CHECK(ip->to->toMeshString() == "RS(0)");
+  CHECK(ip->fix == "the apply pass must insert all_to_all on mesh dim 1 (dim1), 48.0 KiB, 9.3 us on the edge sum_1 -> "
+                   "index_put (input 2)");
+  const AppliedTransition* sc = a.transitionAt(plan.graph.find("slice_scatter"), 1);
+  REQUIRE(sc);
+  CHECK(sc->state == TransitionState::Applied);
+  REQUIRE(sc->collectives.size() == 1);
+  CHECK(a.graph.graph.nodes[a.collectives[sc->collectives[0]].node].name == "shard_dim_alltoall");
+  CHECK(sc->label(a.collectives, plan.mesh) == "all_to_all dim1 3.3 MiB 32.3 us");
+  CHECK(sc->fix.empty());
+  CHECK(a.unplanned.empty());
+  CHECK(a.transitionAt(plan.graph.find("index_put"), 0) == nullptr);
+  // Re-judged from scratch: a second check gives the same records, not twice as many.
+  checkApplied(plan, a);
+  CHECK(a.transitions.size() == 3);
+}

@@ -1,11 +1,15 @@
 #pragma once
 // Helpers shared by the runner tests: sample loading and running the CLI as a process.
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "core/edit.h"
+#include "core/gen/llama.h"
 #include "core/io/load.h"
+#include "core/placement_parse.h"
 #include "core/plan.h"
 
 namespace ss::test {
@@ -25,6 +29,50 @@ inline Plan loadOrFail(const std::string& path) {
   if (!p) throw std::runtime_error(p.error().toString(path));
   return *p;
 }
+
+// Seed 1 with the redistribute `shardscope fix` inserts: RS(1) -> RS(0) on index_put's values (input 2).
+inline Plan falconFixed() {
+  Plan plan = loadOrFail(falconPath());
+  Redistribute fix;
+  fix.node = plan.graph.find("index_put");
+  fix.input = 2;
+  fix.from = *parseSpec("RS(1)");
+  fix.to = *parseSpec("RS(0)");
+  if (fix.node < 0 || plan.findRedistribute(fix.node, 2) || !applyCommand(plan, InsertRedistribute{fix}).ok())
+    throw std::runtime_error("seed 1: cannot insert the all_to_all before index_put");
+  return plan;
+}
+
+// The small LLaMA-like joint graph of the runner tests (core/gen: 1 layer, hidden 64, 4 heads) on a dp x tp mesh.
+inline Plan smallLlama(int64_t dp, int64_t tp) {
+  gen::LlamaOptions o;
+  o.layers = 1;
+  o.batch = 2;
+  o.seq = 16;
+  o.hidden = 64;
+  o.heads = 4;
+  o.ffnHidden = 128;
+  o.vocab = 64;
+  o.dp = dp;
+  o.tp = tp;
+  return gen::makeLlamaPlan(o);
+}
+
+// x [3, 4] sharded on 2 ranks: rank 0 holds 2 rows, rank 1 one row, so select(x, 0, 1) fails on rank 1 only;
+// rank 0 goes on to the all_reduce before `loss`.
+inline const char* kOneRankFailsPlan = R"JSON({"format": "shardscope-plan", "version": 1, "name": "one_rank_fails",
+    "mesh": {"shape": [2]}, "run": {"seed": 0, "loss": "loss", "batches": 1},
+    "nodes": [
+      {"name": "x", "op": "placeholder", "placeholder_kind": "input", "meta": [{"shape": [3, 4], "dtype": "f32"}],
+       "spec": ["S(0)"]},
+      {"name": "row", "op": "aten.select.int", "args": [{"t": "x"}, 0, 1], "meta": [{"shape": [4], "dtype": "f32"}],
+       "spec": ["R"]},
+      {"name": "total", "op": "aten.sum.default", "args": [{"t": "row"}], "meta": [{"shape": [], "dtype": "f32"}],
+       "spec": ["P(sum)"]},
+      {"name": "loss", "op": "aten.mul.Tensor", "args": [{"t": "total"}, 1.0], "meta": [{"shape": [], "dtype": "f32"}],
+       "spec": ["R"], "input_specs": ["R"]},
+      {"name": "output", "op": "output", "args": [[{"t": "loss"}]]}],
+    "redistributes": [{"node": "loss", "input": 0, "from": "P(sum)", "to": "R"}]})JSON";
 
 struct CliResult {
   int exitCode = -1;

@@ -101,19 +101,7 @@ TEST_CASE("a run that would not fit in memory is refused with numbers", "[runner
 TEST_CASE("one rank failing stops the others at their next collective", "[runner][failure]") {
   // x [3, 4] sharded on 2 ranks: rank 0 holds 2 rows, rank 1 one row, so select(x, 0, 1) fails on rank 1 only.
   // Rank 0 goes on to the all_reduce before `loss` and must stop there at once instead of timing out.
-  const char* text = R"JSON({"format": "shardscope-plan", "version": 1, "name": "one_rank_fails",
-    "mesh": {"shape": [2]}, "run": {"seed": 0, "loss": "loss", "batches": 1},
-    "nodes": [
-      {"name": "x", "op": "placeholder", "placeholder_kind": "input", "meta": [{"shape": [3, 4], "dtype": "f32"}],
-       "spec": ["S(0)"]},
-      {"name": "row", "op": "aten.select.int", "args": [{"t": "x"}, 0, 1], "meta": [{"shape": [4], "dtype": "f32"}],
-       "spec": ["R"]},
-      {"name": "total", "op": "aten.sum.default", "args": [{"t": "row"}], "meta": [{"shape": [], "dtype": "f32"}],
-       "spec": ["P(sum)"]},
-      {"name": "loss", "op": "aten.mul.Tensor", "args": [{"t": "total"}, 1.0], "meta": [{"shape": [], "dtype": "f32"}],
-       "spec": ["R"], "input_specs": ["R"]},
-      {"name": "output", "op": "output", "args": [[{"t": "loss"}]]}],
-    "redistributes": [{"node": "loss", "input": 0, "from": "P(sum)", "to": "R"}]})JSON";
+  const char* text = test::kOneRankFailsPlan;
   auto plan = loadPlanText(text, "one_rank_fails.plan.json");
   REQUIRE(plan.ok());
   RunOptions o;

@@ -216,17 +216,7 @@ TEST_CASE("localise combines hand-made measures: each block once, floors for sma
 TEST_CASE("a LLaMA-like joint graph (forward and backward nodes, nested shards) reports no divergence",
           "[runner][divergence][llama]") {
   for (auto [dp, tp] : {std::pair<int64_t, int64_t>{2, 2}, {2, 1}}) {
-    gen::LlamaOptions o;
-    o.layers = 1;
-    o.batch = 2;
-    o.seq = 16;
-    o.hidden = 64;
-    o.heads = 4;
-    o.ffnHidden = 128;
-    o.vocab = 64;
-    o.dp = dp;
-    o.tp = tp;
-    Plan plan = gen::makeLlamaPlan(o);
+    Plan plan = test::smallLlama(dp, tp);
     RunOptions ro;
     ro.batches = 1;
     RunReport r = runner::runPlan(plan, ro);

@@ -145,13 +145,7 @@ TEST_CASE("seed 1 with the all_to_all inserted matches the reference within 1e-4
 }
 
 TEST_CASE("seed 1 fixed in the plan's own dtypes (bf16) runs through Gloo; only rounding differs", "[runner][seed1]") {
-  Plan plan = test::loadOrFail(test::falconPath());
-  Redistribute fix;
-  fix.node = plan.graph.find("index_put");
-  fix.input = 2;
-  fix.from = *parseSpec("RS(1)");
-  fix.to = *parseSpec("RS(0)");
-  REQUIRE(applyCommand(plan, InsertRedistribute{fix}).ok());
+  Plan plan = test::falconFixed();
   RunOptions o;
   o.scale = 4;
   o.batches = 1;
@@ -170,17 +164,7 @@ TEST_CASE("a LLaMA-like joint graph (FSDP x TP, nested shards, efficient attenti
   // core/gen's generator: every redistribute kind, S(0)S(0) nested shards undone innermost first (core's
   // planner), GPU-only attention kernels emulated; 2x2 and a mesh with a dim of size 1.
   for (auto [dp, tp] : {std::pair<int64_t, int64_t>{2, 2}, {2, 1}}) {
-    gen::LlamaOptions o;
-    o.layers = 1;
-    o.batch = 2;
-    o.seq = 16;
-    o.hidden = 64;
-    o.heads = 4;
-    o.ffnHidden = 128;
-    o.vocab = 64;
-    o.dp = dp;
-    o.tp = tp;
-    Plan plan = gen::makeLlamaPlan(o);
+    Plan plan = test::smallLlama(dp, tp);
     RunOptions ro;
     ro.batches = 1;
     RunReport r = runner::runPlan(plan, ro);

@@ -141,7 +141,7 @@ TEST_CASE("every sample opens and every view draws, headless", "[views][app][sam
 }
 
 TEST_CASE("solo views render alone (render --view)", "[views][app]") {
-  REQUIRE(views::allViews().size() == 11);  // Applied (issue 14) is the tenth, Changes (compare mode) the eleventh
+  REQUIRE(views::allViews().size() == 12);  // Applied (issue 14) the tenth, Changes (compare) the eleventh, Applied graph
   for (const views::ViewId v : views::allViews()) {
     INFO(views::viewName(v));
     GuiOptions o = testOptions();

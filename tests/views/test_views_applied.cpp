@@ -46,7 +46,7 @@ TEST_CASE("applied rows: collectives as collectives, the missing transition befo
   Document doc;
   REQUIRE(doc.open(trace("seed1_missing.log")).ok());
   const AppliedGraph& a = doc.applied()[0];
-  const std::vector<AppliedRow> rows = buildAppliedRows(doc.plan(), a, doc.diagnostics());
+  const std::vector<AppliedRow> rows = buildAppliedRows(doc.plan(), a);
   REQUIRE(rows.size() == static_cast<size_t>(a.graph.graph.size()) + 1);
   int missing = -1, consumer = -1, collectives = 0;
   for (size_t i = 0; i < rows.size(); ++i) {

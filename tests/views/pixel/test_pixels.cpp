@@ -4,6 +4,7 @@
 
 #include <stb_image.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -86,6 +87,23 @@ TEST_CASE("render: the graph view marks the problem node in red", "[pixels]") {
   CHECK(countReddish(img, 0, img.h * 8 / 10, img.w / 4, img.h) < 5);
 }
 
+// A pixel of a spec colour (saturated, not the problem red): the minimap's nodes are drawn in them.
+bool specColoured(const unsigned char* p) {
+  const int hi = std::max({p[0], p[1], p[2]}), lo = std::min({p[0], p[1], p[2]});
+  return hi - lo > 60 && !reddish(p);
+}
+
+TEST_CASE("render: the minimap draws the graph's nodes in their spec colours", "[pixels]") {
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-minimap.png").string();
+  const Image img = render(kFixture + " --view graph --select acc --size 1000x700", out);
+  // The minimap sits in the canvas's bottom-right corner (at most 180 x 220 px, 10 px in). A graph without
+  // repeated blocks is drawn node by node there, so spec colours fill part of it.
+  int coloured = 0;
+  for (int y = img.h - 235; y < img.h - 8; ++y)
+    for (int x = img.w - 195; x < img.w - 8; ++x) coloured += specColoured(img.at(x, y)) ? 1 : 0;
+  CHECK(coloured > 150);
+}
+
 bool diffMagenta(const unsigned char* p) { return p[0] > 200 && p[1] > 60 && p[1] < 110 && p[2] > 200; }
 
 int countDiffMagenta(const Image& img, int x0, int y0, int x1, int y1) {
@@ -160,4 +178,54 @@ TEST_CASE("render: a TORCH_TRACE log shows the applied graph with the missing co
       tintedOk += (p[0] > p[1] + 40 && p[0] > p[2] + 40) ? 1 : 0;
     }
   CHECK(tintedOk < tinted / 4);
+}
+
+// The applied overlay (issue 14): the same plan graph and camera for both logs (--select index_put:2), so the pill
+// of the edge sum_1 -> index_put sits at the same place. With the all-to-all applied it is a green pill; where
+// that pill is, the seed-1 log draws the missing pill in the error colour.
+namespace {
+bool appliedGreen(const unsigned char* p) { return p[0] > 60 && p[0] < 120 && p[1] > 180 && p[2] > 90 && p[2] < 150; }
+}  // namespace
+
+TEST_CASE("render: the graph's missing-collective pill is red where the applied one is green", "[pixels][applied]") {
+  const std::string dir = std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/trace/";
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-overlay.png").string();
+  const std::string args = " --view graph --select index_put:2 --size 1200x800";
+  const Image ok = render(dir + "seed1_applied.log" + args, out);
+  const Image bad = render(dir + "seed1_missing.log" + args, out);
+  REQUIRE(ok.w == bad.w);
+  REQUIRE(ok.h == bad.h);
+  // Green in the applied render and not in the seed-1 one: the one pill that changed (index_put's input 2).
+  int x0 = ok.w, y0 = ok.h, x1 = -1, y1 = -1, changed = 0;
+  for (int y = 0; y < ok.h; ++y)
+    for (int x = 0; x < ok.w; ++x)
+      if (appliedGreen(ok.at(x, y)) && !appliedGreen(bad.at(x, y))) {
+        ++changed;
+        x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
+      }
+  REQUIRE(changed > 300);
+  CHECK(x1 - x0 < 300);  // one pill, not the whole picture
+  CHECK(y1 - y0 < 30);
+  // There the seed-1 render has its outlined red pill; the applied one has no error colour there.
+  CHECK(countReddish(bad, x0, y0, x1 + 1, y1 + 1) > 60);
+  CHECK(countReddish(ok, x0, y0, x1 + 1, y1 + 1) == 0);
+  // The applied render has no error colour anywhere in the graph (no problem in that log).
+  CHECK(countReddish(ok, 0, 0, ok.w, ok.h) < 5);
+}
+
+TEST_CASE("render: the Applied graph tab draws the missing all-to-all as a red ghost node, none when applied", "[pixels][applied]") {
+  const std::string dir = std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/trace/";
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-applied-graph.png").string();
+  const Image bad = render(dir + "seed1_missing.log --view applied-graph --size 1200x800", out);
+  // The ghost's dashed frame and text, the dashed edge through it, index_put's error frame (on the canvas, below
+  // the header and its legend chip "missing").
+  const int red = countReddish(bad, 0, bad.h / 8, bad.w, bad.h);
+  CHECK(red > 300);
+  // Collectives are drawn as collectives: the applied all-gather, all-to-all and wait are green boxes.
+  int green = 0;
+  for (int y = 0; y < bad.h; ++y)
+    for (int x = 0; x < bad.w; ++x) green += appliedGreen(bad.at(x, y)) ? 1 : 0;
+  CHECK(green > 3000);
+  const Image ok = render(dir + "seed1_applied.log --view applied-graph --size 1200x800", out);
+  CHECK(countReddish(ok, 0, ok.h / 8, ok.w, ok.h) < 5);
 }

@@ -1,0 +1,70 @@
+// The Run panel's status lines (views/RunView.h: runStatusLines) from a real run's events: seed 1 fixed at
+// scale 4 through the app's RunPanel and the shardscope-runner child (SHARDSCOPE_RUNNER, or next to shardscope).
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "app/gui_run.h"
+#include "core/edit.h"
+#include "core/io/load.h"
+#include "core/placement_parse.h"
+#include "views/RunView.h"
+
+using namespace ss;
+
+TEST_CASE("run panel: the ETA line while a real run goes, the BLAS line from its report", "[views][run]") {
+  auto loaded = loadPlanFile(std::string(SHARDSCOPE_SAMPLES_DIR) + "/falcon_index_put_2d.plan.json");
+  REQUIRE(loaded.ok());
+  Plan plan = std::move(loaded.value());
+  Redistribute fix;
+  fix.node = plan.graph.find("index_put");
+  fix.input = 2;
+  fix.from = *parseSpec("RS(1)");
+  fix.to = *parseSpec("RS(0)");
+  REQUIRE(applyCommand(plan, InsertRedistribute{fix}).ok());
+
+  app::RunPanel panel;
+  if (!panel.model().available) {
+    WARN("run panel test skipped: " << panel.model().unavailableReason);
+    return;
+  }
+  // Before a run: no line at all.
+  CHECK(views::runStatusLines(panel.model()).progress.empty());
+  CHECK(views::runStatusLines(panel.model()).blas.empty());
+
+  panel.start(plan, 4);
+  REQUIRE(panel.active());
+  const std::regex etaLine(R"((reference|sharded), batch [0-2]  [0-9]+\.[0-9] s, ETA [0-9]+ s, sizes / 4)");
+  std::vector<std::string> seen;
+  std::vector<double> etas;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (panel.active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(240)) {
+    panel.poll();
+    const views::RunViewModel& m = panel.model();
+    const views::RunStatusLines lines = views::runStatusLines(m);
+    if (panel.active() && m.etaS >= 0) {
+      seen.push_back(lines.progress);
+      etas.push_back(m.etaS);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const views::RunViewModel& m = panel.model();
+  INFO(m.error);
+  REQUIRE(m.status == views::RunStatus::Passed);
+  REQUIRE_FALSE(seen.empty());
+  for (const std::string& line : seen) {
+    INFO(line);
+    CHECK(std::regex_match(line, etaLine));
+  }
+  // The ETA is the whole run's, from the measured pace: finite, and below the budget's 900 s.
+  for (double e : etas) CHECK(e < 900);
+  // Done: elapsed time stays, the ETA goes.
+  const views::RunStatusLines done = views::runStatusLines(m);
+  CHECK(done.progress.find("ETA") == std::string::npos);
+  CHECK(std::regex_match(done.progress, std::regex(R"(  [0-9]+\.[0-9] s, sizes / 4)")));
+  // The report's BLAS, its threads and the thread budget, and the replica sharing of seed 1 (2 of 8 compute).
+  INFO(done.blas);
+  CHECK(std::regex_match(done.blas, std::regex(R"(BLAS: .+ \(/.+\), [0-9]+ threads; 8 ranks x [0-9]+; replicas shared: 2 compute the largest node)")));
+}
