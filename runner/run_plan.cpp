@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <latch>
 #include <limits>
 #include <map>
 #include <thread>
@@ -626,6 +627,10 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   std::atomic<int> localisedRanks{0};
   std::vector<RankOutcome> outcomes(ranks);
   GradSum gradSum(ranks, batches);
+  // Every local rank has its Gloo pairs connected before any rank runs: a rank with nothing to wait for (a plan
+  // without collectives, or a taker of shared replicas) would otherwise finish and close its pairs while a
+  // slower rank is still connecting to it ("Connection closed by peer" in that rank's setup).
+  std::latch connected(endRank - firstRank);
   setBlasThreads(perRank);
   t0 = Clock::now();
   events.shardStart = t0;
@@ -641,6 +646,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
 #endif
       RankComm comm(plan.mesh, rank, cluster ? cluster->newClient() : store, rv, timeout, device, nccl, glooHost);
       stage = 1;
+      connected.arrive_and_wait();
       for (int b = 0; b < batches; ++b) {
         Values values(plan.graph.size());
         for (int n = 0; n < plan.graph.size(); ++n)
@@ -721,6 +727,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     } catch (const std::exception& e) {
       out.error = RunError{stage == 0 ? "setup" : "sharded", rank, -1, "", conciseMessage(e)};
     }
+    if (stage == 0) connected.count_down();  // failed in setup: the others need not wait for this rank
     // A rank that leaves early (failed or stopped) makes the ranks that share a group with it stop at their next
     // collective there (where they would wait forever for real), not between nodes: ranks that fail at the same
     // node all get there and report it.
