@@ -45,6 +45,17 @@ struct GuiOptions {
   std::optional<views::ThemeKind> theme;  // overrides the remembered theme
   int width = 1600, height = 1000;
   bool visible = true;
+
+  // An app that touches nothing of the user's (no settings.json, no native dialogs, no recovery files) in the
+  // dark theme, at the default size: what tests and `shardscope render` start from.
+  static GuiOptions isolated() {
+    GuiOptions o;
+    o.persistSettings = false;
+    o.allowNativeDialogs = false;
+    o.recovery = false;
+    o.theme = views::ThemeKind::Dark;
+    return o;
+  }
 };
 
 class GuiApp {

@@ -54,12 +54,8 @@ int renderVerb(const std::vector<std::string>& args) {
     std::cerr << "shardscope render: --out PNG is required\n";
     return 2;
   }
-  GuiOptions opts;
-  opts.persistSettings = false;
-  opts.allowNativeDialogs = false;
-  opts.recovery = false;
+  GuiOptions opts = GuiOptions::isolated();
   opts.visible = false;
-  opts.theme = views::ThemeKind::Dark;
   if (auto t = a.get("theme")) {
     if (*t == "light") opts.theme = views::ThemeKind::Light;
     else if (*t != "dark") {

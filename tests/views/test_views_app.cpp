@@ -45,13 +45,8 @@ struct TempDirs {
 };
 
 GuiOptions testOptions(bool recovery = false) {
-  GuiOptions o;
-  o.persistSettings = false;
-  o.allowNativeDialogs = false;
+  GuiOptions o = GuiOptions::isolated();
   o.recovery = recovery;
-  o.theme = views::ThemeKind::Dark;
-  o.width = 1600;
-  o.height = 1000;
   return o;
 }
 

@@ -60,16 +60,7 @@ struct App {
     std::string err;
     REQUIRE(gui.init(err));
   }
-  static app::GuiOptions options() {
-    app::GuiOptions o;
-    o.persistSettings = false;
-    o.allowNativeDialogs = false;
-    o.recovery = false;
-    o.theme = ThemeKind::Dark;
-    o.width = 1600;
-    o.height = 1000;
-    return o;
-  }
+  static app::GuiOptions options() { return app::GuiOptions::isolated(); }
   void frames(int n) {
     for (int i = 0; i < n; ++i) gui.frame();
   }

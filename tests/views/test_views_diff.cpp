@@ -43,16 +43,7 @@ std::string savedFixedSeed1() {
   return path;
 }
 
-app::GuiOptions testOptions() {
-  app::GuiOptions o;
-  o.persistSettings = false;
-  o.allowNativeDialogs = false;
-  o.recovery = false;
-  o.theme = ThemeKind::Dark;
-  o.width = 1600;
-  o.height = 1000;
-  return o;
-}
+app::GuiOptions testOptions() { return app::GuiOptions::isolated(); }
 
 }  // namespace
 

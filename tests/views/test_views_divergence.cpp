@@ -39,13 +39,7 @@ TEST_CASE("app: a run of seed 2 as shipped selects input_ids, marks it and shows
   const std::string runner = fs::path(SHARDSCOPE_BINARY).parent_path().string() + "/shardscope-runner";
   if (!std::getenv("SHARDSCOPE_RUNNER") && fs::exists(runner)) ::setenv("SHARDSCOPE_RUNNER", runner.c_str(), 1);
   HeadlessPlatform platform;
-  GuiOptions opts;
-  opts.persistSettings = false;
-  opts.allowNativeDialogs = false;
-  opts.recovery = false;
-  opts.width = 1600;
-  opts.height = 1000;
-  GuiApp app(platform, opts);
+  GuiApp app(platform, GuiOptions::isolated());
   std::string err;
   REQUIRE(app.init(err));
   if (!app.runPanel().model().available) {

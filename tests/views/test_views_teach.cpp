@@ -213,14 +213,7 @@ struct App {
     clearProbes();
   }
   ~App() { setProbing(false); }
-  static app::GuiOptions options() {
-    app::GuiOptions o;
-    o.persistSettings = false;
-    o.allowNativeDialogs = false;
-    o.recovery = false;
-    o.theme = ThemeKind::Dark;
-    return o;
-  }
+  static app::GuiOptions options() { return app::GuiOptions::isolated(); }
   void frames(int n) {
     for (int i = 0; i < n; ++i) gui.frame();
   }
