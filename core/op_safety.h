@@ -21,7 +21,7 @@
 namespace ss {
 
 struct Node;
-struct Graph;
+class Graph;
 
 inline constexpr int kMaxRunArgDepth = 2;
 
