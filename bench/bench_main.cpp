@@ -162,10 +162,34 @@ json generate(long target, const std::string& dir) {
   return r;
 }
 
+// "a,b,,c" -> {"a", "b", "c"} (empty items dropped).
+std::vector<std::string> commaList(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    if (end > start) out.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 // ---- measurement child ----
 struct Headless : ss::views::HeadlessFrame {
   Headless() : HeadlessFrame(ImVec2(1600, 1000)) {}
   void frame(const std::function<void()>& body) { HeadlessFrame::frame(body, "bench"); }
+};
+
+// The plan's graph view driven headless; the layout runs synchronously, so the first frame includes it.
+struct HeadlessGraph {
+  Headless ui;
+  ss::views::GraphViewState st;
+  ss::views::Selection sel;
+  HeadlessGraph() { st.syncLayoutBelow = static_cast<size_t>(-1); }
+  void frame(const ss::Plan& plan, const ss::Diagnostics& diags) {
+    ui.frame([&] { ss::views::drawGraphView(plan, diags, st, sel); });
+  }
 };
 
 json measure(long target, const std::string& dir, int frames) {
@@ -207,11 +231,9 @@ json measure(long target, const std::string& dir, int frames) {
 
   // Frames: the whole graph fitted, then zoomed in until at most ~10k nodes are in view.
   {
-    Headless ui;
-    ss::views::GraphViewState st;
-    st.syncLayoutBelow = static_cast<size_t>(-1);
-    ss::views::Selection sel;
-    auto frame = [&] { ui.frame([&] { ss::views::drawGraphView(plan, diags, st, sel); }); };
+    HeadlessGraph g;
+    ss::views::GraphViewState& st = g.st;
+    auto frame = [&] { g.frame(plan, diags); };
     t0 = Clock::now();
     frame();  // lays out (synchronously) and builds the model
     r["first_frame_ms"] = msSince(t0);
@@ -356,11 +378,9 @@ json measureFile(const std::string& path, int frames) {
   r["errors"] = errors;
   r["diagnostics"] = diags.items.size();
   r["peak_load_check_mb"] = peakRssKb() / 1024.0;
-  Headless ui;
-  ss::views::GraphViewState st;
-  st.syncLayoutBelow = static_cast<size_t>(-1);
-  ss::views::Selection sel;
-  auto frame = [&] { ui.frame([&] { ss::views::drawGraphView(plan, diags, st, sel); }); };
+  HeadlessGraph g;
+  ss::views::GraphViewState& st = g.st;
+  auto frame = [&] { g.frame(plan, diags); };
   t0 = Clock::now();
   frame();  // lays out (synchronously) and builds the model
   r["first_frame_ms"] = msSince(t0);
@@ -589,26 +609,12 @@ int main(int argc, char** argv) {
       else if (a == "--dir") opt.dir = next();
       else if (a == "--applied") opt.applied.push_back(next());
       else if (a == "--files") {
-        const std::string list = next();
-        size_t start = 0;
-        while (start <= list.size()) {
-          size_t end = list.find(',', start);
-          if (end == std::string::npos) end = list.size();
-          if (end > start) opt.files.push_back(list.substr(start, end - start));
-          start = end + 1;
-        }
+        for (auto& f : commaList(next())) opt.files.push_back(f);
       }
       else if (a == "--sizes") {
         opt.sizes.clear();
         opt.sizesGiven = true;
-        std::string list = next();
-        size_t start = 0;
-        while (start <= list.size()) {
-          size_t end = list.find(',', start);
-          if (end == std::string::npos) end = list.size();
-          if (end > start) opt.sizes.push_back(parseSize(list.substr(start, end - start)));
-          start = end + 1;
-        }
+        for (auto& item : commaList(next())) opt.sizes.push_back(parseSize(item));
       } else if (a == "--help" || a == "-h") { std::fputs(kUsage, stdout); return 0; }
       else { std::fprintf(stderr, "shardscope_bench: unknown argument %s\n%s", a.c_str(), kUsage); return 2; }
     } catch (const std::exception&) {

@@ -511,6 +511,17 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
         dst = plan.consumerSpec(c, k);
       }
       if (!src || !dst || *src == *dst) continue;
+      // This edge's findings: at the consumer and input, what arrives against what the plan wants there.
+      auto edgeError = [&](DiagKind kind) {
+        Diagnostic x;
+        x.severity = Severity::Error;
+        x.kind = kind;
+        x.node = c;
+        x.input = k;
+        x.have = src;
+        x.want = dst;
+        return x;
+      };
       const TensorMeta* meta = pg.meta(ins[k]);
       if (!meta) continue;
       RedistributePlan rp = planRedistribute(*meta, plan.mesh, *src, *dst, copts.cost);
@@ -572,13 +583,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
       if (missing.empty()) {
         ++a.transitionsFound;
         if (arrives && arrives->known && need && arrives->shape != *need) {
-          Diagnostic x;
-          x.severity = Severity::Error;
-          x.kind = DiagKind::LocalShapeMismatch;
-          x.node = c;
-          x.input = k;
-          x.have = src;
-          x.want = dst;
+          Diagnostic x = edgeError(DiagKind::LocalShapeMismatch);
           x.message = "on " + where + " " + inLabel + " of " + cn.name + " arrives with local shape " +
                       shapeToString(arrives->shape) + " in the applied graph; the plan's " + dst->toMeshString() +
                       " of " + shapeToString(meta->shape) + " gives " + shapeToString(*need);
@@ -586,13 +591,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
         }
         continue;
       }
-      Diagnostic x;
-      x.severity = Severity::Error;
-      x.kind = DiagKind::TransitionNotApplied;
-      x.node = c;
-      x.input = k;
-      x.have = src;
-      x.want = dst;
+      Diagnostic x = edgeError(DiagKind::TransitionNotApplied);
       std::string steps;
       int64_t bytes = 0;
       double us = 0;
@@ -641,8 +640,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
     x.severity = Severity::Warning;
     x.kind = DiagKind::UnplannedCollective;
     x.node = consumer;
-    x.input = consumer >= 0 && pg.nodes[consumer].kind != NodeKind::Output ? input : -1;
-    if (consumer >= 0 && pg.nodes[consumer].kind == NodeKind::Output) x.input = input;
+    x.input = consumer >= 0 ? input : -1;
     x.message = "the applied graph's '" + ag.nodes[col.node].name + "' (" + col.toString(plan.mesh) +
                 ") performs no transition the plan has" + (consumer >= 0 ? " (it feeds " + pg.nodes[consumer].name + ")" : "");
     d.items.push_back(std::move(x));
