@@ -34,8 +34,10 @@ at::Tensor sliceToShard(const at::Tensor& whole, const RankShard& shard) {
   return t;
 }
 
-ReferenceStore::ReferenceStore(const Plan& plan, int batches) : plan_(plan), values_(batches) {
+ReferenceStore::ReferenceStore(const Plan& plan, int batches, int consumers)
+    : plan_(plan), values_(batches), passed_(batches), consumers_(consumers) {
   const Graph& g = plan.graph;
+  for (auto& b : passed_) b = std::vector<std::atomic<int>>(g.size());
   measured_.resize(g.size());
   for (int n = 0; n < g.size(); ++n) {
     const Node& node = g.nodes[n];
@@ -76,8 +78,13 @@ void ReferenceStore::keep(int batch, int node, const std::vector<at::Tensor>& ou
   }
 }
 
-void ReferenceStore::dropValues() {
-  for (auto& b : values_) b.clear();
+void ReferenceStore::done(int batch, int node) {
+  if (batch < 0 || batch >= static_cast<int>(passed_.size()) || node < 0 ||
+      node >= static_cast<int>(passed_[batch].size()))
+    return;
+  if (passed_[batch][node].fetch_add(1) + 1 < consumers_) return;
+  auto& b = values_[batch];
+  if (node < static_cast<int>(b.size())) b[node].clear();  // nobody reads this node any more
 }
 
 const at::Tensor& ReferenceStore::value(int batch, int node, int output) const {
@@ -126,14 +133,7 @@ void measureNode(const Plan& plan, const ReferenceStore& refs, int batch, int no
         e = e.to(at::kDouble);
         x = x.to(at::kDouble);
       }
-      // The difference goes into a per-thread scratch buffer: a fresh temporary per node and rank costs page
-      // faults that show as much as the arithmetic.
-      thread_local at::Tensor scratch;
-      if (!scratch.defined() || scratch.scalar_type() != x.scalar_type() || scratch.device() != x.device())
-        scratch = at::empty({0}, x.options());
-      scratch.resize_(x.sizes());  // keeps its storage when large enough; same shape: sub_out does not warn
-      at::sub_out(scratch, x, e);
-      m.diff = norm2(scratch);
+      m.diff = norm2(x - e);  // the temporary's pages come back from runner/reuse_allocator.h
       m.self = norm2(x);
       m.expected = norm2(e);
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Torch side of localisation (runner/divergence.h has the contract): the reference values a run keeps, and the
 // per-rank measurement of a node's outputs against them. Included by runner/*.cpp only (Torch headers).
+#include <atomic>
 #include <vector>
 
 #include "core/layout.h"
@@ -13,10 +14,12 @@ namespace ss::runner {
 // A view when every dim is one interval.
 at::Tensor sliceToShard(const at::Tensor& whole, const RankShard& shard);
 
-// The reference run's values per batch, detached, shared read-only by every rank thread.
+// The reference run's values per batch, detached, shared read-only by every rank thread. Each value lives until
+// the last of the `consumers` rank threads has measured its node (done()), so the sharded run holds only the
+// values between its slowest and its fastest rank, not the whole batch (seed 1 at real size: ~0.7 GB).
 class ReferenceStore {
  public:
-  ReferenceStore(const Plan& plan, int batches);
+  ReferenceStore(const Plan& plan, int batches, int consumers);
   // Whether output k of node n is measured: decided from the plan alone (so every rank and process measures
   // the same outputs in the same order): a call node's output with a spec and a known meta that is its only
   // output or is read by some node, or an AutoSP-tagged input (sliced by its tag, not by its spec).
@@ -26,8 +29,10 @@ class ReferenceStore {
   // The kept reference value, undefined when none (not measured, or not a tensor).
   const at::Tensor& value(int batch, int node, int output) const;
   const ReferenceFactsMap& facts() const { return facts_; }
-  // Frees the kept values (the facts stay): once every rank has measured, they are not needed any more.
-  void dropValues();
+  // One rank thread is done with node n of batch b (measured it, or took its measures from another rank): the
+  // last of the consumers frees the node's kept values. Thread-safe against value() of other nodes; every
+  // consumer calls it once per node it passes, after its own value() reads of that node.
+  void done(int batch, int node);
   // Bytes the kept values take (what localisation adds to a run's memory).
   int64_t bytes() const { return bytes_; }
 
@@ -35,6 +40,8 @@ class ReferenceStore {
   const Plan& plan_;
   std::vector<std::vector<bool>> measured_;        // [node][output]
   std::vector<std::vector<std::vector<at::Tensor>>> values_;  // [batch][node][output]
+  std::vector<std::vector<std::atomic<int>>> passed_;         // [batch][node]: consumers done with it
+  int consumers_;
   ReferenceFactsMap facts_;
   int64_t bytes_ = 0;
   at::Tensor none_;

@@ -34,6 +34,7 @@
 #include "runner/divergence_measure.h"
 #include "runner/blas.h"
 #include "runner/plan_scale.h"
+#include "runner/reuse_allocator.h"
 #include "runner/runner.h"
 #include "runner/torch_internal.h"
 
@@ -434,6 +435,12 @@ RunError nodeError(const Plan& plan, const char* stage, int rank, const NodeErro
 // The run in this process: all ranks (cluster == nullptr) or the cluster's block of them.
 RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& options, const EventSink& onEvent,
                     const std::atomic<bool>* cancel) {
+  // Big tensors' pages are faulted in once per run, not once per batch and rank (runner/reuse_allocator.h).
+  // Declared first, so destroyed last: once every tensor of this run is freed, its kept pages go back.
+  installReuseAllocator();
+  struct KeptMemoryRelease {
+    ~KeptMemoryRelease() { releaseKeptMemory(); }
+  } releaseAtEnd;
   RunReport report;
   Events events{onEvent, {}};
   report.planName = input.name;
@@ -523,8 +530,10 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   std::vector<std::vector<at::Tensor>> refOutputs(batches);
   // Localisation: the reference's values of the first batch, compared inside the sharded run (docs/runner.md: one
   // batch of kept values is what localisation adds to the peak; seed 1 at real size: ~0.7 GB a batch).
+  const int firstRank = cluster ? static_cast<int>(cluster->block().first) : 0;
+  const int endRank = cluster ? static_cast<int>(cluster->block().end) : ranks;
   std::optional<ReferenceStore> refs;
-  if (options.localise) refs.emplace(plan, std::min(batches, kLocalisedBatches));
+  if (options.localise) refs.emplace(plan, std::min(batches, kLocalisedBatches), endRank - firstRank);
   const bool copyPieces = mutatesInPlace(plan);
   const std::vector<bool> recordGrad = wantGrads ? lossAncestors(plan, lossNode) : std::vector<bool>{};
   Placeholders wholes(plan, seed, floatType);
@@ -617,14 +626,11 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   }
   Rendezvous localRv;
   RankRendezvous& rv = cluster ? static_cast<RankRendezvous&>(cluster->rendezvous()) : localRv;
-  const int firstRank = cluster ? static_cast<int>(cluster->block().first) : 0;
-  const int endRank = cluster ? static_cast<int>(cluster->block().end) : ranks;
   const std::string glooHost = cluster ? cluster->glooHost() : std::string("127.0.0.1");
   if (cluster && cluster->process() == 0)
     events.note(report, std::to_string(cluster->processes()) + " processes of " + std::to_string(endRank - firstRank) +
                             " rank(s) each, rendezvous at " + cluster->where());
   std::atomic<bool> stop{false};  // set on cancel only
-  std::atomic<int> localisedRanks{0};
   std::vector<RankOutcome> outcomes(ranks);
   GradSum gradSum(ranks, batches);
   // Every local rank has its Gloo pairs connected before any rank runs: a rank with nothing to wait for (a plan
@@ -690,9 +696,10 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
           env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) {
             if (dedup && !replicas.computes(n, rank) && measuresShared(plan, replicas, n)) {
               out.measureCopies.push_back({out.measures.size(), b, n, replicas.leaderOf(replicas.share[n], rank)});
-              return;
+            } else {
+              measureNode(plan, *refs, b, n, outs, rank, &comm, out.measures);
             }
-            measureNode(plan, *refs, b, n, outs, rank, &comm, out.measures);
+            refs->done(b, n);
           };
         runGraph(env, values);
         out.losses.push_back(lossValue(plan, lossNode, values));
@@ -714,8 +721,6 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
           gradSum.add(b, values, params, 0);
         }
         values.clear();
-        // The last of this process's ranks to finish the localised batches frees the reference's kept values.
-        if (refs && b == kLocalisedBatches - 1 && ++localisedRanks == endRank - firstRank) refs->dropValues();
         ::malloc_trim(0);  // this batch's tensors, freed in this thread's arena, go back before the next batch
       }
     } catch (const NodeError& e) {
