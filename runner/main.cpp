@@ -180,9 +180,10 @@ int main(int argc, char** argv) {
 
   ss::runner::enterSandbox(ss::runner::openFilesFor(plan->mesh.size()));
   ss::runner::limitAddressSpace(addressSpaceFor(options, plan->mesh.size()));
-  // Tensors of 1 MiB and more straight from mmap and back to the system on free. glibc's default (a threshold
-  // that grows to the largest block freed) keeps freed tensors in each thread's arena, where the other rank
-  // threads cannot reuse them: seed 1 at real size peaked at 3.5 GB instead of 2 (docs/performance.md).
+  // Blocks of 1 MiB and more that are not tensors' (tensors that big come from runner/reuse_allocator.h) straight
+  // from mmap and back to the system on free. glibc's default (a threshold that grows to the largest block freed)
+  // keeps freed blocks in each thread's arena, where the other rank threads cannot reuse them: with tensors
+  // still on malloc, seed 1 at real size peaked at 3.5 GB instead of 2 (docs/performance.md).
   ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::atomic<bool> cancel{false};
   ss::RunReport report;

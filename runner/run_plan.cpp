@@ -721,7 +721,6 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
           gradSum.add(b, values, params, 0);
         }
         values.clear();
-        ::malloc_trim(0);  // this batch's tensors, freed in this thread's arena, go back before the next batch
       }
     } catch (const NodeError& e) {
       out.error = nodeError(plan, "sharded", rank, e);
