@@ -36,11 +36,9 @@ struct RankComm::Impl {
   std::vector<int64_t> seq;                                         // per mesh dim: collectives so far
   RankRendezvous* rv = nullptr;
   std::chrono::milliseconds timeout{60000};
-  GroupPtr world;                                                   // all ranks (gradient sums)
   c10::Device device = c10::kCPU;
   bool stageHost = false;  // CUDA tensors over Gloo: copy to host and back around each collective
   bool nccl = false;
-  int64_t worldSeq = 0;
   std::vector<std::shared_ptr<void>> keepAlive;  // redistribute calls: the backward pass uses them later
 };
 
@@ -98,8 +96,6 @@ RankComm::RankComm(const DeviceMesh& mesh, int64_t rank, c10::intrusive_ptr<c10d
                                 ? makeGroup(store, key + "/", me, static_cast<int>(members.size()), timeout, nccl, glooHost)
                                 : GroupPtr());
   }
-  if (mesh.size() > 1)
-    impl_->world = makeGroup(store, "world/", static_cast<int>(rank), static_cast<int>(mesh.size()), timeout, nccl, glooHost);
 }
 
 RankComm::~RankComm() = default;
@@ -422,22 +418,6 @@ at::Tensor RankComm::reduceAlong(const at::Tensor& t, int meshDim, ReduceOp op, 
   if (meshDim < 0 || meshDim >= mesh_.ndim() || mesh_.dimSize(meshDim) == 1) return t;
   StepRunner runner{*impl_, mesh_, rank_, where};
   return runner.allReduce(t, meshDim, op, true);
-}
-
-at::Tensor RankComm::sumOverMesh(const at::Tensor& t, const std::string& where) {
-  if (!impl_->world) return t.clone();
-  std::string key = "world#" + std::to_string(impl_->worldSeq++);
-  std::vector<int64_t> all(mesh_.size());
-  for (int64_t r = 0; r < mesh_.size(); ++r) all[r] = r;
-  impl_->rv->arrive(key, all, impl_->timeout, "gradient sum (" + where + ")");
-  std::vector<at::Tensor> v{t.to(impl_->stageHost ? c10::Device(c10::kCPU) : t.device(), at::kDouble).contiguous().clone()};
-  auto w = impl_->world->allreduce(v);
-  try {
-    w->wait(impl_->timeout);
-  } catch (const std::exception& e) {
-    throw CollectiveError("gradient sum failed: " + conciseMessage(e));
-  }
-  return v[0];
 }
 
 }  // namespace ss::runner

@@ -63,9 +63,6 @@ class RankComm {
   // Partial values; not differentiable.
   at::Tensor reduceAlong(const at::Tensor& t, int meshDim, ReduceOp op, const std::string& where);
 
-  // Sums a tensor over the whole mesh (used to combine gradients); returns the sum on every rank.
-  at::Tensor sumOverMesh(const at::Tensor& t, const std::string& where);
-
   int64_t rank() const { return rank_; }
   const DeviceMesh& mesh() const { return mesh_; }
 
