@@ -39,7 +39,6 @@ struct RankComm::Impl {
   c10::Device device = c10::kCPU;
   bool stageHost = false;  // CUDA tensors over Gloo: copy to host and back around each collective
   bool nccl = false;
-  std::vector<std::shared_ptr<void>> keepAlive;  // redistribute calls: the backward pass uses them later
 };
 
 namespace {
@@ -373,25 +372,30 @@ std::vector<Step> planSteps(const std::vector<int64_t>& global, const DeviceMesh
   return steps;
 }
 
-struct RedistCall {
-  StepRunner* runner;
+// One redistribute call: its rank's step runner and steps. Owned by the autograd node whose backward may run
+// it (a capsule in the node's saved data), so it lives exactly as long as the graph that can use it; the
+// communicator it works through outlives every graph of its rank.
+struct RedistCall : torch::CustomClassHolder {
+  StepRunner runner;
   std::vector<Step> steps;
+  RedistCall(StepRunner r, std::vector<Step> s) : runner(std::move(r)), steps(std::move(s)) {}
+  at::Tensor forward(at::Tensor t) {
+    for (auto& s : steps) t = runner.forward(s, t);
+    return t;
+  }
 };
 
 // Autograd: forward applies the steps, backward their adjoints in reverse order.
 struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, at::Tensor x, int64_t callId) {
-    ctx->saved_data["call"] = callId;
-    auto* call = reinterpret_cast<RedistCall*>(callId);
-    at::Tensor t = x;
-    for (auto& s : call->steps) t = call->runner->forward(s, t);
-    return t;
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, at::Tensor x, c10::intrusive_ptr<RedistCall> call) {
+    ctx->saved_data["call"] = c10::IValue::make_capsule(call);
+    return call->forward(std::move(x));
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
-    auto* call = reinterpret_cast<RedistCall*>(ctx->saved_data["call"].toInt());
+    auto call = c10::static_intrusive_pointer_cast<RedistCall>(ctx->saved_data["call"].toCapsule());
     at::Tensor g = grads[0];
-    for (auto it = call->steps.rbegin(); it != call->steps.rend(); ++it) g = call->runner->backward(*it, g);
+    for (auto it = call->steps.rbegin(); it != call->steps.rend(); ++it) g = call->runner.backward(*it, g);
     return {g, at::Tensor()};
   }
 };
@@ -401,17 +405,10 @@ struct RedistributeFn : public torch::autograd::Function<RedistributeFn> {
 at::Tensor RankComm::redistribute(at::Tensor local, const std::vector<int64_t>& global,
                                   const ShardingSpec& from, const ShardingSpec& to, const std::string& where) {
   if (from == to) return local;
-  // Calls live as long as the communicator: the backward pass may use them after the forward returns.
-  auto runner = std::make_shared<StepRunner>(StepRunner{*impl_, mesh_, rank_, where});
-  auto callPtr = std::make_shared<RedistCall>(RedistCall{runner.get(), planSteps(global, mesh_, from, to, where)});
-  impl_->keepAlive.push_back(runner);
-  impl_->keepAlive.push_back(callPtr);
-  RedistCall* call = callPtr.get();
-  if (local.requires_grad())
-    return RedistributeFn::apply(local, static_cast<int64_t>(reinterpret_cast<intptr_t>(call)));
-  at::Tensor t = std::move(local);
-  for (auto& s : call->steps) t = call->runner->forward(s, t);
-  return t;
+  auto call = c10::make_intrusive<RedistCall>(StepRunner{*impl_, mesh_, rank_, where},
+                                             planSteps(global, mesh_, from, to, where));
+  if (local.requires_grad()) return RedistributeFn::apply(local, call);
+  return call->forward(std::move(local));
 }
 
 at::Tensor RankComm::reduceAlong(const at::Tensor& t, int meshDim, ReduceOp op, const std::string& where) {
