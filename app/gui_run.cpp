@@ -93,7 +93,7 @@ bool RunPanel::poll() {
         }
         break;
       }
-      case RunEvent::Kind::Note: model_.stage = e.text; break;
+      case RunEvent::Kind::Note: model_.notes.push_back(e.text); break;  // not a stage: the progress line stays
       case RunEvent::Kind::Batch:
         if (e.batchResult) model_.batches.push_back(toRow(*e.batchResult));
         break;
@@ -107,6 +107,10 @@ bool RunPanel::poll() {
           ++model_.reports;
           model_.device = rep.device + (rep.backend.empty() ? "" : " (" + rep.backend + ")");
           model_.etaS = -1;
+          model_.referenceS = rep.referenceSeconds;
+          model_.shardedS = rep.shardedSeconds;
+          model_.peakRssBytes = rep.peakRssBytes;
+          model_.notes = rep.notes;
           if (!rep.blas.empty())
             model_.blas = rep.blas + ", " + std::to_string(rep.blasThreads) + " threads; " + std::to_string(rep.ranks) +
                           " ranks x " + std::to_string(rep.threadsPerRank) +

@@ -107,6 +107,16 @@ RunStatusLines runStatusLines(const RunViewModel& m) {
     if (m.scale > 1) out.progress += ", sizes / " + std::to_string(m.scale);
   }
   if (!m.blas.empty()) out.blas = "BLAS: " + m.blas;
+  if (m.referenceS > 0 && m.shardedS > 0) {
+    char cost[128];
+    std::snprintf(cost, sizeof cost, "reference %.2f s, sharded %.2f s (%.2fx)", m.referenceS, m.shardedS,
+                  m.shardedS / m.referenceS);
+    out.cost = cost;
+    if (m.peakRssBytes > 0) {
+      std::snprintf(cost, sizeof cost, ", peak memory %.0f MiB", static_cast<double>(m.peakRssBytes) / (1 << 20));
+      out.cost += cost;
+    }
+  }
   return out;
 }
 
@@ -148,6 +158,12 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
     ImGui::TextDisabled("%s", lines.progress.c_str());
   }
   if (!lines.blas.empty()) ImGui::TextDisabled("%s", lines.blas.c_str());
+  if (!lines.cost.empty()) ImGui::TextDisabled("%s", lines.cost.c_str());
+  for (const std::string& note : m.notes) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("note: %s", note.c_str());
+    ImGui::PopStyleColor();
+  }
   if (running && !m.rankProgress.empty()) {
     const float w = ImGui::GetContentRegionAvail().x;
     const int perRow = std::max(1, static_cast<int>(w / 110));

@@ -41,6 +41,9 @@ struct RunViewModel {
   double etaS = -1;                  // seconds left for the whole run, from the reference's pace; < 0 unknown
   std::string blas;                  // "OpenBLAS 0.3.21 ..., 2 threads; 8 ranks x 1" once the report is in
   int scale = 1;                     // sizes were divided by this for the run
+  double referenceS = 0, shardedS = 0;  // the report's phase times (0 until a report has them)
+  int64_t peakRssBytes = 0;          // the runner's high-water mark (0: not reported)
+  std::vector<std::string> notes;    // the run's notes (as they come, then the report's), below the status lines
   std::optional<Divergence> firstDivergence;  // the report's first divergent node output (localisation)
   uint64_t reports = 0;              // bumps when a report arrives (the app then marks the divergence)
 };
@@ -60,12 +63,15 @@ struct RunViewState {
 std::vector<std::pair<float, float>> plotPoints(const std::vector<double>& values, double lo, double hi, float x0,
                                                 float y0, float x1, float y1);
 
-// The panel's two status lines, computed apart from drawing (tests read them): `progress` while running or once
+// The panel's status lines, computed apart from drawing (tests read them): `progress` while running or once
 // a run took time, e.g. "sharded, batch 1  3.2 s, ETA 12 s" (the ETA only while running and known; ", sizes / 4"
-// when scaled); `blas` "BLAS: OpenBLAS 0.3.21 ..., 2 threads; 8 ranks x 1" once a report named it, else empty.
+// when scaled); `blas` "BLAS: OpenBLAS 0.3.21 ..., 2 threads; 8 ranks x 1" once a report named it, else empty;
+// `cost` "reference 4.38 s, sharded 4.74 s (1.08x), peak memory 1373 MiB" once a report timed both phases (the
+// peak only when reported), else empty.
 struct RunStatusLines {
   std::string progress;
   std::string blas;
+  std::string cost;
 };
 RunStatusLines runStatusLines(const RunViewModel& model);
 

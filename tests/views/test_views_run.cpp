@@ -14,7 +14,7 @@
 
 using namespace ss;
 
-TEST_CASE("run panel: the ETA line while a real run goes, the BLAS line from its report", "[views][run]") {
+TEST_CASE("run panel: the ETA line while a real run goes, the BLAS and cost lines from its report", "[views][run]") {
   auto loaded = loadPlanFile(std::string(SHARDSCOPE_SAMPLES_DIR) + "/falcon_index_put_2d.plan.json");
   REQUIRE(loaded.ok());
   Plan plan = std::move(loaded.value());
@@ -33,6 +33,7 @@ TEST_CASE("run panel: the ETA line while a real run goes, the BLAS line from its
   // Before a run: no line at all.
   CHECK(views::runStatusLines(panel.model()).progress.empty());
   CHECK(views::runStatusLines(panel.model()).blas.empty());
+  CHECK(views::runStatusLines(panel.model()).cost.empty());
 
   panel.start(plan, 4);
   REQUIRE(panel.active());
@@ -67,4 +68,13 @@ TEST_CASE("run panel: the ETA line while a real run goes, the BLAS line from its
   // The report's BLAS, its threads and the thread budget, and the replica sharing of seed 1 (2 of 8 compute).
   INFO(done.blas);
   CHECK(std::regex_match(done.blas, std::regex(R"(BLAS: .+ \(/.+\), [0-9]+ threads; 8 ranks x [0-9]+; replicas shared: 2 compute the largest node)")));
+  // What the run cost: both phases' times from the report, their ratio, and the runner child's peak.
+  INFO(done.cost);
+  CHECK(std::regex_match(done.cost, std::regex(R"(reference [0-9]+\.[0-9]{2} s, sharded [0-9]+\.[0-9]{2} s \([0-9]+\.[0-9]{2}x\), peak memory [0-9]+ MiB)")));
+  CHECK(m.referenceS > 0);
+  CHECK(m.shardedS > 0);
+  CHECK(m.peakRssBytes > 100 << 20);  // LibTorch alone takes more
+  // The runner's notes are listed, not shown as the stage (the progress lines above never held one).
+  REQUIRE(m.notes.size() == 1);
+  CHECK(m.notes[0].rfind("summed over ranks, the gradients of replicated parameters are 7.9", 0) == 0);
 }
