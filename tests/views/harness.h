@@ -3,6 +3,7 @@
 // mouse/keyboard driving through ImGuiIO (1.86 API: MousePos, MouseDown[], KeysDown[]).
 #include <imgui.h>
 
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -19,6 +20,18 @@ inline Plan loadFixture(const std::string& name) {
   Result<Plan> p = loadPlanFile(fixture(name));
   if (!p.ok()) throw std::runtime_error(p.error().toString(name));
   return std::move(p).value();
+}
+
+// Points the app's run client at this build's shardscope-runner (unless SHARDSCOPE_RUNNER already names one) and
+// says whether runs must work here: true in Torch builds, where a run panel test that finds no runner fails
+// instead of skipping. Call before the RunPanel (or the GuiApp owning it) is made: it looks the runner up then.
+inline bool useBuiltRunner() {
+#ifdef SHARDSCOPE_RUNNER_BINARY
+  if (!std::getenv("SHARDSCOPE_RUNNER")) ::setenv("SHARDSCOPE_RUNNER", SHARDSCOPE_RUNNER_BINARY, 1);
+  return true;
+#else
+  return false;
+#endif
 }
 
 // Owns an ImGui context for the duration of a test (views run inside a full-screen window).

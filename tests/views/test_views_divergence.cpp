@@ -35,14 +35,13 @@ TEST_CASE("mesh grid: the ranks a run found wrong are marked, the others not", "
 TEST_CASE("app: a run of seed 2 as shipped selects input_ids, marks it and shows both ranks wrong",
           "[views][app][run][divergence]") {
   const std::string sample = std::string(SHARDSCOPE_SAMPLES_DIR) + "/autosp_seq_first.plan.json";
-  // The runner built next to this build's shardscope (Torch builds), unless the environment names one.
-  const std::string runner = fs::path(SHARDSCOPE_BINARY).parent_path().string() + "/shardscope-runner";
-  if (!std::getenv("SHARDSCOPE_RUNNER") && fs::exists(runner)) ::setenv("SHARDSCOPE_RUNNER", runner.c_str(), 1);
+  const bool runnerBuilt = views::test::useBuiltRunner();
   HeadlessPlatform platform;
   GuiApp app(platform, GuiOptions::isolated());
   std::string err;
   REQUIRE(app.init(err));
   if (!app.runPanel().model().available) {
+    if (runnerBuilt) FAIL("this build has a runner but the run panel found none: " << app.runPanel().model().unavailableReason);
     WARN("skipped: " << app.runPanel().model().unavailableReason);
     return;
   }

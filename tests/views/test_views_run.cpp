@@ -1,5 +1,5 @@
 // The Run panel's status lines (views/RunView.h: runStatusLines) from a real run's events: seed 1 fixed at
-// scale 4 through the app's RunPanel and the shardscope-runner child (SHARDSCOPE_RUNNER, or next to shardscope).
+// scale 4 through the app's RunPanel and this build's shardscope-runner child (tests/views/harness.h).
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -10,6 +10,7 @@
 #include "core/edit.h"
 #include "core/io/load.h"
 #include "core/placement_parse.h"
+#include "tests/views/harness.h"
 #include "views/RunView.h"
 
 using namespace ss;
@@ -25,8 +26,10 @@ TEST_CASE("run panel: the ETA line while a real run goes, the BLAS and cost line
   fix.to = *parseSpec("RS(0)");
   REQUIRE(applyCommand(plan, InsertRedistribute{fix}).ok());
 
+  const bool runnerBuilt = views::test::useBuiltRunner();
   app::RunPanel panel;
   if (!panel.model().available) {
+    if (runnerBuilt) FAIL("this build has a runner but the run panel found none: " << panel.model().unavailableReason);
     WARN("run panel test skipped: " << panel.model().unavailableReason);
     return;
   }
