@@ -20,6 +20,7 @@
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 #include <cstdio>
 #include <cstdlib>
@@ -49,8 +50,11 @@ class ReuseAllocator final : public c10::Allocator {
   c10::DataPtr allocate(size_t n) const override {
     if (n < kReuseMinBytes) return c10::GetDefaultCPUAllocator()->allocate(n);
     Block* b = const_cast<ReuseAllocator*>(this)->take(roundToPages(n));
-    return {b->data, b, &ReuseAllocator::give, c10::Device(c10::kCPU)};
+    return {b->data, b->data, &ReuseAllocator::give, c10::Device(c10::kCPU)};
   }
+  // The context is the data pointer itself (give() finds the block by it), so raw_allocate works as with c10's
+  // default allocator.
+  c10::DeleterFnPtr raw_deleter() const override { return &ReuseAllocator::give; }
 
   void release() {
     std::vector<Segment> dropped;
@@ -87,6 +91,7 @@ class ReuseAllocator final : public c10::Allocator {
       Block* out = cut(bytes, evicted);
       if (!out) out = assemble(bytes);
       if (out) {
+        live_.emplace(out->data, out);
         countInUse(bytes, evicted);
         if (evicted.empty()) return out;
         unmapAll(evicted);
@@ -105,13 +110,15 @@ class ReuseAllocator final : public c10::Allocator {
       TORCH_CHECK(false, "can't allocate memory: you tried to allocate ", bytes, " bytes. Error code ", err, " (",
                   std::strerror(err), ")");
     }
+    auto* out = new Block{static_cast<char*>(p), bytes, {bytes}};
     {
       std::lock_guard<std::mutex> lock(m_);
       ++stats_.mapped;
+      live_.emplace(out->data, out);
       countInUse(bytes, evicted);  // blocks freed meanwhile on other threads may now exceed the peak
     }
     unmapAll(evicted);
-    return new Block{static_cast<char*>(p), bytes, {bytes}};
+    return out;
   }
 
   // Under m_: `bytes` more in use; the oldest kept segments go (into `evicted`) while in use + kept > peak.
@@ -190,12 +197,16 @@ class ReuseAllocator final : public c10::Allocator {
     return out;
   }
 
-  static void give(void* context) {
-    auto* b = static_cast<Block*>(context);
+  static void give(void* data) {
     ReuseAllocator& a = instance();
     std::vector<Segment> unmap;
+    Block* b = nullptr;
     {
       std::lock_guard<std::mutex> lock(a.m_);
+      auto it = a.live_.find(data);
+      if (it == a.live_.end()) return;  // not ours (cannot happen: only our DataPtrs carry this deleter)
+      b = it->second;
+      a.live_.erase(it);
       a.stats_.inUseBytes -= static_cast<int64_t>(b->bytes);
       char* at = b->data;
       for (size_t len : b->segments) {
@@ -209,6 +220,7 @@ class ReuseAllocator final : public c10::Allocator {
 
   mutable std::mutex m_;
   std::list<Segment> kept_;  // resident page ranges no longer in use, most recently freed first
+  std::unordered_map<void*, Block*> live_;  // blocks in use, by their data pointer
   ReuseStats stats_;
 };
 

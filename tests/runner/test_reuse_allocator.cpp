@@ -84,6 +84,13 @@ TEST_CASE("reuse allocator: a freed big block serves the next request without fa
   { c10::DataPtr small = allocate(4096); }
   CHECK(reuseStats().mapped == s1.mapped);
   CHECK(reuseStats().reused == s1.reused);
+  // raw_allocate / raw_deallocate (c10's pointer-only interface) work as with the default allocator.
+  void* raw = c10::GetCPUAllocator()->raw_allocate(8 * MiB);
+  REQUIRE(raw != nullptr);
+  std::memset(raw, 9, 8 * MiB);
+  const int64_t keptBefore = reuseStats().keptBytes;
+  c10::GetCPUAllocator()->raw_deallocate(raw);
+  CHECK(reuseStats().keptBytes == keptBefore + static_cast<int64_t>(8 * MiB));
   releaseKeptMemory();
   CHECK(reuseStats().keptBytes == 0);
 }
