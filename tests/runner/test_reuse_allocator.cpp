@@ -9,6 +9,9 @@
 #include <sys/resource.h>
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <random>
 #include <thread>
 #include <vector>
@@ -29,6 +32,14 @@ int64_t threadFaults() {
 }
 
 c10::DataPtr allocate(size_t bytes) { return c10::GetCPUAllocator()->allocate(bytes); }
+
+// Transparent huge pages on every anonymous mapping ("[always]"): fresh memory then faults in 2 MiB at a time,
+// so only the upper bounds on faults (reused memory) are meaningful there.
+bool hugePagesAlways() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return mode.find("[always]") != std::string::npos;
+}
 
 // Writes a pattern over every page and reads it back (a mapping assembled wrongly faults or reads other bytes).
 bool fillAndCheck(const c10::DataPtr& p, size_t bytes, unsigned char seed) {
@@ -62,7 +73,7 @@ TEST_CASE("reuse allocator: a freed big block serves the next request without fa
     REQUIRE(fillAndCheck(a, bytes, 1));
   }
   const int64_t firstFaults = threadFaults() - f0;
-  CHECK(firstFaults >= pages * 9 / 10);  // fresh memory: every page faults in once
+  if (!hugePagesAlways()) CHECK(firstFaults >= pages * 9 / 10);  // fresh memory: every page faults in once
   CHECK(reuseStats().keptBytes == static_cast<int64_t>(bytes));
 
   f0 = threadFaults();
@@ -117,7 +128,7 @@ TEST_CASE("reuse allocator: a request larger than every kept range is assembled 
     REQUIRE(fillAndCheck(d, 80 * MiB, 7));
   }
   const int64_t tailPages = static_cast<int64_t>(16 * MiB / kPage);
-  CHECK(threadFaults() - f0 >= tailPages * 9 / 10);
+  if (!hugePagesAlways()) CHECK(threadFaults() - f0 >= tailPages * 9 / 10);
   CHECK(threadFaults() - f0 < tailPages + tailPages / 4);
   // Once more from three segments (each inside its own mapping): nothing faults.
   f0 = threadFaults();
