@@ -22,6 +22,11 @@ inline bool fileExists(const std::string& p) {
 inline std::string samplePath(const std::string& name) { return std::string(SHARDSCOPE_SAMPLES_DIR) + "/" + name; }
 
 // Seed 1 as shipped (samples/gen/falcon_index_put.py).
+// The shipped teaching samples (samples/teach_*.plan.json), each run by the basics, divergence and dedup tests.
+inline constexpr const char* kTeachingSamples[] = {
+    "teach_data_parallel.plan.json", "teach_tp_mlp.plan.json",     "teach_fsdp_tp.plan.json",
+    "teach_all_gather.plan.json",    "teach_all_reduce.plan.json", "teach_all_to_all.plan.json",
+    "teach_reduce_scatter.plan.json"};
 inline std::string falconPath() { return samplePath("falcon_index_put_2d.plan.json"); }
 
 inline Plan loadOrFail(const std::string& path) {

@@ -122,9 +122,7 @@ TEST_CASE("every teaching sample matches as shipped and diverges or fails withou
           "[runner][samples]") {
   // Together these exercise every collective kind the runner performs: all_gather, all_reduce, reduce-scatter
   // (all_reduce + chunk), all_to_all, local chunk, on 1-D and 2-D meshes.
-  for (const char* name : {"teach_data_parallel.plan.json", "teach_tp_mlp.plan.json", "teach_fsdp_tp.plan.json",
-                           "teach_all_gather.plan.json", "teach_all_reduce.plan.json", "teach_all_to_all.plan.json",
-                           "teach_reduce_scatter.plan.json"}) {
+  for (const char* name : test::kTeachingSamples) {
     Plan plan = test::loadOrFail(test::samplePath(name));
     REQUIRE_FALSE(plan.redistributes.empty());
     RunOptions o;

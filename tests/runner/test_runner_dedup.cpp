@@ -83,9 +83,7 @@ TEST_CASE("dedup: seed 1 fixed and as shipped give the same bits; 2 of 8 ranks c
 }
 
 TEST_CASE("dedup: the teaching samples, as shipped and without their redistributes", "[runner][dedup][samples]") {
-  for (const char* name : {"teach_data_parallel.plan.json", "teach_tp_mlp.plan.json", "teach_fsdp_tp.plan.json",
-                           "teach_all_gather.plan.json", "teach_all_reduce.plan.json", "teach_all_to_all.plan.json",
-                           "teach_reduce_scatter.plan.json"}) {
+  for (const char* name : test::kTeachingSamples) {
     Plan plan = test::loadOrFail(test::samplePath(name));
     RunOptions o;
     o.batches = 2;

@@ -107,9 +107,7 @@ TEST_CASE("seed 1 as shipped still fails at index_put and nothing before it depa
 
 TEST_CASE("teaching samples: no divergence as shipped; a missing all_reduce shows as disagreeing replicas",
           "[runner][divergence][samples]") {
-  for (const char* name : {"teach_data_parallel.plan.json", "teach_tp_mlp.plan.json", "teach_fsdp_tp.plan.json",
-                           "teach_all_gather.plan.json", "teach_all_reduce.plan.json", "teach_all_to_all.plan.json",
-                           "teach_reduce_scatter.plan.json"}) {
+  for (const char* name : test::kTeachingSamples) {
     Plan plan = test::loadOrFail(test::samplePath(name));
     RunOptions o;
     o.batches = 1;
