@@ -42,6 +42,16 @@ def save_user_files(autop):
     """What a user's own calls to autoparallel's API write next to the log."""
     path = os.path.join(CASE_OUT, "save_placements.json")
     autop.sharding_optimizer.save_placements(path)
+    # autoparallel never writes the expanded_def form of its joint graph; torch's own API does, for a user who
+    # calls it (and torch logs the parallel joint graph in that form as the `aot_joint_graph` record).
+    try:
+        text = autop.gm.print_readable(print_output=False, include_stride=True, include_device=True,
+                                       expanded_def=True)
+    except Exception as e:  # noqa: BLE001 - recorded, not fatal
+        note(expanded_def_error=f"{type(e).__name__}: {e}"[:2000])
+        return
+    with open(os.path.join(CASE_OUT, "joint_graph_expanded_def.txt"), "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
 
 
 def note(**facts):

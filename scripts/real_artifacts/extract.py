@@ -5,7 +5,8 @@
 Per docs in ../../../shared/design/REAL_ARTIFACTS.md (and tlparse): a record is one line
 `<L>MMDD HH:MM:SS.uuuuuu PID path:line] {json envelope}`; its payload is the following lines that start with a
 TAB; with one TAB removed from each and joined by "\n" its md5 equals the envelope's has_payload.
-Writes OUTDIR/<artifact name>.txt (string) or .json (json) for the autoparallel_* artifacts (a second record of
+Writes OUTDIR/<artifact name>.txt (string) or .json (json) for the autoparallel_* artifacts and
+OUTDIR/aot_joint_graph.txt for torch's aot_joint_graph record (a second record of
 the same name gets _1, _2, ...), and prints an inventory of every record kind / artifact name in the log.
 Exits 1 when an md5 does not match.
 """
@@ -52,6 +53,15 @@ def main():
         if payload is not None and hashlib.md5(payload.encode("utf-8")).hexdigest() != env["has_payload"]:
             print(f"{log}:{lineno}: md5 mismatch ({kind})", file=sys.stderr)
             bad += 1
+        if kind == "aot_joint_graph" and payload is not None:
+            # torch's own record (not an artifact): the joint graph AOT autograd compiles, i.e. autoparallel's
+            # parallel graph, printed with expanded_def=True (descriptor comments)
+            n = seen[kind]
+            seen[kind] += 1
+            fname = f"{kind}.txt" if n == 0 else f"{kind}_{n}.txt"
+            with open(os.path.join(out, fname), "w", encoding="utf-8", newline="\n") as f:
+                f.write(payload)
+            print(f"  {fname}: line {lineno}, {caller}, md5 {env['has_payload']} ok")
         if kind != "artifact":
             continue
         name = env["artifact"]["name"]
