@@ -20,6 +20,9 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 root="$("$repo/scripts/dev_root.sh" sid)"
 mkdir -p "$out"; out="$(cd "$out" && pwd)"
 
+# one run at a time per root: each run replaces ROOT/opt/ap
+exec 8>"$root.real_artifacts.lock"
+flock 8
 # autoparallel into the root
 rm -rf "$root/opt/ap"; mkdir -p "$root/opt/ap"
 if git --git-dir="$ap_src" rev-parse --verify -q HEAD >/dev/null 2>&1; then

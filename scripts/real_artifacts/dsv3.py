@@ -28,9 +28,14 @@ def stub_triton():
 
 
 def main():
+    # torch probes for triton once (has_triton*, lru_cached) when dynamo / inductor load: let it see that there is
+    # none before the stub goes in, or it takes the stub for a real triton (`triton.language has no attribute dtype`).
+    from autoparallel.api import AutoParallel
+    from torch.utils._triton import has_triton, has_triton_package
+
+    has_triton_package(), has_triton()
     stub_triton()
     from autoparallel._testing.models.dsv3 import DeepSeekV3Model, make_dsv3_config
-    from autoparallel.api import AutoParallel
 
     mesh = setup((2, 4), ("dp", "ep"))
     seq = 64
