@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Dev-time only: run the REAL autoparallel + PyTorch (Debian sid's python3-torch, CPU, fake process group,
+# TORCH_TRACE on) on the project's drivers (scripts/real_artifacts/<case>.py) and write what they leave:
+#
+#   scripts/real_artifacts.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [CASE...]
+#
+# AUTOPARALLEL: a git dir (bare or not; HEAD is archived) or a plain folder holding autoparallel/. It is copied
+# into the root (ROOT/opt/ap), never into the repository.
+# OUT/<case>/: the trace log (rank<N>.log; seed1_buggy keeps the name torch gave it, so the folder form is
+# exercised), the autoparallel_* artifact payloads extracted from it (md5-checked against has_payload),
+# save_placements.json (what autop.sharding_optimizer.save_placements() writes) and driver_output.out (the
+# driver's stdout+stderr). OUT/versions.txt: torch and autoparallel versions.
+# Cases (default: all): seed1_fixed seed1_buggy llama3_1d llama3_2d conv
+set -euo pipefail
+ap_src="${1:?usage: real_artifacts.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [CASE...]}"
+out="${2:?usage: real_artifacts.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [CASE...]}"; shift 2
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=(seed1_fixed seed1_buggy llama3_1d llama3_2d conv)
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$("$repo/scripts/dev_root.sh" sid)"
+mkdir -p "$out"; out="$(cd "$out" && pwd)"
+
+# one run at a time per root: each run replaces ROOT/opt/ap
+exec 8>"$root.real_artifacts.lock"
+flock 8
+# autoparallel into the root
+rm -rf "$root/opt/ap"; mkdir -p "$root/opt/ap"
+if git --git-dir="$ap_src" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+  git --git-dir="$ap_src" archive HEAD | tar x -C "$root/opt/ap"
+  ap_rev="$(git --git-dir="$ap_src" log -1 --format='%H %cs %s')"
+elif [ -d "$ap_src/autoparallel" ]; then
+  cp -a "$ap_src/." "$root/opt/ap/"; rm -rf "$root/opt/ap/.git"
+  ap_rev="$(git -C "$ap_src" log -1 --format='%H %cs %s' 2>/dev/null || echo "unknown (plain folder $ap_src)")"
+else
+  echo "real_artifacts.sh: $ap_src is neither a git dir nor a folder holding autoparallel/" >&2; exit 2
+fi
+torch_v="$("$repo/scripts/dev_root.sh" sid --run python3 -c 'import torch; print(torch.__version__)')"
+printf 'torch %s (Debian sid python3-torch)\nautoparallel %s\n' "$torch_v" "$ap_rev" >"$out/versions.txt"
+cat "$out/versions.txt"
+
+work=/tmp/shardscope-real   # inside the root
+status=0
+for c in "${cases[@]}"; do
+  driver="$repo/scripts/real_artifacts/$c.py"
+  [ -f "$driver" ] || { echo "real_artifacts.sh: no driver $driver" >&2; exit 2; }
+  rm -rf "$root$work/$c"; mkdir -p "$root$work/$c/trace" "$root$work/$c/user"
+  echo "== $c"
+  t0=$(date +%s%N)
+  rc=0
+  "$repo/scripts/dev_root.sh" sid --run env PYTHONPATH=/opt/ap TORCH_TRACE="$work/$c/trace" \
+      SHARDSCOPE_CASE_OUT="$work/$c/user" python3 "$driver" >"$root$work/$c/driver_output.out" 2>&1 || rc=$?
+  t1=$(date +%s%N)
+  echo "   rc $rc, $(( (t1 - t0) / 1000000 )) ms"
+  [ "$rc" = 0 ] || { status=1; tail -5 "$root$work/$c/driver_output.out" | sed 's/^/   /'; }
+  rm -rf "$out/$c"; mkdir -p "$out/$c"
+  cp "$root$work/$c/driver_output.out" "$out/$c/"
+  cp "$root$work/$c/user/"* "$out/$c/" 2>/dev/null || true
+  for log in "$root$work/$c/trace"/*.log; do
+    [ -f "$log" ] || continue
+    base="$(basename "$log")"
+    if [ "$c" = seed1_buggy ]; then dst="$base"
+    elif [[ "$base" =~ ^dedicated_log_torch_trace_rank_([0-9]+)_ ]]; then dst="rank${BASH_REMATCH[1]}.log"
+    else dst="nodist.log"; fi
+    cp "$log" "$out/$c/$dst"
+    echo "   $dst ($(wc -c <"$log") bytes)"
+    rm -rf "$root$work/$c/art"
+    "$repo/scripts/dev_root.sh" sid --run python3 "$repo/scripts/real_artifacts/extract.py" "$work/$c/trace/$base" \
+        "$work/$c/art" | tee "$root$work/$c/extract.out" || status=1
+    cp "$root$work/$c/art/"* "$out/$c/" 2>/dev/null || true
+  done
+done
+exit $status

@@ -1,0 +1,3 @@
+from seed1 import run
+
+run(buggy=True)
