@@ -139,6 +139,8 @@ constexpr const char* kAtenBackwardOps[] = {
 // Other namespaces: exact names.
 constexpr const char* kOtherOps[] = {
     "prims.convert_element_type", "prims.view_of", "prims.iota", "prims.fma", "prims.device_put",
+    // autoparallel's mixed-precision cast (`dtype_cast(x, torch.bfloat16)`), run as aten::_to_copy.
+    "autoparallel.dtype_cast",
     // Higher-order ops that compute on their tensors only (their score/mask functions are graphs of the same;
     // triton_kernel_wrapper_* runs user kernels on raw pointers and stays off the list).
     "higher_order.flex_attention", "higher_order.flex_attention_backward",

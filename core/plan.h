@@ -104,6 +104,9 @@ struct Plan {
   PlanFormat sourceFormat = PlanFormat::Native;
   // Per-edge solver costs from an autoparallel export, keyed by (node, input); absent otherwise.
   EdgeCostTable edgeCosts;
+  // A joint graph's returned values: entry k names the parameter placeholder whose gradient value k is (from
+  // AOT autograd's output descriptors); empty entries (or none at all) where the graph does not say.
+  std::vector<std::string> gradientOf;
 
   // A solver's solution (its export, or its placements applied to a graph): its apply pass inserts every
   // transition it planned, so an edge whose layouts differ is planned there, not missing.

@@ -74,7 +74,11 @@ ResolvedOp resolveOp(const Node& node) {
   std::string ns = parts[0], name = parts[1];
   std::string overload = parts.size() > 2 ? parts[2] : "";
   if (overload == "default") overload = "";
-  if (ns == "prims" && name == "convert_element_type") { ns = "aten"; name = "_to_copy"; overload = ""; }
+  // prims.convert_element_type(a, dtype) and autoparallel.dtype_cast(a, dtype) bind their dtype positionally to
+  // _to_copy's second argument (its dtype).
+  if ((ns == "prims" && name == "convert_element_type") || (ns == "autoparallel" && name == "dtype_cast")) {
+    ns = "aten"; name = "_to_copy"; overload = "";
+  }
   if (auto h = findOp(ns + "::" + name, overload)) {
     // Defence in depth behind the allow-list: nothing that takes a Storage runs, whatever its name.
     for (const auto& a : h->schema().arguments())

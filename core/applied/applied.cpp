@@ -354,7 +354,18 @@ std::string matchKey(const Node& n) {
   std::string op = n.opName();
   if (op == "t" || op == "transpose") return "permute";
   if (op == "reshape" || op == "_unsafe_view") return "view";
+  // autoparallel's mixed-precision cast is traced back as prims' conversion.
+  if (op == "dtype_cast" || op == "_to_copy") return "convert_element_type";
   return op;
+}
+
+// Plan ops the apply pass's re-trace (with Inductor's decompositions) replaces by a chain of simpler ops:
+// `einsum('abk,kn->abn', ...)` becomes unsqueeze / permute / view around a bmm. Such a node matches the
+// chain's op that carries its source line and its local shape (the chain's result).
+bool isDecomposedInApplied(const std::string& key) { return key == "einsum"; }
+bool isDecompositionPiece(const std::string& key) {
+  return key == "view" || key == "permute" || key == "bmm" || key == "mm" || key == "unsqueeze" || key == "squeeze" ||
+         key == "clone" || key == "expand" || key == "sum";
 }
 
 bool isPlanCompute(const Node& n) { return n.kind == NodeKind::Call && n.opName() != "alias"; }
@@ -420,8 +431,17 @@ AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions
     int found = -1;
     const size_t end = std::min(planCompute.size(), pp + static_cast<size_t>(std::max(opts.window, 1)));
     for (size_t q = pp; q < end && found < 0; ++q) {
-      if (planKeys[q] != key) continue;
       const Node& pn = pg.nodes[planCompute[q]];
+      if (planKeys[q] != key) {
+        // A decomposed plan op: the piece of its chain with its source line and its local shape.
+        if (!isDecomposedInApplied(planKeys[q]) || !isDecompositionPiece(key) || pn.source.code.empty() ||
+            pn.source.code != an.source.code)
+          continue;
+        auto want = planLocalShape(plan, planCompute[q], a.coord);
+        if (!want || !ashape || *want != *ashape) continue;
+        found = static_cast<int>(q);
+        break;
+      }
       if (!pn.source.code.empty() && !an.source.code.empty() && pn.source.code != an.source.code) continue;
       auto want = planLocalShape(plan, planCompute[q], a.coord);
       if (want && ashape && *want != *ashape) continue;
@@ -534,15 +554,24 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
       tr.to = dst;
       for (const auto& st : rp.steps)
         if (isComm(st.kind)) tr.planned.push_back(st);
-      const int ac = a.appliedOf[c];
+      // A plan alias has no counterpart (the apply pass's cleanup removes aliases): its transition is performed
+      // before the alias's first user, judged there at the input that reads the alias.
+      int judgeAt = c, judgeInput = k;
+      for (int hops = 0; hops < 16 && a.appliedOf[judgeAt] < 0 && pg.nodes[judgeAt].opName() == "alias"; ++hops) {
+        const auto& us = pg.users(judgeAt);
+        if (us.empty()) break;
+        judgeAt = us.front().first;
+        judgeInput = us.front().second;
+      }
+      const int ac = a.appliedOf[judgeAt];
       if (ac < 0) {  // the consumer has no counterpart: nothing to judge
         a.transitions.push_back(std::move(tr));
         continue;
       }
       tr.appliedConsumer = ac;
-      if (k < static_cast<int>(ag.inputs(ac).size())) tr.appliedProducer = ag.inputs(ac)[k].node;
+      if (judgeInput < static_cast<int>(ag.inputs(ac).size())) tr.appliedProducer = ag.inputs(ac)[judgeInput].node;
       int reached = -1;
-      std::vector<int> path = pathCollectives(a, ac, k, &reached);
+      std::vector<int> path = pathCollectives(a, ac, judgeInput, &reached);
       // Each communicating step needs a collective of its kind on its mesh dim (an all_to_all may be done as an
       // all_gather then a local chunk; the flattened mesh's collective covers every dim).
       std::vector<const RedistributeStep*> missing;
@@ -571,7 +600,10 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
         }
       // What arrives and what the consumer's spec needs, on this rank.
       const auto& aIns = ag.inputs(ac);
-      const TensorMeta* arrives = k < static_cast<int>(aIns.size()) ? ag.meta(aIns[k]) : nullptr;
+      // A decomposed consumer's image is the last piece of its chain, whose inputs are not the consumer's.
+      const bool decomposed = isDecomposedInApplied(matchKey(pg.nodes[judgeAt]));
+      const TensorMeta* arrives =
+          !decomposed && judgeInput < static_cast<int>(aIns.size()) ? ag.meta(aIns[judgeInput]) : nullptr;
       std::optional<std::vector<int64_t>> need;
       if (meta->known)
         if (auto l = localShape(meta->shape, plan.mesh, *dst, plan.mesh.rankOf(a.coord))) need = *l;
@@ -608,7 +640,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
       x.fix = "the apply pass must insert " + rp.summary() + " on the edge " + producer + " -> " + cn.name +
               " (input " + std::to_string(k) + ")";
       a.transitions.back().fix = x.fix;  // this transition's record (pushed above)
-      const int readsFrom = k < static_cast<int>(aIns.size()) ? aIns[k].node : -1;
+      const int readsFrom = judgeInput < static_cast<int>(aIns.size()) ? aIns[judgeInput].node : -1;
       x.notes.push_back("applied graph: '" + ag.nodes[ac].name + "' reads '" + (readsFrom >= 0 ? ag.nodes[readsFrom].name : "?") +
                         "'" + (path.empty() ? " with no collective between them" : " through collectives of other kinds or mesh dims"));
       for (const RedistributeStep* st : missing) x.notes.push_back("missing: " + st->toString());

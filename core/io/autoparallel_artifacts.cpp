@@ -198,6 +198,9 @@ Result<Plan> readOptimizerLog(std::string_view text, const DeviceMesh& mesh) {
     if (!s) return Error::atLine("placement of '" + c.node + "': " + s.error().message, c.line, c.column + std::max(0, s.error().column - 1));
     NodeSpecs& ns = p.specs[i];
     for (size_t k = 0; k < ns.outputs.size() && k < s->outputs.size(); ++k) ns.outputs[k] = s->outputs[k];
+    // Placeholders, get_attr nodes and factories (no tensor input) carry one dummy input spec equal to their
+    // output: `# placement=(RR) -> RR`.
+    if (ns.inputs.empty() && s->inputs.size() == 1 && s->outputs.size() == 1 && s->inputs[0] == s->outputs[0]) continue;
     if (!s->inputs.empty()) {
       if (s->inputs.size() != ns.inputs.size())
         return Error::atLine("placement of '" + c.node + "' lists " + std::to_string(s->inputs.size()) +

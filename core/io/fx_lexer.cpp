@@ -24,12 +24,30 @@ static bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9')
 static bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 void Cursor::skipSpace() {
-  // Newlines inside a logical line (open brackets) are plain space; a backslash continuation too.
+  // Newlines inside a logical line (open brackets) are plain space; a backslash continuation too. A comment runs
+  // to the end of its physical line: skipped as space, its text kept for takeComment() (descriptor comments of
+  // `expanded_def` code sit inside the def's and the return's brackets).
   while (pos_ < end_) {
     char c = text_[pos_];
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\') ++pos_;
-    else break;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\') {
+      ++pos_;
+    } else if (c == '#') {
+      size_t e = pos_;
+      while (e < end_ && text_[e] != '\n') ++e;
+      comment_ = text_.substr(pos_ + 1, e - pos_ - 1);
+      pos_ = e;
+    } else {
+      break;
+    }
   }
+}
+
+std::string_view Cursor::takeComment() {
+  std::string_view c = comment_;
+  comment_ = {};
+  while (!c.empty() && (c.front() == ' ' || c.front() == '\t')) c.remove_prefix(1);
+  while (!c.empty() && (c.back() == ' ' || c.back() == '\r' || c.back() == '\t')) c.remove_suffix(1);
+  return c;
 }
 
 bool Cursor::accept(char c) {

@@ -60,11 +60,15 @@ class Cursor {
   Error errorAt(size_t offset, std::string msg) const;
   std::string_view rest() const { return text_.substr(pos_, end_ > pos_ ? end_ - pos_ : 0); }
   void skipSpace();
+  // The text of the last comment skipped since the last call (without '#' and surrounding blanks), then forgets
+  // it; empty when none was.
+  std::string_view takeComment();
 
  private:
   std::string_view text_;
   const LineIndex& lines_;
   size_t pos_, end_;
+  std::string_view comment_;
 };
 
 // Splits text into logical lines: physical lines joined while brackets are open (outside strings/comments).

@@ -28,6 +28,16 @@ Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t
 // The string literal at the cursor (the caller saw atString()) read as an annotation.
 Result<TensorMeta> stringAnnotation(Cursor& cur);
 
+// AOT autograd's descriptor comments (`expanded_def` code): `ParamAOTInput(target='proj.weight')`,
+// `BufferAOTInput(...)`, `PlainAOTInput(idx=0)`, `TangentAOTInput(...)` on inputs;
+// `GradAOTOutput(grad_of=ParamAOTInput(target='proj.weight'))` on outputs. Others leave everything empty.
+struct AotDescriptor {
+  PlaceholderKind kind = PlaceholderKind::None;
+  std::string target;  // the parameter's or buffer's fully qualified name
+  std::string gradOf;  // an output: the target of the parameter it is the gradient of
+};
+AotDescriptor parseAotDescriptor(std::string_view d);
+
 class FxReader {
  public:
   explicit FxReader(std::string_view text) : text_(text), lines_(text), ll_(fx::splitLogicalLines(text)) {}
@@ -51,6 +61,18 @@ class FxReader {
   std::unordered_map<int, std::vector<std::string>> outputKeys_;  // dict-returning node -> its output keys
   std::unordered_set<std::string> callableAttrs_;                  // __init__ attributes holding callables
   int opaqueRefs_ = 0;
+  // Pytree codegen (`def forward(self, primals, tangents):`, the joint graphs AOT autograd prints): the
+  // signature's parameters are containers, not nodes; the placeholders are the names that
+  // `fx_pytree.tree_flatten_spec([...], self._in_spec)` unpacks, with the metas and descriptor comments of their
+  // declarations (`primals_1: "f32[4, 8][8, 1]cpu"; ...` on one line, or one per line under `expanded_def`).
+  bool pytreeInputs_ = false;
+  struct Declared {
+    TensorMeta meta;
+    std::string descriptor;  // "ParamAOTInput(target='proj.weight')", or empty
+  };
+  std::unordered_map<std::string, Declared, NameHash, std::equal_to<>> declared_;
+  std::unordered_map<int, std::string> placeholderDescriptors_;   // placeholder node -> its descriptor
+  std::vector<std::string> outputDescriptors_;                    // per returned value, "" when none
 
   Cursor cursor(const fx::LogicalLine& l) const { return Cursor(text_, lines_, l.begin, l.end); }
   std::string_view lineText(const fx::LogicalLine& l) const { return text_.substr(l.begin, l.end - l.begin); }
@@ -71,6 +93,11 @@ class FxReader {
   Result<bool> signature(const fx::LogicalLine& l);
   Result<bool> statement(const fx::LogicalLine& l);
   Result<bool> returnStatement(Cursor& cur);
+  Result<bool> declarations(Cursor& cur, std::string_view first, size_t firstAt);
+  Result<bool> unpackInputs(Cursor& cur, std::string_view first, size_t firstAt);
+  Result<Arg> returnList(Cursor& cur);
+  Result<bool> addPlaceholder(std::string_view name, Cursor& cur, size_t at, const TensorMeta& meta, bool annotated,
+                              std::string descriptor);
   Result<bool> binaryExpression(Cursor& cur, Node& node);
   Result<Arg> operand(Cursor& cur);
   int outputKey(int node, const std::string& key);

@@ -76,19 +76,88 @@ Result<bool> FxReader::signature(const fx::LogicalLine& l) {
       auto v = value(cur);
       if (!v) return v.error();
     }
-    if (!(first && n == "self")) {
-      Node node;
-      node.name = std::string(n);
-      node.op = "placeholder";
-      node.kind = NodeKind::Placeholder;
-      node.outputs = {meta};
-      auto idx = addNode(std::move(node), cur, at);
-      if (!idx) return idx.error();
-      annotated_.push_back(ann);
-    }
+    const bool isSelf = first && n == "self";
     first = false;
-    if (cur.accept(',')) continue;
+    const bool comma = cur.accept(',');
+    // `primals_1: "f32[..]",  # ParamAOTInput(target='w')`: the descriptor comment follows the comma.
+    std::string descriptor = comma || cur.peek() == ')' ? std::string(cur.takeComment()) : std::string();
+    if (!isSelf && !pytreeInputs_) {
+      auto r = addPlaceholder(n, cur, at, meta, ann, std::move(descriptor));
+      if (!r) return r;
+    }
+    if (comma) continue;
     if (cur.peek() != ')') return cur.error("expected ',' or ')' in the parameter list");
+  }
+  return true;
+}
+
+Result<bool> FxReader::addPlaceholder(std::string_view name, Cursor& cur, size_t at, const TensorMeta& meta,
+                                      bool annotated, std::string descriptor) {
+  Node node;
+  node.name = std::string(name);
+  node.op = "placeholder";
+  node.kind = NodeKind::Placeholder;
+  node.outputs = {meta};
+  auto idx = addNode(std::move(node), cur, at);
+  if (!idx) return idx.error();
+  annotated_.push_back(annotated);
+  if (!descriptor.empty()) placeholderDescriptors_[*idx] = std::move(descriptor);
+  return true;
+}
+
+// `primals_1: "f32[4, 8][8, 1]cpu"; primals_2: "i64[4]"; ` (pytree codegen): declarations of the names the
+// flatten line unpacks. `first` and its annotation were read by the caller; the cursor is after the annotation.
+Result<bool> FxReader::declarations(Cursor& cur, std::string_view, size_t firstAt) {
+  cur.seek(firstAt);  // one loop reads every declaration, the first included
+  while (true) {
+    const size_t at = cur.pos();
+    std::string_view name = cur.name();
+    if (name.empty()) return cur.error("expected a name in the declarations line");
+    auto c = cur.expect(':', "':' after a declared name");
+    if (!c) return c;
+    if (!cur.atString()) return cur.error("expected a string annotation after ':'");
+    auto m = stringAnnotation(cur);
+    if (!m) return m.error();
+    if (declared_.count(name)) return cur.errorAt(at, "'" + std::string(name) + "' is declared twice");
+    const bool more = cur.accept(';');
+    const bool end = cur.atEnd();  // skips a trailing comment: the descriptor under expanded_def
+    declared_.emplace(std::string(name), Declared{*m, std::string(cur.takeComment())});
+    if (end) return true;
+    if (!more) return cur.error(std::string("expected ';' or the end of the line after a declaration, found '") + cur.peek() + "'");
+  }
+}
+
+// `primals_1, primals_2, tangents_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)`: the
+// graph's placeholders, in order.
+Result<bool> FxReader::unpackInputs(Cursor& cur, std::string_view first, size_t firstAt) {
+  std::vector<std::pair<std::string_view, size_t>> names{{first, firstAt}};
+  while (cur.accept(',')) {
+    if (cur.peek() == '=') break;
+    size_t at = cur.pos();
+    std::string_view n = cur.name();
+    if (n.empty()) return cur.error("expected a name in the unpacking before '='");
+    names.emplace_back(n, at);
+  }
+  auto eq = cur.expect('=', "'=' after the unpacked names");
+  if (!eq) return eq;
+  size_t rhsAt = cur.pos();
+  std::string_view d = cur.dottedName();
+  if (d != "fx_pytree.tree_flatten_spec" && d != "torch.fx._pytree.tree_flatten_spec")
+    return cur.errorAt(rhsAt, "tuple unpacking is FX code only for `fx_pytree.tree_flatten_spec(...)` (the inputs of "
+                              "pytree codegen); found '" + std::string(d) + "'");
+  if (!pytreeInputs_) return cur.errorAt(rhsAt, "fx_pytree.tree_flatten_spec outside a pytree-codegen forward");
+  for (const auto& [n, at] : names) {
+    auto it = declared_.find(n);
+    TensorMeta meta = kUnknownMeta;
+    std::string descriptor;
+    bool ann = false;
+    if (it != declared_.end()) {
+      meta = it->second.meta;
+      descriptor = it->second.descriptor;
+      ann = true;
+    }
+    auto r = addPlaceholder(n, cur, at, meta, ann, std::move(descriptor));
+    if (!r) return r;
   }
   return true;
 }
@@ -98,6 +167,8 @@ void FxReader::comment(const fx::LogicalLine& l) {
   size_t h = t.find('#');
   t.remove_prefix(h + 1);
   while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+  // Joint graphs name a backward node's forward origin: "Backward of forward node: File: ...".
+  if (t.starts_with("Backward of forward node: ")) t.remove_prefix(26);
   if (t.substr(0, 5) == "File:") {
     // "File: /path/x.py:53 in forward, code: return self.wo(x)"
     std::string_view rest = t.substr(5);
@@ -137,7 +208,7 @@ Result<bool> FxReader::returnStatement(Cursor& cur) {
     // self._out_spec is not a node: parse the first argument only.
     auto r = cur.expect('(', "'('");
     if (!r) return r;
-    auto first = value(cur);
+    auto first = cur.peek() == '[' ? returnList(cur) : value(cur);
     if (!first) return first.error();
     v = std::move(*first);
     cur.seek(cur.end());
@@ -146,7 +217,7 @@ Result<bool> FxReader::returnStatement(Cursor& cur) {
     if (cur.atEnd()) {
       v = Arg::list({});
     } else {
-      auto r = value(cur);
+      auto r = cur.peek() == '[' || cur.peek() == '(' ? returnList(cur) : value(cur);
       if (!r) return r.error();
       v = std::move(*r);
     }
@@ -162,6 +233,35 @@ Result<bool> FxReader::returnStatement(Cursor& cur) {
   annotated_.push_back(false);
   haveOutput_ = true;
   return true;
+}
+
+// The returned list or tuple, item by item, keeping each item's descriptor comment (`getitem_3,  #
+// GradAOTOutput(grad_of=ParamAOTInput(target='w'))`, `None,  # None`) in outputDescriptors_.
+Result<Arg> FxReader::returnList(Cursor& cur) {
+  const char open = cur.peek();
+  const char close = open == '[' ? ']' : ')';
+  size_t at = cur.pos();
+  cur.accept(open);
+  cur.takeComment();
+  std::vector<Arg> items;
+  std::vector<std::string> descriptors;
+  bool sawComma = false;
+  while (!cur.accept(close)) {
+    if (cur.atEnd()) return cur.errorAt(at, std::string("'") + open + "' is not closed");
+    cur.takeComment();
+    auto v = value(cur, 1);
+    if (!v) return v.error();
+    items.push_back(std::move(*v));
+    const bool comma = cur.accept(',');
+    sawComma |= comma;
+    if (!comma && cur.peek() != close)
+      return cur.error(std::string("expected ',' or '") + close + "' in the returned " + (open == '[' ? "list" : "tuple"));
+    cur.peek();  // skips the comment after the item
+    descriptors.emplace_back(cur.takeComment());
+  }
+  if (open == '(' && items.size() == 1 && !sawComma) return std::move(items[0]);
+  outputDescriptors_ = std::move(descriptors);
+  return Arg::list(std::move(items));
 }
 
 int FxReader::outputKey(int node, const std::string& key) {
@@ -185,6 +285,7 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   size_t nameAt = cur.pos();
   std::string_view n = cur.name();
   if (n.empty()) return cur.error("expected `name = op(...)` or `return ...`");
+  if (cur.peek() == ',') return unpackInputs(cur, n, nameAt);
   TensorMeta meta = kUnknownMeta;
   bool ann = false;
   if (cur.accept(':')) {
@@ -193,6 +294,7 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
     if (!m) return m.error();
     meta = *m;
     ann = true;
+    if (pytreeInputs_ && (cur.peek() == ';' || cur.atEnd())) return declarations(cur, n, nameAt);
   }
   auto eq = cur.expect('=', "'='");
   if (!eq) return eq;
@@ -301,10 +403,21 @@ void FxReader::finish(FxReadReport& rep) {
   rep.inferred += fx::inferShapes(g_, rep.uninferred, &annotated_);
 
   bool haveTangents = false;
-  for (auto& n : g_.nodes) {
+  for (int i = 0; i < g_.size(); ++i) {
+    Node& n = g_.nodes[i];
     if (n.kind != NodeKind::Placeholder || n.placeholderKind == PlaceholderKind::Buffer) continue;
     const TensorMeta& m = n.outputs[0];
     bool intLike = m.dtype == DType::I64 || m.dtype == DType::I32 || m.dtype == DType::Bool;
+    if (auto d = placeholderDescriptors_.find(i); d != placeholderDescriptors_.end()) {
+      // What AOT autograd says the input is wins over the name.
+      const AotDescriptor a = parseAotDescriptor(d->second);
+      if (a.kind != PlaceholderKind::None) {
+        n.placeholderKind = a.kind;
+        if (!a.target.empty()) n.modulePath = a.target;
+        haveTangents |= a.kind == PlaceholderKind::Tangent;
+        continue;
+      }
+    }
     if (n.name.rfind("tangents", 0) == 0) {
       n.placeholderKind = PlaceholderKind::Tangent;
       haveTangents = true;
@@ -349,6 +462,24 @@ void FxReader::finish(FxReadReport& rep) {
   }
 }
 
+AotDescriptor parseAotDescriptor(std::string_view d) {
+  AotDescriptor a;
+  auto target = [](std::string_view t) -> std::string {
+    size_t k = t.find("target='");
+    if (k == std::string_view::npos) return {};
+    k += 8;
+    size_t e = t.find('\'', k);
+    return e == std::string_view::npos ? std::string() : std::string(t.substr(k, e - k));
+  };
+  if (d.starts_with("ParamAOTInput(")) a.kind = PlaceholderKind::Param;
+  else if (d.starts_with("BufferAOTInput(")) a.kind = PlaceholderKind::Buffer;
+  else if (d.starts_with("PlainAOTInput(")) a.kind = PlaceholderKind::Input;
+  else if (d.starts_with("TangentAOTInput(")) a.kind = PlaceholderKind::Tangent;
+  if (a.kind == PlaceholderKind::Param || a.kind == PlaceholderKind::Buffer) a.target = target(d);
+  if (d.starts_with("GradAOTOutput(grad_of=ParamAOTInput(")) a.gradOf = target(d);
+  return a;
+}
+
 Result<Plan> FxReader::read(FxReadReport* report) {
   FxReadReport local;
   FxReadReport& rep = report ? *report : local;
@@ -372,6 +503,7 @@ Result<Plan> FxReader::read(FxReadReport* report) {
     return Error::atLine("no `def forward(` found: expected FX graph code (print_readable() output or a repro script)",
                          1, 1);
   }
+  pytreeInputs_ = text_.find("tree_flatten_spec(", ll_[fwd].begin) != std::string_view::npos;
   survey(fwd, rep);
   g_.nodes.reserve(ll_.size() - static_cast<size_t>(fwd));  // at most a node per logical line of forward
   annotated_.reserve(ll_.size() - static_cast<size_t>(fwd));
@@ -406,6 +538,16 @@ Result<Plan> FxReader::read(FxReadReport* report) {
   if (auto ok = b.finishGraph(); !ok) return ok.error();
   Plan& plan = b.plan();
   plan.name = "fx-graph";
+  // Which returned value is which parameter's gradient (descriptors of expanded_def code).
+  for (size_t k = 0; k < outputDescriptors_.size(); ++k) {
+    const AotDescriptor a = parseAotDescriptor(outputDescriptors_[k]);
+    if (a.gradOf.empty()) continue;
+    for (const Node& n : plan.graph.nodes)
+      if (n.kind == NodeKind::Placeholder && n.placeholderKind == PlaceholderKind::Param && n.modulePath == a.gradOf) {
+        if (plan.gradientOf.size() <= k) plan.gradientOf.resize(outputDescriptors_.size());
+        plan.gradientOf[k] = n.name;
+      }
+  }
   // The loss: the first returned value when it is a scalar and the graph is a joint one (has tangents).
   int out = plan.graph.outputNode();
   bool joint = false;

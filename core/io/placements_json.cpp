@@ -85,6 +85,11 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
       if (!ins->is_array()) return typeError(ptr + "/inputs", "an array with one spec (or null) per tensor input", *ins);
       refs.clear();
       collectTensorRefs(n, refs);
+      // save_placements() gives placeholders, get_attr nodes and factories (no tensor input) one dummy input
+      // spec equal to their output: {"output": "RR", "inputs": ["RR"]}.
+      if (refs.empty() && ins->size() == 1 && out && (*ins)[0] == *out) ins = nullptr;
+    }
+    if (ins) {
       if (ins->size() != refs.size())
         return Error::atPointer(std::to_string(ins->size()) + " input spec(s) for a node with " +
                                     std::to_string(refs.size()) + " tensor input(s)",

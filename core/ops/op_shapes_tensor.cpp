@@ -28,7 +28,7 @@ void addElementwiseRules(RuleTable& t) {
     t[op] = [](const Ctx& c) { return pointwise(c); };
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf"})
     t[op] = [](const Ctx& c) { return pointwise(c, true); };
-  for (const char* op : {"_to_copy", "to", "convert_element_type", "_to_dtype"})
+  for (const char* op : {"_to_copy", "to", "convert_element_type", "_to_dtype", "dtype_cast"})
     t[op] = [](const Ctx& c) -> std::optional<Metas> {
       const TensorMeta* m = c.tensor(0);
       if (!m) return std::nullopt;

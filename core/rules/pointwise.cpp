@@ -125,7 +125,8 @@ void registerPointwiseRules(RuleTable& t) {
   for (const char* op : {"mul", "mul_"}) t[op] = multiply;
   for (const char* op : {"div", "div_", "true_divide"}) t[op] = divide;
   for (const char* op : {"clone", "_to_copy", "convert_element_type", "detach", "alias", "contiguous",
-                         "lift_fresh_copy", "_assert_tensor_metadata", "to", "type_as", "_conj", "positive", "device_put"})
+                         "lift_fresh_copy", "_assert_tensor_metadata", "to", "type_as", "_conj", "positive", "device_put",
+                         "dtype_cast"})
     t[op] = preserve;
   for (const char* op :
        {"pow", "rsqrt", "sqrt", "exp", "exp2", "log", "log2", "log1p", "expm1", "tanh", "sigmoid", "relu", "gelu",
