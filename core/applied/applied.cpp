@@ -447,8 +447,16 @@ AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions
       if (want && ashape && *want != *ashape) continue;
       found = static_cast<int>(q);
     }
-    // The next plan node of that op with another shape: matched all the same (its shape is then a finding).
-    if (found < 0 && planKeys[pp] == key) found = static_cast<int>(pp);
+    // The next plan node of that op with another shape: matched all the same (its shape is then a finding),
+    // unless the applied node may be a piece of a decomposed plan op on its source line (einsum's permutes and
+    // views are no findings).
+    if (found < 0 && planKeys[pp] == key) {
+      bool piece = false;
+      if (isDecompositionPiece(key) && !an.source.code.empty())
+        for (size_t q = pp >= 4 ? pp - 4 : 0; q < end && !piece; ++q)
+          piece = isDecomposedInApplied(planKeys[q]) && pg.nodes[planCompute[q]].source.code == an.source.code;
+      if (!piece) found = static_cast<int>(pp);
+    }
     if (found < 0) continue;
     const int p = planCompute[found];
     a.planOf[j] = p;
@@ -557,11 +565,23 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
       // A plan alias has no counterpart (the apply pass's cleanup removes aliases): its transition is performed
       // before the alias's first user, judged there at the input that reads the alias.
       int judgeAt = c, judgeInput = k;
-      for (int hops = 0; hops < 16 && a.appliedOf[judgeAt] < 0 && pg.nodes[judgeAt].opName() == "alias"; ++hops) {
-        const auto& us = pg.users(judgeAt);
-        if (us.empty()) break;
-        judgeAt = us.front().first;
-        judgeInput = us.front().second;
+      if (a.appliedOf[c] < 0 && pg.nodes[c].opName() == "alias") {
+        // Breadth-first through alias chains: the first user (in plan order) that has a counterpart.
+        std::vector<int> frontier{c};
+        for (int hops = 0; hops < 16 && !frontier.empty() && judgeAt == c; ++hops) {
+          std::vector<int> next;
+          for (int f : frontier)
+            for (const auto& [u, in] : pg.users(f)) {
+              if (judgeAt != c) break;
+              if (a.appliedOf[u] >= 0) {
+                judgeAt = u;
+                judgeInput = in;
+              } else if (pg.nodes[u].opName() == "alias") {
+                next.push_back(u);
+              }
+            }
+          frontier = std::move(next);
+        }
       }
       const int ac = a.appliedOf[judgeAt];
       if (ac < 0) {  // the consumer has no counterpart: nothing to judge
