@@ -2,7 +2,7 @@
 
     python3 extract.py LOG OUTDIR
 
-Per docs in ../../../shared/design/REAL_ARTIFACTS.md (and tlparse): a record is one line
+Per docs/import-formats.md "TORCH_TRACE logs" (and tlparse): a record is one line
 `<L>MMDD HH:MM:SS.uuuuuu PID path:line] {json envelope}`; its payload is the following lines that start with a
 TAB; with one TAB removed from each and joined by "\n" its md5 equals the envelope's has_payload.
 Writes OUTDIR/<artifact name>.txt (string) or .json (json) for the autoparallel_* artifacts and

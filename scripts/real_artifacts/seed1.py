@@ -1,4 +1,4 @@
-"""Seed 1 (MOTIVATING_BUGS.md #1): Falcon-7b style multi-query attention reduced to one projection, at real sizes,
+"""Seed 1 (README.md, "The two bugs it was built for"): Falcon-7b style multi-query attention reduced to one projection, at real sizes,
 on a 2x4 mesh ("dim0", "dim1"), input (Shard(0), Replicate()), bf16 params / fp32 reduce.
 
 run(buggy=False): the fixed plan, as autoparallel HEAD applies it.
