@@ -5,6 +5,9 @@
 // is then added to that product under the pointwise-add rule: with a Partial product the bias must be Partial
 // too (a replicated bias would be added once per rank). Embedding treats the vocabulary as the contraction:
 // row-sharded weights give Partial(sum) (DTensor's masked lookup), column-sharded weights shard the output.
+#include <algorithm>
+#include <cctype>
+
 #include "core/rules/engine.h"
 #include "core/rules/families.h"
 
@@ -185,7 +188,49 @@ RuleResult embeddingBackward(const RuleContext& ctx) {
 
 }  // namespace
 
+// einsum(equation, [a, b, ...]) (autoparallel writes its linears as `einsum('abk,kn->abn', [x, w])`): each letter
+// is a label, letters missing from the output are contracted. Ellipses and repeated letters in one operand
+// (diagonals) are not read: their specs stay unknown.
+RuleResult einsum(const RuleContext& ctx) {
+  const Node& n = *ctx.node;
+  if (n.args.empty() || n.args[0].kind != Arg::Kind::String) return unknownResult(ctx);
+  const std::string& eq = n.args[0].s;
+  const size_t arrow = eq.find("->");
+  if (arrow == std::string::npos || eq.find('.') != std::string::npos) return unknownResult(ctx);
+  auto labelsOf = [](std::string_view t, std::vector<int>& out) {
+    out.clear();
+    for (char c : t) {
+      if (c == ' ') continue;
+      if (!std::isalpha(static_cast<unsigned char>(c))) return false;
+      const int l = static_cast<unsigned char>(c);
+      if (std::find(out.begin(), out.end(), l) != out.end()) return false;  // a diagonal
+      out.push_back(l);
+    }
+    return true;
+  };
+  std::vector<int> outLabels;
+  if (!labelsOf(std::string_view(eq).substr(arrow + 2), outLabels)) return unknownResult(ctx);
+  LabelProblem p;
+  p.partial = PartialPolicy::Multiplicative;
+  std::string_view ins = std::string_view(eq).substr(0, arrow);
+  int input = 0;
+  for (size_t from = 0; from <= ins.size(); ++input) {
+    size_t comma = ins.find(',', from);
+    if (comma == std::string_view::npos) comma = ins.size();
+    std::vector<int> labels;
+    if (!labelsOf(ins.substr(from, comma - from), labels) || input >= ctx.inputCount()) return unknownResult(ctx);
+    if (ctx.inMetas[input] && ctx.inMetas[input]->known && ctx.rank(input) != static_cast<int>(labels.size()))
+      return unknownResult(ctx);
+    p.ins.push_back(labelled(input, std::move(labels)));
+    from = comma + 1;
+  }
+  if (input != ctx.inputCount()) return unknownResult(ctx);
+  p.outs = {std::move(outLabels)};
+  return solveLabels(ctx, p);
+}
+
 void registerMatmulRules(RuleTable& t) {
+  t["einsum"] = einsum;
   t["mm"] = mm;
   t["bmm"] = bmm;
   t["addmm"] = addmm;

@@ -122,7 +122,8 @@ std::string_view ruleKeyView(std::string_view op) {
   std::string_view name = op.substr(dot + 1);
   name = name.substr(0, name.find('.'));
   if (ns == "aten" || ns == "prims" || ns == "_c10d_functional" || ns == "c10d_functional" || ns == "operator" ||
-      ns == "c10d" || ns == "_operator" || ns == "_c10d_functional_autograd" || ns == "_dtensor")
+      ns == "c10d" || ns == "_operator" || ns == "_c10d_functional_autograd" || ns == "_dtensor" ||
+      ns == "autoparallel")
     return name;
   return op;
 }

@@ -40,7 +40,8 @@ TEST_CASE("every op core has a sharding rule for is on the allow-list", "[op_saf
     }
     // Keys of namespaces the rule table keeps (higher_order.flex_attention, torch.sym_sum) are looked up whole.
     CHECK((isPureTensorOp(op) || isPureTensorOp("aten." + op) || isPureTensorOp("prims." + op) ||
-           isPureTensorOp("operator." + op) || isPureTensorOp("_c10d_functional." + op)));
+           isPureTensorOp("operator." + op) || isPureTensorOp("_c10d_functional." + op) ||
+          isPureTensorOp("autoparallel." + op)));
   }
 }
 

@@ -110,3 +110,30 @@ TEST_CASE("embedding and its dense backward", "[rules][matmul]") {
   b2.args({b2.in({4, 6, 8}, "S(2)"), b2.in({4, 6}, "R", DType::I64), I(100), I(-1), B(false)}).out({100, 8});
   CHECK(b2.outSpec() == "S(1)");
 }
+
+namespace {
+// autoparallel's linear: einsum('abk,kn->abn', [x, w]) (x [2, 8, 16], w [16, 4]).
+std::string linearEinsum(const char* x, const char* w, std::vector<int64_t> mesh = {4}) {
+  RuleCase c(mesh, "aten.einsum.default");
+  c.args({Arg::string("abk,kn->abn"), Arg::list({c.in({2, 8, 16}, x), c.in({16, 4}, w)})}).out({2, 8, 4});
+  return c.outSpec();
+}
+}  // namespace
+
+TEST_CASE("einsum: letters are labels, letters the output lacks are contracted", "[rules][matmul]") {
+  CHECK(linearEinsum("S(0)", "R") == "S(0)");       // batch a
+  CHECK(linearEinsum("S(1)", "R") == "S(1)");       // sequence b
+  CHECK(linearEinsum("R", "S(1)") == "S(2)");       // n: the output's dim 2
+  CHECK(linearEinsum("S(2)", "S(0)") == "P(sum)");  // k on both factors
+  CHECK(linearEinsum("P(sum)", "R") == "P(sum)");
+  CHECK(linearEinsum("S(2)", "R") == "error");      // k on one factor only
+  CHECK(linearEinsum("S(0)R", "RS(1)", {2, 4}) == "S(0)S(2)");
+  // The weight gradient: einsum('abn,abk->kn', [dy, x]) contracts a and b.
+  RuleCase g({4}, "aten.einsum.default");
+  g.args({Arg::string("abn,abk->kn"), Arg::list({g.in({2, 8, 4}, "S(0)"), g.in({2, 8, 16}, "S(0)")})}).out({16, 4});
+  CHECK(g.outSpec() == "P(sum)");
+  // An equation it does not read (an ellipsis): unknown, never a guess.
+  RuleCase e({4}, "aten.einsum.default");
+  e.args({Arg::string("...k,kn->...n"), Arg::list({e.in({2, 8, 16}, "S(0)"), e.in({16, 4}, "R")})}).out({2, 8, 4});
+  CHECK(e.outSpec() == "none");
+}
