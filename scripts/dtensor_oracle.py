@@ -176,7 +176,7 @@ class Dt:
             mesh_shape = tuple(mesh.shape)
             return self.local_shape_and_offset_at(shape, mesh_shape, coord_of(rank, mesh_shape), placements,
                                                   shard_order=self.shard_order(order))
-        raise Skip("compute_local_shape_and_global_offset takes no shard_order here")
+        raise Skip("this PyTorch's compute_local_shape_and_global_offset takes no shard_order")
 
     def placement(self, text):
         p = parse_placement(text)
