@@ -475,17 +475,20 @@ RedistributePlan planRedistribute(const TensorMeta& meta, const DeviceMesh& mesh
     if (mesh.dimSize(m) == 1) continue;
     const Placement& a = from.placements[m];
     const Placement& b = to.placements[m];
-    const std::string where = "mesh dim " + std::to_string(m) + " (" + mesh.dimName(m) + "): " + a.shortString() +
-                              " -> " + b.shortString() + ": ";
+    // Built only when refusing: this loop runs on every planning call (the hot path allocates nothing else).
+    auto where = [&] {
+      return "mesh dim " + std::to_string(m) + " (" + mesh.dimName(m) + "): " + a.shortString() + " -> " +
+             b.shortString() + ": ";
+    };
     if (a.isShard() && b.isPartial() && (a.kind == PlacementKind::StridedShard || b.reduce != ReduceOp::Sum))
-      return refuse(where + "DTensor turns only a Shard into Partial(sum) (the shard written into zeros); a " +
+      return refuse(where() + "DTensor turns only a Shard into Partial(sum) (the shard written into zeros); a " +
                     (a.kind == PlacementKind::StridedShard ? std::string("_StridedShard") : std::string("shard")) +
                     " cannot become a Partial(" + reduceOpName(b.reduce) + ") value");
     if (a.isReplicate() && b.isPartial() && b.reduce == ReduceOp::Product)
-      return refuse(where + "DTensor cannot turn a replicated value into Partial(product) (that would take an "
+      return refuse(where() + "DTensor cannot turn a replicated value into Partial(product) (that would take an "
                     "n-th root)");
     if (a.isPartial() && b.isPartial() && a.reduce != b.reduce)
-      return refuse(where + "a redistribute cannot change a Partial's reduce op");
+      return refuse(where() + "a redistribute cannot change a Partial's reduce op");
   }
 
   plan.steps.reserve(static_cast<size_t>(2 * pl.cur.ndim));
