@@ -40,8 +40,7 @@ const char* severityName(Severity s);  // "info", "warning", "error"
   X(UnplannedCollective, "unplanned-collective")     \
   X(LocalShapeMismatch, "local-shape-mismatch")     \
   X(InvalidTag, "invalid-tag")                       \
-  X(UnknownLossNode, "unknown-loss-node")           \
-  X(ImplicitRedistribute, "implicit-redistribute")
+  X(UnknownLossNode, "unknown-loss-node")
 
 enum class DiagKind : uint8_t {
 #define SS_DIAG_KIND_ENUM(e, s) e,
