@@ -176,7 +176,12 @@ class Dt:
             mesh_shape = tuple(mesh.shape)
             return self.local_shape_and_offset_at(shape, mesh_shape, coord_of(rank, mesh_shape), placements,
                                                   shard_order=self.shard_order(order))
-        raise Skip("compute_local_shape_and_global_offset takes no shard_order here")
+        # 2.10+: a shard order is DTensor's own _StridedShard placements (DTensorSpec's conversion), laid out
+        # left to right by the plain function.
+        convert = getattr(self.DTensorSpec, "_convert_shard_order_to_StridedShard", None)
+        if convert is not None and self.StridedShard is not None:
+            return self.local_shape_and_offset(shape, mesh, convert(self.shard_order(order), tuple(placements), mesh))
+        raise Skip("this PyTorch's compute_local_shape_and_global_offset takes no shard_order")
 
     def placement(self, text):
         p = parse_placement(text)
@@ -397,7 +402,7 @@ def propagate(dt, op, args, kwargs):
         sharding = disp.sharding_propagator.propagate_op_sharding(info.schema)
         specs = sharding.output_spec
         specs = list(specs) if isinstance(specs, (tuple, list)) else [specs]
-        return {"redistributed": bool(sharding.needs_redistribute), "method": "propagate_op_sharding",
+        return {"redistributed": inputs_move(dt, info.schema, sharding), "method": "propagate_op_sharding",
                 "outputs": [[placement_text(p) for p in s.placements] if s is not None else None for s in specs]}
     except AttributeError:
         pass
@@ -407,6 +412,37 @@ def propagate(dt, op, args, kwargs):
     return {"redistributed": spy.calls > 0, "method": "dispatch",
             "outputs": [[placement_text(p) for p in r.placements] if isinstance(r, dt.DTensor) else None
                         for r in results]}
+
+
+def tensor_specs(dt, schema):
+    """The DTensorSpecs among a schema's arguments (positional, then keyword), lists flattened."""
+    out = []
+
+    def walk(a):
+        if isinstance(a, dt.DTensorSpec):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            for x in a:
+                walk(x)
+    walk(schema.args_schema)
+    walk(tuple(getattr(schema, "kwargs_schema", {}).values()))
+    return out
+
+
+def inputs_move(dt, schema, sharding):
+    """Whether DTensor redistributes a tensor input: needs_redistribute, and the redistribute schema gives some
+    input other placements (or another shard order). needs_redistribute alone also covers ops whose non-tensor
+    arguments only are rewritten for the local shards (a view's sizes), where no input moves."""
+    if not sharding.needs_redistribute:
+        return False
+    target = getattr(sharding, "redistribute_schema", None)
+    if target is None:
+        return True
+    have, want = tensor_specs(dt, schema), tensor_specs(dt, target)
+    if len(have) != len(want):
+        return True
+    return any(tuple(a.placements) != tuple(b.placements) or
+               getattr(a, "shard_order", None) != getattr(b, "shard_order", None) for a, b in zip(have, want))
 
 
 def resolve_op(torch, name):
