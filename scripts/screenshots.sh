@@ -37,6 +37,10 @@ shot diagnostics_falcon "$FALCON" --view diagnostics --size 1400x300
 shot costs_falcon    "$FALCON" --view costs --size 1000x500
 shot mesh_fsdp_tp    samples/teach_fsdp_tp.plan.json --view mesh --select mm_1 --size 1000x600
 shot inspector_autosp samples/autosp_seq_first.plan.json --view inspector --size 700x800
+# Real logs (tests/data/real: written by autoparallel and PyTorch themselves).
+shot real_seed1_buggy tests/data/real/seed1_buggy/dedicated_log_torch_trace_rank_0_trj4f_tb.log --size 1600x1000
+shot real_seed1_buggy_applied tests/data/real/seed1_buggy/dedicated_log_torch_trace_rank_0_trj4f_tb.log --view applied-graph --select index_put --size 1400x900
+shot real_llama3_2d  tests/data/real/llama3_2d/rank0.log --size 1600x1000
 # Compare mode: seed 1 as shipped against its fix (fixed into a temporary file by the fix verb).
 FIXED_DIR=$(mktemp -d)
 FIXED="$FIXED_DIR/falcon_index_put_2d_fixed.plan.json"
