@@ -53,28 +53,26 @@ def main():
         if payload is not None and hashlib.md5(payload.encode("utf-8")).hexdigest() != env["has_payload"]:
             print(f"{log}:{lineno}: md5 mismatch ({kind})", file=sys.stderr)
             bad += 1
-        if kind == "aot_joint_graph" and payload is not None:
-            # torch's own record (not an artifact): the joint graph AOT autograd compiles, i.e. autoparallel's
-            # parallel graph, printed with expanded_def=True (descriptor comments)
-            n = seen[kind]
-            seen[kind] += 1
-            fname = f"{kind}.txt" if n == 0 else f"{kind}_{n}.txt"
+        def save(name, ext):
+            # name.ext, then name_1.ext, ... when a record of that name repeats
+            n = seen[name]
+            seen[name] += 1
+            fname = f"{name}.{ext}" if n == 0 else f"{name}_{n}.{ext}"
             with open(os.path.join(out, fname), "w", encoding="utf-8", newline="\n") as f:
                 f.write(payload)
             print(f"  {fname}: line {lineno}, {caller}, md5 {env['has_payload']} ok")
+
+        if kind == "aot_joint_graph" and payload is not None:
+            # torch's own record (not an artifact): the joint graph AOT autograd compiles, i.e. autoparallel's
+            # parallel graph, printed with expanded_def=True (descriptor comments)
+            save(kind, "txt")
         if kind != "artifact":
             continue
         name = env["artifact"]["name"]
         names[name] += 1
         if not name.startswith("autoparallel_"):
             continue
-        ext = "json" if env["artifact"].get("encoding") == "json" else "txt"
-        n = seen[name]
-        seen[name] += 1
-        fname = f"{name}.{ext}" if n == 0 else f"{name}_{n}.{ext}"
-        with open(os.path.join(out, fname), "w", encoding="utf-8", newline="\n") as f:
-            f.write(payload)
-        print(f"  {fname}: line {lineno}, {caller}, md5 {env['has_payload']} ok")
+        save(name, "json" if env["artifact"].get("encoding") == "json" else "txt")
     print("  record kinds: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     print("  artifacts: " + ", ".join(f"{k} {v}" for k, v in sorted(names.items())))
     if bad:
