@@ -503,7 +503,12 @@ Result<Plan> FxReader::read(FxReadReport* report) {
     return Error::atLine("no `def forward(` found: expected FX graph code (print_readable() output or a repro script)",
                          1, 1);
   }
-  pytreeInputs_ = text_.find("tree_flatten_spec(", ll_[fwd].begin) != std::string_view::npos;
+  {  // pytree codegen: forward's own body flattens its inputs
+    const size_t end = blockEnd(static_cast<size_t>(fwd));
+    const size_t to = end > 0 && end <= ll_.size() ? ll_[end - 1].end : text_.size();
+    const std::string_view body = text_.substr(ll_[fwd].begin, to - ll_[fwd].begin);
+    pytreeInputs_ = body.find("tree_flatten_spec(") != std::string_view::npos;
+  }
   survey(fwd, rep);
   g_.nodes.reserve(ll_.size() - static_cast<size_t>(fwd));  // at most a node per logical line of forward
   annotated_.reserve(ll_.size() - static_cast<size_t>(fwd));
