@@ -31,7 +31,14 @@ fi
 flock -u 9
 if [ "${1:-}" != "--run" ]; then echo "$root"; exit 0; fi
 shift
-mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+# The mounts live only as long as the command: a bind mount left behind would put the checkout inside the cache,
+# where deleting the cache would delete the checkout.
+mounted=()
+cleanup() { for m in "${mounted[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done; }
+trap cleanup EXIT
+if ! mountpoint -q "$root/proc"; then mount -t proc proc "$root/proc"; mounted=("$root/proc" "${mounted[@]}"); fi
 mkdir -p "$root$repo"
-mountpoint -q "$root$repo" || mount --bind "$repo" "$root$repo"
-exec chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 /bin/sh -c 'cd "$0" && exec "$@"' "$repo" "$@"
+if ! mountpoint -q "$root$repo"; then mount --bind "$repo" "$root$repo"; mounted=("$root$repo" "${mounted[@]}"); fi
+rc=0
+chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 /bin/sh -c 'cd "$0" && exec "$@"' "$repo" "$@" || rc=$?
+exit $rc
