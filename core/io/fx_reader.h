@@ -93,7 +93,7 @@ class FxReader {
   Result<bool> signature(const fx::LogicalLine& l);
   Result<bool> statement(const fx::LogicalLine& l);
   Result<bool> returnStatement(Cursor& cur);
-  Result<bool> declarations(Cursor& cur, std::string_view first, size_t firstAt);
+  Result<bool> declarations(Cursor& cur, size_t firstAt);
   Result<bool> unpackInputs(Cursor& cur, std::string_view first, size_t firstAt);
   Result<Arg> returnList(Cursor& cur);
   Result<bool> addPlaceholder(std::string_view name, Cursor& cur, size_t at, const TensorMeta& meta, bool annotated,

@@ -106,8 +106,8 @@ Result<bool> FxReader::addPlaceholder(std::string_view name, Cursor& cur, size_t
 }
 
 // `primals_1: "f32[4, 8][8, 1]cpu"; primals_2: "i64[4]"; ` (pytree codegen): declarations of the names the
-// flatten line unpacks. `first` and its annotation were read by the caller; the cursor is after the annotation.
-Result<bool> FxReader::declarations(Cursor& cur, std::string_view, size_t firstAt) {
+// flatten line unpacks, read from `firstAt` (the line's first name).
+Result<bool> FxReader::declarations(Cursor& cur, size_t firstAt) {
   cur.seek(firstAt);  // one loop reads every declaration, the first included
   while (true) {
     const size_t at = cur.pos();
@@ -294,7 +294,7 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
     if (!m) return m.error();
     meta = *m;
     ann = true;
-    if (pytreeInputs_ && (cur.peek() == ';' || cur.atEnd())) return declarations(cur, n, nameAt);
+    if (pytreeInputs_ && (cur.peek() == ';' || cur.atEnd())) return declarations(cur, nameAt);
   }
   auto eq = cur.expect('=', "'='");
   if (!eq) return eq;
