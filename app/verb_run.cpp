@@ -25,7 +25,7 @@ constexpr const char* kHelp =
     "usage: shardscope run FILE [--device cpu|cuda] [--batches N] [--rtol X] [--seq-dim KEY=DIM]...\n"
     "                           [--placement NODE=SPEC]... [--scale N] [--seed S] [--timeout SECONDS]\n"
     "                           [--budget SECONDS] [--dtype f32|f64|planned] [--no-grad] [--no-localise]\n"
-    "                           [--no-dedup] [--distributed] [--json]\n"
+    "                           [--no-dedup] [--distributed] [--require-sandbox] [--json]\n"
     "Runs the plan twice in a child process: a single-device reference and a sharded run on one thread per rank\n"
     "(Gloo over loopback), each rank holding only its shards and performing exactly the plan's redistributes.\n"
     "Reports per batch the per-rank losses, their combination, the reference, the relative error, the verdict\n"
@@ -39,7 +39,10 @@ constexpr const char* kHelp =
     "  --distributed          join torch.distributed's env:// rendezvous (MASTER_ADDR, MASTER_PORT, WORLD_SIZE,\n"
     "                         RANK): this process runs its block of the mesh's ranks; process 0 prints the report\n"
     "  --budget SECONDS       wall-clock budget of the whole run (default 900)\n"
-    "Only pure tensor ops run (core/op_safety.cpp); a plan with any other op is refused before anything runs.\n"
+    "  --require-sandbox      refuse to run unless every layer of the child's sandbox is in place (its own network\n"
+    "                         namespace, Landlock, no capabilities, seccomp, no-new-privs; docs/runner.md \"Safety\")\n"
+    "Only pure tensor ops run (core/op_safety.cpp), and the child runs contained by the OS; a plan with any other op,\n"
+    "more ranks than a local run takes, or inputs the op's shape rules reject is refused before anything runs.\n"
     "Exit: 0 every batch matches, 1 a loss differs, 2 bad input or a refused plan, 3 the run failed.";
 
 // "ETA 12 s", "ETA 3 min 5 s", "ETA unknown".
@@ -71,7 +74,8 @@ bool parseNumber(const std::string& s, T& out) {
 int runVerb(const std::vector<std::string>& args) {
   auto parsed = parseArgs(args, {{"device"}, {"batches"}, {"rtol"}, {"seq-dim", true, true}, {"placement", true, true},
                                  {"scale"}, {"seed"}, {"timeout"}, {"budget"}, {"dtype"}, {"no-grad", false}, {"json", false},
-                                 {"no-localise", false}, {"no-dedup", false}, {"distributed", false}});
+                                 {"no-localise", false}, {"no-dedup", false}, {"distributed", false},
+                                 {"require-sandbox", false}});
   if (!parsed) return bad(parsed.error().toString());
   if (parsed->positionals.size() != 1) return bad("expected one plan FILE");
   const std::string file = parsed->positionals[0];
@@ -118,6 +122,7 @@ int runVerb(const std::vector<std::string>& args) {
   opts.localise = !parsed->has("no-localise");
   opts.dedup = !parsed->has("no-dedup");
   opts.distributed = parsed->has("distributed");
+  opts.requireSandbox = parsed->has("require-sandbox");
   // --distributed: every process gets the report and exits with its code; process 0 (RANK=0) prints it.
   const char* procRank = std::getenv("RANK");
   const bool printsReport = !opts.distributed || !procRank || std::string(procRank) == "0";

@@ -35,4 +35,9 @@ inline constexpr int kMaxBatches = 1000;
 inline constexpr int64_t kMaxSpSize = 1 << 20;
 inline constexpr int64_t kMaxFormatVersion = 1 << 20;  // a version number past it is refused as out of range
 
+// Runs (runner/): one thread per rank in a process, each with Gloo pairs to every other rank of its groups
+// (descriptors grow with the square of the ranks); intra-op threads per rank thread.
+inline constexpr int64_t kMaxRunRanks = 128;
+inline constexpr int kMaxThreadsPerRank = 64;
+
 }  // namespace ss::limits

@@ -21,6 +21,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/saturate.h"
+
 namespace ss {
 
 const char* collectiveName(CollectiveKind k) {
@@ -43,15 +45,6 @@ const Link& CostModel::linkFor(int meshDim) const {
 
 namespace {
 
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-
-// Saturating multiply of non-negative numbers: a described 10^12-element tensor times a dtype never wraps.
-int64_t satMul(int64_t a, int64_t b) {
-  if (a <= 0 || b <= 0) return 0;
-  if (a > kInt64Max / b) return kInt64Max;
-  return a * b;
-}
-int64_t satAdd(int64_t a, int64_t b) { return a > kInt64Max - b ? kInt64Max : a + b; }
 int64_t ceilDiv(int64_t n, int64_t k) { return n <= 0 ? 0 : n / k + (n % k != 0); }
 
 bool isCommunication(CollectiveKind k) {

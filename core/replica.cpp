@@ -46,7 +46,10 @@ bool isRandomOp(const std::string& op) {
 bool writesInPlace(const Node& node) {
   if (node.kind != NodeKind::Call) return false;
   std::string name = node.opName();
-  return !name.empty() && name.back() == '_';
+  if (!name.empty() && name.back() == '_') return true;
+  const std::string_view op = node.op;
+  const size_t overload = op.rfind('.');
+  return overload != std::string_view::npos && op.substr(overload + 1).starts_with("out");
 }
 
 bool isViewOp(const std::string& op) { return op == "view" || op == "reshape" || op == "_unsafe_view"; }
@@ -110,7 +113,7 @@ std::string meshDimsString(MeshDims dims, const DeviceMesh& mesh) {
   return s + "}";
 }
 
-ReplicaPlan replicaClasses(const Plan& plan, const std::vector<bool>& recorded) {
+ReplicaPlan replicaClasses(const Plan& plan, const std::vector<bool>& recorded, const std::vector<bool>& writers) {
   const Graph& g = plan.graph;
   ReplicaPlan rp;
   rp.mesh = plan.mesh;
@@ -120,7 +123,7 @@ ReplicaPlan replicaClasses(const Plan& plan, const std::vector<bool>& recorded) 
   rp.edgeHolds.resize(size);
   rp.edgeTouched.resize(size);
   for (int n = 0; n < size; ++n)
-    if (writesInPlace(g.nodes[n])) {
+    if (writers.empty() ? writesInPlace(g.nodes[n]) : writers[n]) {
       rp.enabled = false;
       rp.whyNot = "node " + g.nodes[n].name + " writes a tensor in place";
       break;

@@ -72,8 +72,10 @@ struct ReplicaPlan {
 
 std::string meshDimsString(MeshDims dims, const DeviceMesh& mesh);  // "{dim0, dim1}", "{}"
 
-// `recorded`: per node, whether autograd records its history (empty: nothing is recorded).
-ReplicaPlan replicaClasses(const Plan& plan, const std::vector<bool>& recorded);
+// `recorded`: per node, whether autograd records its history (empty: nothing is recorded). `writers`: per node,
+// whether it writes one of its arguments in place, as the op's schema says (the runner reads LibTorch's); empty:
+// as writesInPlace's name rule says. Any writer turns sharing off.
+ReplicaPlan replicaClasses(const Plan& plan, const std::vector<bool>& recorded, const std::vector<bool>& writers = {});
 
 // True for ops whose value is drawn at random (never shared): rand*, randn*, randint*, randperm, dropout,
 // native_dropout, bernoulli, normal, uniform, multinomial, poisson, exponential, cauchy, geometric, log_normal.
@@ -86,7 +88,8 @@ bool isViewOp(const std::string& opName);
 bool isFactoryOp(const std::string& opName);
 bool hasLocalShapeArgs(const std::string& opName);
 
-// True when the op writes one of its arguments in place (its name ends in '_': add_, index_put_, copy_).
+// The name rule for in-place writes, where no schema is at hand (core alone; collectives the runner emulates): the
+// op's name ends in '_' (add_, index_put_, copy_) or its overload is an out= form ("mul.out").
 bool writesInPlace(const Node& node);
 
 }  // namespace ss

@@ -101,6 +101,13 @@ std::string RunReport::summary() const {
                ? "; replicas shared: " + std::to_string(computingRanks) + " ranks compute the largest node"
                : std::string())
        << "\n";
+  if (!sandbox.empty()) {
+    std::string on, off;
+    for (const SandboxLayer& l : sandbox)
+      (l.active ? on : off) += (l.active ? (on.empty() ? "" : ", ") : (off.empty() ? "" : "; ")) + l.name +
+                                (l.active ? std::string() : " (" + l.detail + ")");
+    os << "sandbox: " << (on.empty() ? "none" : on) << (off.empty() ? "" : "; missing: " + off) << "\n";
+  }
   if (peakRssBytes > 0) os << "peak memory: " << fmt(static_cast<double>(peakRssBytes) / (1 << 20), "%.0f") << " MiB\n";
   if (error) os << "error (" << error->stage << "): " << error->toString() << "\n";
   if (firstDivergence) os << "first divergence: " << firstDivergence->detail << "\n";
@@ -118,7 +125,7 @@ void to_json(nlohmann::json& j, const RunOptions& o) {
   j = {{"device", o.device}, {"batches", o.batches}, {"rtol", o.rtol}, {"scale", o.scale},
        {"timeout_s", o.timeoutSec}, {"budget_s", o.budgetSec}, {"compute_dtype", o.computeDtype}, {"gradients", o.gradients},
        {"memory_limit_bytes", o.memoryLimitBytes}, {"localise", o.localise}, {"distributed", o.distributed},
-       {"dedup", o.dedup}, {"threads_per_rank", o.threadsPerRank}};
+       {"dedup", o.dedup}, {"threads_per_rank", o.threadsPerRank}, {"require_sandbox", o.requireSandbox}};
   j["seed"] = o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr);
 }
 
@@ -137,6 +144,7 @@ void from_json(const nlohmann::json& j, RunOptions& o) {
   getIf(j, "dedup", o.dedup);
   getIf(j, "threads_per_rank", o.threadsPerRank);
   getIf(j, "distributed", o.distributed);
+  getIf(j, "require_sandbox", o.requireSandbox);
   if (j.contains("seed") && !j["seed"].is_null()) o.seed = j["seed"].get<uint64_t>();
 }
 
@@ -238,6 +246,9 @@ void to_json(nlohmann::json& j, const RunReport& r) {
   j["first_divergence"] = r.firstDivergence ? nlohmann::json(*r.firstDivergence) : nlohmann::json(nullptr);
   j["replica_disagreement"] = r.replicaDisagreement ? nlohmann::json(*r.replicaDisagreement) : nlohmann::json(nullptr);
   j["processes"] = r.processes;
+  nlohmann::json layers = nlohmann::json::array();
+  for (const SandboxLayer& l : r.sandbox) layers.push_back({{"name", l.name}, {"active", l.active}, {"detail", l.detail}});
+  j["sandbox"] = layers;
 }
 
 void from_json(const nlohmann::json& j, RunReport& r) {
@@ -269,6 +280,14 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   if (j.contains("replica_disagreement") && !j["replica_disagreement"].is_null())
     r.replicaDisagreement = j["replica_disagreement"].get<Divergence>();
   getIf(j, "processes", r.processes);
+  if (j.contains("sandbox") && j["sandbox"].is_array())
+    for (const auto& l : j["sandbox"]) {
+      SandboxLayer layer;
+      getIf(l, "name", layer.name);
+      getIf(l, "active", layer.active);
+      getIf(l, "detail", layer.detail);
+      r.sandbox.push_back(layer);
+    }
 }
 
 namespace {

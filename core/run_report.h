@@ -39,6 +39,7 @@ struct RunOptions {
   // them; the results are the same bits as without (--no-dedup). Off by itself for distributed and CUDA runs.
   bool dedup = true;
   int threadsPerRank = 0;         // intra-op and BLAS threads per rank in the sharded run; 0 = the thread budget
+  bool requireSandbox = false;    // refuse (exit 2) unless every layer of the runner's sandbox is active
   bool operator==(const RunOptions&) const = default;
 };
 
@@ -57,16 +58,29 @@ struct BatchResult {
   double outputRelError = 0;
 };
 
+// One layer of the runner child's OS containment (runner/sandbox.h): "network", "no-new-privs", "filesystem",
+// "capabilities", "seccomp".
+struct SandboxLayer {
+  std::string name;
+  bool active = false;
+  std::string detail;     // what it does when active, why it is missing otherwise
+  bool operator==(const SandboxLayer&) const = default;
+};
+
 struct RunError {
   // "load", "scale", "unsafe-op", "memory", "setup", "reference", "sharded", "collective", "budget", "cancelled",
-  // "crash". "unsafe-op" and "memory" are refusals before anything ran (verdict Refused, exit 2).
+  // "crash", "limits", "shapes", "sandbox". "unsafe-op", "memory", "limits" (ranks or threads past what a run takes),
+  // "shapes" (a shape error of the op shape rules) and "sandbox" (--require-sandbox without a complete sandbox) are
+  // refusals before anything ran (verdict Refused, exit 2).
   std::string stage;
   int rank = -1;          // -1: not rank-specific (the reference run, setup)
   int nodeIndex = -1;
   std::string node;       // node name, empty when not at a node
   std::string message;    // one line
   std::string toString() const;  // "rank 3, node index_put: shape mismatch: ..."
-  bool refused() const { return stage == "unsafe-op" || stage == "memory"; }
+  bool refused() const {
+    return stage == "unsafe-op" || stage == "memory" || stage == "limits" || stage == "shapes" || stage == "sandbox";
+  }
   bool operator==(const RunError&) const = default;
 };
 
@@ -137,6 +151,7 @@ struct RunReport {
   std::optional<Divergence> firstDivergence;
   std::optional<Divergence> replicaDisagreement;
   int processes = 1;            // --distributed: processes that ran the mesh's ranks
+  std::vector<SandboxLayer> sandbox;  // the child's containment, layer by layer (empty: run in-process)
 
   RunVerdict verdict() const;   // Refused/Failed when error; Mismatch when a batch does not match (or none ran)
   int exitCode() const;         // 0, 1, 2, 3

@@ -7,15 +7,11 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/saturate.h"
+
 namespace ss {
 
 namespace {
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-int64_t satMul(int64_t a, int64_t b) {
-  if (a <= 0 || b <= 0) return 0;
-  return a > kInt64Max / b ? kInt64Max : a * b;
-}
-int64_t satAdd(int64_t a, int64_t b) { return a > kInt64Max - b ? kInt64Max : a + b; }
 int64_t ceilDiv(int64_t n, int64_t k) { return n <= 0 ? 0 : n / k + (n % k != 0); }
 }  // namespace
 

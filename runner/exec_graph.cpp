@@ -18,6 +18,7 @@
 #include "core/layout.h"
 #include "core/op_safety.h"
 #include "core/replica.h"
+#include "runner/op_contracts.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {
@@ -79,6 +80,10 @@ ResolvedOp resolveOp(const Node& node) {
   if ((ns == "prims" && name == "convert_element_type") || (ns == "autoparallel" && name == "dtype_cast")) {
     ns = "aten"; name = "_to_copy"; overload = "";
   }
+  // The unchecked index ops (a newer LibTorch's kernels trust their index values) run as their checked forms, which
+  // compute the same for indices in range and fail at the node for the others.
+  if (ns == "aten" && name == "_unsafe_index") { name = "index"; overload = "Tensor"; }
+  if (ns == "aten" && name == "_unsafe_index_put") { name = "index_put"; overload = ""; }
   if (auto h = findOp(ns + "::" + name, overload)) {
     // Defence in depth behind the allow-list: nothing that takes a Storage runs, whatever its name.
     for (const auto& a : h->schema().arguments())
@@ -459,6 +464,7 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
   // A conversion to the type a tensor already has is the tensor itself when nothing writes in place (saves a
   // whole copy per rank, e.g. seed 1's f32 -> f32 weight gradient at real size: 87 MB each).
   if (env.aliasSameTypeCopies && !inputs.empty() && isSameTypeCopy(schema, stack, inputs[0])) return {inputs[0]};
+  checkOpContract(schema, stack);
   op.handle.callBoxed(&stack);
   std::vector<at::Tensor> outs;
   for (auto& v : stack) {
@@ -471,6 +477,20 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
 }
 
 }  // namespace
+
+std::vector<bool> inPlaceWriters(const Plan& plan) {
+  std::vector<bool> out(plan.graph.size(), false);
+  for (int n = 0; n < plan.graph.size(); ++n) {
+    const Node& node = plan.graph.nodes[n];
+    if (node.kind != NodeKind::Call) continue;
+    try {
+      out[n] = writesAnArgument(resolveOp(node).handle.schema());
+    } catch (const std::exception&) {
+      out[n] = writesInPlace(node);  // no schema in this LibTorch (emulated ops, collectives): the name says it
+    }
+  }
+  return out;
+}
 
 // For each node, the last node that reads it (-1: none); kept nodes never die.
 std::vector<int> lastUses(const Graph& g, const std::vector<int>& keep) {

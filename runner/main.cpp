@@ -7,11 +7,12 @@
 //   --events: stdout carries one RunEvent JSON object per line, the last one {"event": "report", ...};
 //             otherwise a human summary. Exit code: RunReport::exitCode() (0 match, 1 mismatch, 2 refused,
 //             3 failed), 2 for unusable arguments or input.
-//   --sandbox-report: enter the sandbox, print its state as JSON and exit (tests).
+//   --sandbox-report [CANARY]: enter the sandbox, probe it (CANARY: a file it must not change), print JSON, exit.
 // Usage: shardscope-runner --gemm-bench M K N: the float product speed on every core, as JSON (benchmarks).
 // Before running, the child refuses a plan with an op off core's allow-list (core/op_safety.h: it trusts no
-// parent), enters its sandbox (runner/sandbox.h: no inherited descriptors, no file writes, a private working
-// folder, an address-space cap) and arms a watchdog for the wall-clock budget (RunOptions::budgetSec).
+// parent) and what runner/runner.h refusalBeforeRun refuses (ranks, threads, shape errors), enters its sandbox
+// (runner/sandbox.h: a supervisor process, no inherited descriptors, its own network namespace, Landlock, no
+// capabilities, seccomp, a private working folder, an address-space cap) and arms a watchdog for the wall-clock budget (RunOptions::budgetSec).
 #include <malloc.h>
 
 #include <atomic>
@@ -32,6 +33,7 @@
 #include "core/io/load.h"
 #include "core/op_safety.h"
 #include "core/run_report.h"
+#include "core/saturate.h"
 #include "runner/infer_shapes.h"
 #include "runner/runner.h"
 #include "runner/sandbox.h"
@@ -60,13 +62,20 @@ void emitReport(const ss::RunReport& report) {
   emitLine(ss::runEventLine(e));
 }
 
-// Address space the run may map: what it may allocate (the memory allowance) plus LibTorch's own mappings
-// (libraries, thread stacks, malloc arenas, OpenBLAS buffers), which are virtual, not resident.
+// Address space the run may map (RLIMIT_AS): what is mapped now (LibTorch's libraries and the plan), plus what the
+// run may allocate (the share of the memory allowance runPlan's memory check admits), plus the virtual reservations
+// of its threads (stacks, at most kArenas malloc arenas). All virtual: one rank of a small plan on a 24 GB machine
+// gets about 20 GB, below the machine's memory. Saturating: a huge --memory-limit cannot wrap it.
+constexpr int64_t kArenasPerCore = 2;
 int64_t addressSpaceFor(const ss::RunOptions& o, int64_t ranks) {
-  int64_t allowance = o.memoryLimitBytes > 0 ? o.memoryLimitBytes : ss::runner::availableMemoryBytes();
+  const int64_t allowance = o.memoryLimitBytes > 0 ? o.memoryLimitBytes : ss::runner::availableMemoryBytes();
   if (allowance <= 0) return 0;
   const int64_t cores = std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
-  return allowance + (int64_t{6} << 30) + (ranks + cores) * (int64_t{256} << 20);
+  const int64_t threads = 4 * ranks + 2 * cores + 8;  // rank, Gloo and watchdog threads; intra-op pools
+  int64_t bytes = ss::satAdd(ss::runner::mappedBytes(), allowance / 10 * 8);
+  bytes = ss::satAdd(bytes, ss::satMul(threads, int64_t{8} << 20));              // 8 MiB stacks
+  bytes = ss::satAdd(bytes, ss::satMul(kArenasPerCore * cores, int64_t{64} << 20));  // 64 MiB arena heaps
+  return ss::satAdd(bytes, int64_t{512} << 20);
 }
 
 // Stops the run at its budget: asks runPlan to stop between nodes; if it has not returned 15 s later (one op
@@ -126,8 +135,12 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--events") events = true;
     else if (a == "--sandbox-report") {
-      ss::runner::enterSandbox(ss::runner::openFilesFor(8));
-      std::printf("%s\n", ss::runner::sandboxReportJson().c_str());
+      // Tests: `--sandbox-report [CANARY]` enters the sandbox of an 8-rank local run, probes it and prints JSON.
+      ss::runner::SandboxPolicy policy;
+      policy.maxOpenFiles = ss::runner::openFilesFor(8);
+      const std::string canary = i + 1 < argc ? argv[i + 1] : "";
+      const ss::runner::SandboxInfo info = ss::runner::enterSandbox(policy);
+      std::printf("%s\n", ss::runner::sandboxReportJson(info, canary).c_str());
       ss::runner::leaveSandbox();
       return 0;
     }
@@ -178,13 +191,43 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  ss::runner::enterSandbox(ss::runner::openFilesFor(plan->mesh.size()));
+  // Ranks, threads and shapes a run cannot take: refused before the sandbox (whose descriptor limit grows with the
+  // ranks) and before anything starts.
+  if (std::vector<std::string> notes; auto refused = ss::runner::refusalBeforeRun(*plan, options, &notes)) {
+    ss::RunReport report;
+    report.planName = plan->name;
+    report.error = *refused;
+    report.notes = notes;
+    if (events) emitReport(report);
+    std::fprintf(stderr, "%s: refused: %s\n", planPath == "-" ? "<stdin>" : planPath.c_str(),
+                 refused->toString().c_str());
+    return 2;
+  }
+
+  ss::runner::SandboxPolicy policy;
+  policy.maxOpenFiles = ss::runner::openFilesFor(plan->mesh.size());
+  policy.isolateNetwork = !options.distributed;
+  policy.gpuDevices = options.device == "cuda";
+  const ss::runner::SandboxInfo sandbox = ss::runner::enterSandbox(policy);
+  if (options.requireSandbox && !sandbox.complete()) {
+    ss::RunReport report;
+    report.planName = plan->name;
+    report.sandbox = sandbox.layers;
+    report.error = ss::RunError{"sandbox", -1, -1, "",
+                                "--require-sandbox: this machine cannot contain the run fully: " + sandbox.missing()};
+    if (events) emitReport(report);
+    std::fprintf(stderr, "%s\n", report.error->message.c_str());
+    ss::runner::leaveSandbox();
+    return 2;
+  }
   ss::runner::limitAddressSpace(addressSpaceFor(options, plan->mesh.size()));
   // Blocks of 1 MiB and more that are not tensors' (tensors that big come from runner/reuse_allocator.h) straight
   // from mmap and back to the system on free. glibc's default (a threshold that grows to the largest block freed)
   // keeps freed blocks in each thread's arena, where the other rank threads cannot reuse them: with tensors
   // still on malloc, seed 1 at real size peaked at 3.5 GB instead of 2 (docs/performance.md).
   ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  // A bounded number of malloc arenas: each reserves 64 MiB of address space, counted by addressSpaceFor.
+  ::mallopt(M_ARENA_MAX, static_cast<int>(kArenasPerCore * std::max(1u, std::thread::hardware_concurrency())));
   std::atomic<bool> cancel{false};
   ss::RunReport report;
   {
@@ -195,6 +238,8 @@ int main(int argc, char** argv) {
     if (watchdog.expired.load()) report.error = ss::RunError{"budget", -1, -1, "", Watchdog::budgetMessage(options.budgetSec)};
   }
   report.peakRssBytes = ss::runner::peakRssBytes();
+  report.sandbox = sandbox.layers;
+  if (!sandbox.complete()) report.notes.push_back("the run was not fully contained: " + sandbox.missing());
   ss::runner::leaveSandbox();
   if (events) {
     emitReport(report);

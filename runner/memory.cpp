@@ -5,6 +5,7 @@
 
 #include "core/layout.h"
 #include "core/redistribute.h"
+#include "core/saturate.h"
 #include "runner/runner.h"
 
 namespace ss::runner {
@@ -32,7 +33,7 @@ MemoryEstimate estimateMemory(const Plan& plan, const RunOptions& options) {
       const TensorMeta& m = node.outputs[k];
       if (!m.known) continue;
       int64_t b = bytesIn(m.dtype, options);
-      e.referenceBytes += m.numel() * b;
+      e.referenceBytes = satAdd(e.referenceBytes, satMul(m.numel(), b));
       const auto& specs = n < static_cast<int>(plan.specs.size()) ? plan.specs[n].outputs
                                                                     : std::vector<std::optional<ShardingSpec>>{};
       // Placeholders are made whole once (counted with the reference) and shared; each rank's piece is counted
@@ -44,18 +45,18 @@ MemoryEstimate estimateMemory(const Plan& plan, const RunOptions& options) {
           auto s = shardOnRank(m.shape, plan.mesh, *specs[k], r);
           if (s) local = s->numel();
         }
-        e.shardedBytes += local * b;
+        e.shardedBytes = satAdd(e.shardedBytes, satMul(local, b));
       }
     }
   }
   int mult = options.gradients ? 2 : 1;
   const int64_t outputs = e.referenceBytes;
-  e.referenceBytes *= mult;
-  e.shardedBytes *= mult;
+  e.referenceBytes = satMul(e.referenceBytes, mult);
+  e.shardedBytes = satMul(e.shardedBytes, mult);
   // Localisation keeps the reference's outputs of the first batch (no gradients) for the sharded run to compare
   // with (runner/run_plan.cpp: kLocalisedBatches).
-  if (options.localise) e.referenceBytes += outputs;
-  e.totalBytes = e.referenceBytes + e.shardedBytes;
+  if (options.localise) e.referenceBytes = satAdd(e.referenceBytes, outputs);
+  e.totalBytes = satAdd(e.referenceBytes, e.shardedBytes);
   return e;
 }
 

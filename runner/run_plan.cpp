@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/layout.h"
+#include "core/limits.h"
 #include "core/op_safety.h"
 #include "core/redistribute.h"
 #include "core/replica.h"
@@ -315,12 +316,10 @@ std::vector<bool> lossAncestors(const Plan& plan, int lossNode) {
   return in;
 }
 
-// True when some op writes into a tensor in place (core/replica.h's writesInPlace: add_, index_put_,
-// _index_put_impl_): then every rank needs its own copy of the placeholders instead of views of the shared ones.
-bool mutatesInPlace(const Plan& plan) {
-  for (const Node& node : plan.graph.nodes)
-    if (writesInPlace(node)) return true;
-  return false;
+// True when some op writes into a tensor in place (its schema's `Tensor(a!)`: add_, index_put_, mul.out(..., out=w)):
+// then every rank needs its own copy of the placeholders instead of views of the shared ones.
+bool mutatesInPlace(const std::vector<bool>& writers) {
+  return std::find(writers.begin(), writers.end(), true) != writers.end();
 }
 
 at::ScalarType floatTypeOf(const RunOptions& o) {
@@ -470,6 +469,10 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     for (size_t k = 1; k < unsafe.size() && k < 16; ++k) report.notes.push_back("also " + unsafe[k].toString());
     return report;
   }
+  if (auto refused = refusalBeforeRun(input, options, &report.notes)) {
+    report.error = *refused;
+    return report;
+  }
 
   // ---- device ----
   const int ranks = static_cast<int>(input.mesh.size());
@@ -517,7 +520,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   MemoryEstimate mem = estimateMemory(plan, options);
   report.memoryEstimateBytes = mem.totalBytes;
   report.memoryAvailableBytes = options.memoryLimitBytes > 0 ? options.memoryLimitBytes : availableMemoryBytes();
-  if (report.memoryAvailableBytes > 0 && mem.totalBytes > report.memoryAvailableBytes * 8 / 10)
+  if (report.memoryAvailableBytes > 0 && mem.totalBytes > report.memoryAvailableBytes / 10 * 8)
     return fail("memory", "this run " + mem.toString() + " but only " + formatBytes(report.memoryAvailableBytes) +
                               " is available (80% allowed); try --scale 2 or more");
 
@@ -532,14 +535,18 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   // batch of kept values is what localisation adds to the peak; seed 1 at real size: ~0.7 GB a batch).
   const int firstRank = cluster ? static_cast<int>(cluster->block().first) : 0;
   const int endRank = cluster ? static_cast<int>(cluster->block().end) : ranks;
+  if (endRank - firstRank > limits::kMaxRunRanks)
+    return fail("limits", "this process would run " + std::to_string(endRank - firstRank) + " ranks, one thread each; at most " +
+                              std::to_string(limits::kMaxRunRanks) + " (start more processes)");
   std::optional<ReferenceStore> refs;
   if (options.localise) refs.emplace(plan, std::min(batches, kLocalisedBatches), endRank - firstRank);
-  const bool copyPieces = mutatesInPlace(plan);
+  const std::vector<bool> writers = inPlaceWriters(plan);
+  const bool copyPieces = mutatesInPlace(writers);
   const std::vector<bool> recordGrad = wantGrads ? lossAncestors(plan, lossNode) : std::vector<bool>{};
   Placeholders wholes(plan, seed, floatType);
   // Replica deduplication between this process's rank threads (core/replica.h); not across processes (values are
   // handed over in memory) nor on GPUs (a rank's tensors live on its own device).
-  const ReplicaPlan replicas = replicaClasses(plan, recordGrad);
+  const ReplicaPlan replicas = replicaClasses(plan, recordGrad, writers);
   const bool dedup = options.dedup && replicas.enabled && !cluster && gpus == 0 && ranks > 1;
   ReplicaExchange exchange(std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000)));
 

@@ -17,6 +17,9 @@
 // - `onEvent` is called from several threads (serialised by runPlan); `cancel` stops the run between nodes.
 #include <atomic>
 #include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "core/plan.h"
 #include "core/run_report.h"
@@ -27,6 +30,15 @@ using EventSink = std::function<void(const RunEvent&)>;
 
 RunReport runPlan(const Plan& plan, const RunOptions& options, const EventSink& onEvent = {},
                   const std::atomic<bool>* cancel = nullptr);
+
+// Why a plan cannot be run before anything starts (stage "limits" or "shapes", a refusal: exit 2), or nullopt:
+// - more ranks in this process than limits::kMaxRunRanks (a local run starts a thread per rank), or more
+//   threads per rank than limits::kMaxThreadsPerRank;
+// - a shape error of the checker's op shape rules (core/ops/op_shapes.h, the `shape-mismatch` errors of
+//   `shardscope check`): a kernel given inputs that cannot go together may read or write past them, so such a
+//   plan never reaches one (the first such node is named; notes list up to 15 more).
+// Called by the runner child before its sandbox and by runPlan itself.
+std::optional<RunError> refusalBeforeRun(const Plan& plan, const RunOptions& options, std::vector<std::string>* notes = nullptr);
 
 // Bytes a run needs at most: every node's outputs (in the compute dtype) for the reference, plus every rank's
 // local outputs, times 2 for autograd's saved tensors and gradients. Exact numbers, nothing allocated.

@@ -137,6 +137,10 @@ using Values = std::vector<std::vector<at::Tensor>>;
 // Placeholders must already be in `values`. Throws NodeError / RunStopped.
 void runGraph(const ExecEnv& env, Values& values);
 
+// Per node, whether it writes one of its arguments in place, from its op's schema (`Tensor(a!)`); ops without a
+// schema here by core's name rule (core/replica.h writesInPlace).
+std::vector<bool> inPlaceWriters(const Plan& plan);
+
 // The compute type for a planned dtype under `floatType` (floating types map to it; others stay).
 at::ScalarType computeType(DType planned, at::ScalarType floatType);
 

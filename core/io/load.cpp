@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -267,38 +268,96 @@ Result<Plan> loadPlanFileWithPlacements(const std::string& path, const std::stri
   return applied;
 }
 
-Result<bool> writeFileAtomic(const std::string& path, std::string_view contents) {
-  namespace fs = std::filesystem;
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Error{std::string("cannot write: ") + std::strerror(errno)};
+namespace {
+
+// Writes all of `contents` to `fd`.
+bool writeAll(int fd, std::string_view contents) {
   size_t done = 0;
   while (done < contents.size()) {
     ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return Error{std::string("write failed: ") + std::strerror(err)};
-    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  return true;
+}
+
+// A new file beside `path`, created exclusively (never an existing name, never through a symlink), mode 0600 until
+// the caller sets the final one. Returns the descriptor and fills `name`; -1 with errno set on failure.
+int createBeside(const std::string& path, const char* purpose, std::string& name) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    char suffix[24];
+    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(rng()));
+    name = dir + "." + base + "." + purpose + "-" + suffix;
+    int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+void syncFolderOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+Result<bool> writeFileAtomic(const std::string& path, std::string_view contents) {
+  struct stat old {};
+  const bool exists = ::lstat(path.c_str(), &old) == 0;
+  if (exists && S_ISDIR(old.st_mode)) return Error{"cannot write: it is a folder"};
+  // The new file's mode: the one the file has (a private 0600 plan stays private), else what the umask leaves.
+  mode_t mode = 0;
+  if (exists && S_ISREG(old.st_mode)) {
+    mode = old.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  std::string tmp;
+  int fd = createBeside(path, "tmp", tmp);
+  if (fd < 0) return Error{std::string("cannot write: ") + std::strerror(errno)};
+  if (!writeAll(fd, contents) || ::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return Error{std::string("write failed: ") + std::strerror(err)};
+  }
+  if (::close(fd) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
     return Error{std::string("write failed: ") + std::strerror(err)};
   }
-  std::error_code ec;
-  if (fs::exists(path, ec)) {
-    fs::copy_file(path, path + ".bak", fs::copy_options::overwrite_existing, ec);
-    // A failed backup is not fatal: the new contents are already safe in the temp file.
+  // The previous file becomes PATH.bak: a second name for its inode, made under a fresh name and renamed over
+  // PATH.bak, so that whatever PATH.bak was (a symlink planted there included) is replaced, never written through.
+  // A failed backup is not fatal: the new contents are already safe in the temp file.
+  if (exists && S_ISREG(old.st_mode)) {
+    std::string bak;
+    int probe = createBeside(path, "bak", bak);
+    if (probe >= 0) {
+      ::close(probe);
+      ::unlink(bak.c_str());
+      if (::link(path.c_str(), bak.c_str()) == 0 && ::rename(bak.c_str(), (path + ".bak").c_str()) != 0)
+        ::unlink(bak.c_str());
+    }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
     return Error{std::string("cannot replace the file: ") + std::strerror(err)};
   }
+  syncFolderOf(path);
   return true;
 }
 

@@ -38,7 +38,10 @@ Result<Plan> loadPlanFileWithPlacements(const std::string& path, const std::stri
 // Parses JSON text; syntax errors become line:col errors. Depth-limited.
 Result<nlohmann::json> parseJsonText(std::string_view text);
 
-// Atomic save: writes PATH.tmp, fsyncs, keeps the previous file as PATH.bak, renames over PATH.
+// Atomic, safe save: writes a new file beside PATH (a fresh name created with O_EXCL | O_NOFOLLOW: no existing file
+// or planted symlink is ever opened, and nothing of the user's named like PATH.tmp is touched), fsyncs, gives it
+// PATH's mode (0666 & ~umask for a new file), keeps the previous PATH as PATH.bak (renamed into place: a symlink
+// at PATH.bak is replaced, not followed), and renames it over PATH (a symlink at PATH is replaced, not followed).
 Result<bool> writeFileAtomic(const std::string& path, std::string_view contents);
 Result<bool> savePlanFile(const Plan& plan, const std::string& path);
 

@@ -137,10 +137,30 @@ void addModelRules(RuleTable& t) {
     DType sd = x->dtype == DType::BF16 || x->dtype == DType::F16 ? DType::F32 : x->dtype;
     return Metas{*x, meta(stat, sd), meta(stat, sd)};
   };
+  // native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask): the
+  // kernel reads one mean and rstd per row and one weight and bias per normalised element, trusting their sizes.
   t["native_layer_norm_backward"] = [](const Ctx& c) -> std::optional<Metas> {
     const TensorMeta* x = c.tensor(1);
     auto ns = c.ints(2, "normalized_shape");
     if (!x || !ns) return std::nullopt;
+    if (ns->size() > x->shape.size() || !std::equal(ns->begin(), ns->end(), x->shape.end() - ns->size()))
+      return c.fail(1, c.title() + ": input " + shapeToString(x->shape) + " does not end in normalized_shape " +
+                           shapeToString(*ns));
+    if (const TensorMeta* g = c.tensor(0); g && g->shape != x->shape)
+      return c.fail(0, c.title() + ": grad_out " + shapeToString(g->shape) + " is not the input's shape " +
+                           shapeToString(x->shape));
+    const Shape rowShape(x->shape.begin(), x->shape.end() - ns->size());
+    const int64_t rows = meta(rowShape, x->dtype).numel(), cols = meta(*ns, x->dtype).numel();
+    const char* names[] = {"mean", "rstd", "weight", "bias"};
+    for (int k = 3; k <= 6; ++k) {
+      const TensorMeta* m = c.tensor(k);
+      const int64_t want = k <= 4 ? rows : cols;
+      if (m && m->numel() != want)
+        return c.fail(k, c.title() + ": " + names[k - 3] + " of shape " + shapeToString(m->shape) + " holds " +
+                             std::to_string(m->numel()) + " values, but input " + shapeToString(x->shape) +
+                             " normalised over " + shapeToString(*ns) + " needs " + std::to_string(want) +
+                             (k <= 4 ? " (one per row)" : " (one per normalised element)"));
+    }
     return Metas{*x, meta(*ns, x->dtype), meta(*ns, x->dtype)};
   };
   t["native_dropout"] = [](const Ctx& c) -> std::optional<Metas> {

@@ -230,8 +230,13 @@ struct Solver {
       c2.inSpecs = s;
       if (solveLabels(c2, p, false).ok()) out.push_back(std::move(s));
     };
-    for (size_t a = 0; a < p.ins.size(); ++a) {
+    // Aligning to each input is one candidate per input, each solved over every input: on a node of many inputs
+    // (a cat of 10^5 tensors) only the first kAlignedCandidates are tried, so a failing rule stays linear.
+    constexpr size_t kAlignedCandidates = 8;
+    size_t tried = 0;
+    for (size_t a = 0; a < p.ins.size() && tried < kAlignedCandidates; ++a) {
       if (!p.ins[a].data) continue;
+      ++tried;
       ShardingSpec A = repaired(static_cast<int>(a));
       SpecList s = ctx.inSpecs;
       for (size_t t = 0; t < p.ins.size(); ++t)

@@ -7,8 +7,10 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/io/load.h"
@@ -207,14 +209,73 @@ TEST_CASE("a save that runs out of space or cannot replace the file fails cleanl
   auto kept = loadPlanFile(path);
   REQUIRE(kept.ok());
   CHECK(kept->name == original);
-  CHECK_FALSE(fs::exists(path + ".tmp"));
+  for (const auto& e : fs::directory_iterator(dir)) {  // no temp file left
+    INFO(e.path().string());
+    CHECK(e.path().filename().string().rfind(".a.plan.json.", 0) != 0);
+  }
 
   const std::string asDir = (dir / "taken").string();
   fs::create_directories(asDir);
   auto onDir = savePlanFile(p, asDir);
   REQUIRE_FALSE(onDir.ok());
-  CHECK(onDir.error().message == "cannot replace the file: Is a directory");
-  CHECK_FALSE(fs::exists(asDir + ".tmp"));
+  CHECK(onDir.error().message == "cannot write: it is a folder");
+  for (const auto& e : fs::directory_iterator(dir)) CHECK(e.path().filename().string().rfind(".taken.", 0) != 0);
   CHECK(fs::is_directory(asDir));
+  fs::remove_all(dir);
+}
+
+// Planted names around the target: OUT.tmp is someone's file (read as the input, too), OUT.bak a symlink to a file
+// the save must not write, and the target itself private (0600). The save follows no symlink, touches no file but
+// its own, keeps the mode, and the previous contents end up in OUT.bak as a file of their own.
+TEST_CASE("a save follows no planted symlink, consumes no file named like its temp and keeps the file's mode",
+          "[io][faults][safety]") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("shardscope_io_safe_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; };
+  auto read = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const fs::path out = dir / "out.plan.json", victimBak = dir / "victim-bak", victimTmp = dir / "victim-tmp";
+  write(out, "previous");
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write);
+  write(victimBak, "victim of .bak");
+  write(victimTmp, "victim of .tmp");
+  fs::create_symlink(victimBak, out.string() + ".bak");
+  write(out.string() + ".tmp", "the user's own OUT.tmp");
+  const fs::path outTmpLink = dir / "link.plan.json";
+  fs::create_symlink(victimTmp, outTmpLink.string() + ".tmp");
+
+  REQUIRE(writeFileAtomic(out.string(), "new contents").ok());
+  CHECK(read(out) == "new contents");
+  CHECK((fs::status(out).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write));
+  CHECK(read(victimBak) == "victim of .bak");
+  CHECK_FALSE(fs::is_symlink(out.string() + ".bak"));
+  CHECK(read(out.string() + ".bak") == "previous");
+  CHECK(read(out.string() + ".tmp") == "the user's own OUT.tmp");
+
+  // A new file beside a planted OUT.tmp symlink: the symlink's target is untouched; the file gets the umask's mode.
+  REQUIRE(writeFileAtomic(outTmpLink.string(), "fresh").ok());
+  CHECK(read(outTmpLink) == "fresh");
+  CHECK(read(victimTmp) == "victim of .tmp");
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  CHECK(static_cast<mode_t>(fs::status(outTmpLink).permissions() & fs::perms::all) == (0666 & ~mask));
+
+  // A symlink at the target itself is replaced by the file, not written through.
+  const fs::path viaLink = dir / "via.plan.json", victimTarget = dir / "victim-target";
+  write(victimTarget, "victim of the target link");
+  fs::create_symlink(victimTarget, viaLink);
+  REQUIRE(writeFileAtomic(viaLink.string(), "replaced").ok());
+  CHECK_FALSE(fs::is_symlink(viaLink));
+  CHECK(read(viaLink) == "replaced");
+  CHECK(read(victimTarget) == "victim of the target link");
+
+  for (const auto& e : fs::directory_iterator(dir)) {  // only the files above: no temp file left behind
+    INFO(e.path().string());
+    CHECK(e.path().filename().string()[0] != '.');
+  }
   fs::remove_all(dir);
 }

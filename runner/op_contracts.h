@@ -1,0 +1,34 @@
+#pragma once
+// What an op's kernel assumes and LibTorch does not check, checked before the runner dispatches it; and which
+// arguments an op writes, read from its schema. Included by runner/*.cpp only (c10 types).
+//
+// Contract:
+// - writtenArguments: the schema's arguments annotated as written (`Tensor(a!) self`, `Tensor(a!) out`), whatever
+//   the op's name says (`mul.out(w, 2, out=w)` writes w as surely as `mul_`).
+// - checkOpContract throws std::runtime_error (one line naming the op and the argument) when `stack` (the boxed
+//   arguments, schema order, defaults filled) breaks an assumption a CPU kernel of LibTorch trusts without a check,
+//   so that a plan's forged values end as an error at its node (exit 3) instead of reads or writes outside the
+//   tensors:
+//   * index values that address an input: max_pool2d/3d_with_indices_backward and adaptive_max_pool2d/3d_backward
+//     (`indices` within the input's pooled plane), searchsorted (`sorter` within the sorted dim),
+//     embedding_dense_backward / embedding_backward (`indices` within num_weights);
+//   * sizes that the kernel reads through: native_layer_norm_backward (mean and rstd hold one value per row,
+//     weight and bias one per normalised element), native_batch_norm_backward (per-channel tensors of C),
+//     native_group_norm_backward (N * C * HxW is the input, mean and rstd N * group);
+//   * views over storage: _reshape_alias, as_strided, as_strided_copy and as_strided_scatter stay inside their
+//     input's storage (LibTorch 1.13's _reshape_alias checks nothing).
+// - Ops whose kernels trust more than that are not on the allow-list (core/op_safety.cpp says which and why).
+#include <string>
+#include <vector>
+
+#include <ATen/core/function_schema.h>
+#include <ATen/core/ivalue.h>
+
+namespace ss::runner {
+
+std::vector<bool> writtenArguments(const c10::FunctionSchema& schema);
+bool writesAnArgument(const c10::FunctionSchema& schema);
+
+void checkOpContract(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& stack);
+
+}  // namespace ss::runner
