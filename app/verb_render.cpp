@@ -8,7 +8,7 @@
 #include "app/verbs.h"
 
 #ifdef SHARDSCOPE_WITH_GUI
-#include <stb_image_write.h>
+#include "app/png_file.h"
 
 #include <chrono>
 #include <thread>
@@ -169,8 +169,8 @@ int renderVerb(const std::vector<std::string>& args) {
     std::cerr << "shardscope render: nothing was rendered\n";
     return 2;
   }
-  if (!stbi_write_png(out->c_str(), w, h, 4, pixels.data(), w * 4)) {
-    std::cerr << "shardscope render: cannot write " << *out << "\n";
+  if (auto written = writePngFile(*out, w, h, pixels.data()); !written) {
+    std::cerr << "shardscope render: cannot write " << *out << ": " << written.error().message << "\n";
     return 2;
   }
   std::cout << "wrote " << *out << " (" << w << "x" << h << ")\n";

@@ -11,13 +11,14 @@
 
 #include "app/cli_args.h"
 #include "app/verbs.h"
+#include "core/io/load.h"
 #include "core/layout.h"
 #include "core/placement_parse.h"
 #include "core/teach.h"
 
 #ifdef SHARDSCOPE_WITH_GUI
 #include <imgui.h>
-#include <stb_image_write.h>
+#include "app/png_file.h"
 
 #include "app/gui_platform.h"
 #include "views/Fonts.h"
@@ -115,7 +116,8 @@ std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int
     else std::snprintf(name, sizeof name, "step_%02d.png", i);
     const std::string path = (std::filesystem::path(dir) / name).string();
     if (pixels.empty() || pw <= 0 || ph <= 0) error = "nothing was rendered";
-    else if (!stbi_write_png(path.c_str(), pw, ph, 4, pixels.data(), pw * 4)) error = "cannot write " + path;
+    else if (auto written = writePngFile(path, pw, ph, pixels.data()); !written)
+      error = "cannot write " + path + ": " + written.error().message;
     json += std::string(i ? ", " : "") + "{\"file\": \"" + name + "\", \"caption\": \"" + page.frame.caption +
             "\", \"cells\": [";
     for (size_t c = 0; c < page.frame.cells.size(); ++c) {
@@ -136,7 +138,9 @@ std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int
   platform->shutdown();
   ImGui::DestroyContext();
   if (!error.empty()) return error;
-  std::ofstream(std::filesystem::path(dir) / "frames.json") << json << "]}\n";
+  const std::string framesFile = (std::filesystem::path(dir) / "frames.json").string();
+  if (auto written = writeFileAtomic(framesFile, json + "]}\n", Backup::No); !written)
+    return "cannot write " + framesFile + ": " + written.error().message;
   return {};
 }
 #endif

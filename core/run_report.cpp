@@ -249,6 +249,7 @@ void to_json(nlohmann::json& j, const RunReport& r) {
   nlohmann::json layers = nlohmann::json::array();
   for (const SandboxLayer& l : r.sandbox) layers.push_back({{"name", l.name}, {"active", l.active}, {"detail", l.detail}});
   j["sandbox"] = layers;
+  j["address_space_limit_bytes"] = r.addressSpaceLimitBytes;
 }
 
 void from_json(const nlohmann::json& j, RunReport& r) {
@@ -280,6 +281,7 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   if (j.contains("replica_disagreement") && !j["replica_disagreement"].is_null())
     r.replicaDisagreement = j["replica_disagreement"].get<Divergence>();
   getIf(j, "processes", r.processes);
+  getIf(j, "address_space_limit_bytes", r.addressSpaceLimitBytes);
   if (j.contains("sandbox") && j["sandbox"].is_array())
     for (const auto& l : j["sandbox"]) {
       SandboxLayer layer;

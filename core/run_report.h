@@ -152,6 +152,7 @@ struct RunReport {
   std::optional<Divergence> replicaDisagreement;
   int processes = 1;            // --distributed: processes that ran the mesh's ranks
   std::vector<SandboxLayer> sandbox;  // the child's containment, layer by layer (empty: run in-process)
+  int64_t addressSpaceLimitBytes = 0; // the child's RLIMIT_AS (0: none set)
 
   RunVerdict verdict() const;   // Refused/Failed when error; Mismatch when a batch does not match (or none ran)
   int exitCode() const;         // 0, 1, 2, 3

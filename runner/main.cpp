@@ -220,7 +220,8 @@ int main(int argc, char** argv) {
     ss::runner::leaveSandbox();
     return 2;
   }
-  ss::runner::limitAddressSpace(addressSpaceFor(options, plan->mesh.size()));
+  const int64_t addressSpace = addressSpaceFor(options, plan->mesh.size());
+  ss::runner::limitAddressSpace(addressSpace);
   // Blocks of 1 MiB and more that are not tensors' (tensors that big come from runner/reuse_allocator.h) straight
   // from mmap and back to the system on free. glibc's default (a threshold that grows to the largest block freed)
   // keeps freed blocks in each thread's arena, where the other rank threads cannot reuse them: with tensors
@@ -239,6 +240,7 @@ int main(int argc, char** argv) {
   }
   report.peakRssBytes = ss::runner::peakRssBytes();
   report.sandbox = sandbox.layers;
+  report.addressSpaceLimitBytes = addressSpace;
   if (!sandbox.complete()) report.notes.push_back("the run was not fully contained: " + sandbox.missing());
   ss::runner::leaveSandbox();
   if (events) {

@@ -312,7 +312,7 @@ void syncFolderOf(const std::string& path) {
 
 }  // namespace
 
-Result<bool> writeFileAtomic(const std::string& path, std::string_view contents) {
+Result<bool> writeFileAtomic(const std::string& path, std::string_view contents, Backup backup) {
   struct stat old {};
   const bool exists = ::lstat(path.c_str(), &old) == 0;
   if (exists && S_ISDIR(old.st_mode)) return Error{"cannot write: it is a folder"};
@@ -342,7 +342,7 @@ Result<bool> writeFileAtomic(const std::string& path, std::string_view contents)
   // The previous file becomes PATH.bak: a second name for its inode, made under a fresh name and renamed over
   // PATH.bak, so that whatever PATH.bak was (a symlink planted there included) is replaced, never written through.
   // A failed backup is not fatal: the new contents are already safe in the temp file.
-  if (exists && S_ISREG(old.st_mode)) {
+  if (backup == Backup::Keep && exists && S_ISREG(old.st_mode)) {
     std::string bak;
     int probe = createBeside(path, "bak", bak);
     if (probe >= 0) {

@@ -42,7 +42,9 @@ Result<nlohmann::json> parseJsonText(std::string_view text);
 // or planted symlink is ever opened, and nothing of the user's named like PATH.tmp is touched), fsyncs, gives it
 // PATH's mode (0666 & ~umask for a new file), keeps the previous PATH as PATH.bak (renamed into place: a symlink
 // at PATH.bak is replaced, not followed), and renames it over PATH (a symlink at PATH is replaced, not followed).
-Result<bool> writeFileAtomic(const std::string& path, std::string_view contents);
+// With Backup::No (rendered images, exports the user re-makes) no PATH.bak is kept.
+enum class Backup : uint8_t { Keep, No };
+Result<bool> writeFileAtomic(const std::string& path, std::string_view contents, Backup backup = Backup::Keep);
 Result<bool> savePlanFile(const Plan& plan, const std::string& path);
 
 }  // namespace ss

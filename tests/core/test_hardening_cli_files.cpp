@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,4 +108,36 @@ TEST_CASE("check: autoparallel JSON and placements files with wrong types or nam
 TEST_CASE("check: FX text cut in the middle of a call", "[hardening][cli]") {
   auto f = write("cut.py", "def forward(self, x: \"f32[4]\"):\n    y = torch.ops.aten.mul.Tensor(x, \n");
   CHECK(refused("check " + f) == "DIR/cut.py:2:34: '(' is not closed\n");
+}
+
+// `fix -o OUT` among planted names: OUT.tmp is the input itself (nothing may consume it), OUT.bak a symlink to a
+// file the save must not write, OUT private (0600). The fixed plan lands in OUT with its mode, the previous OUT in
+// OUT.bak as a file of its own, and every other file is byte-identical.
+TEST_CASE("fix -o follows no planted symlink, keeps its input and the file's mode", "[hardening][cli][safety]") {
+  const fs::path dir = scratch() / "fix_out";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto read = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const fs::path out = dir / "out.plan.json", input = dir / "out.plan.json.tmp", victim = dir / "victim";
+  fs::copy_file(sample("falcon_index_put_2d.plan.json"), input);
+  const std::string inputBytes = read(input);
+  std::ofstream(out) << "previous";
+  fs::permissions(out, fs::perms::owner_read | fs::perms::owner_write);
+  std::ofstream(victim) << "victim";
+  fs::create_symlink(victim, out.string() + ".bak");
+
+  Run r = run("fix '" + input.string() + "' -o '" + out.string() + "'");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(read(input) == inputBytes);
+  CHECK(read(victim) == "victim");
+  CHECK(read(out.string() + ".bak") == "previous");
+  CHECK_FALSE(fs::is_symlink(out.string() + ".bak"));
+  CHECK((fs::status(out).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write));
+  Run checked = run("check '" + out.string() + "'");
+  CHECK(checked.code == 0);  // the fixed plan
+  fs::remove_all(dir);
 }

@@ -286,6 +286,21 @@ TEST_CASE("a run reports its sandbox layer by layer, and --require-sandbox runs 
   INFO(run.output);
   CHECK(run.exitCode == 0);
   CHECK(contains(run.output, "sandbox: network, no-new-privs, filesystem, capabilities, seccomp\n"));
+  // The address-space cap follows the memory allowance: 80% of it (what the memory check admits) plus what the
+  // child has mapped (LibTorch) and its threads' reservations, measured here at about 1.5 GiB.
+  {
+    RunOptions o;
+    o.memoryLimitBytes = int64_t{2} << 30;
+    CliResult events = runProgram(SHARDSCOPE_RUNNER_BINARY, "'" + samplePath("teach_all_reduce.plan.json") +
+                                                                "' --events --options '" + nlohmann::json(o).dump() + "'");
+    REQUIRE(events.exitCode == 0);
+    const std::string last = events.output.substr(events.output.rfind("{\"event\""));
+    const auto report = nlohmann::json::parse(last.substr(0, last.find('\n')))["report"];
+    const int64_t cap = report["address_space_limit_bytes"];
+    INFO(cap);
+    CHECK(cap > (int64_t{2} << 30) / 10 * 8);
+    CHECK(cap < (int64_t{2} << 30) / 10 * 8 + (int64_t{3} << 30));
+  }
   // A distributed run talks over the host's network: its network layer is missing, so --require-sandbox refuses.
   RunOptions o;
   o.distributed = true;
