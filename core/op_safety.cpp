@@ -4,9 +4,9 @@
 // (so refused), with the reason: from_file (maps a file, shared=True writes it), set_ / set_.source_Storage
 // (swaps storage), share_memory_ / _share_memory (creates OS shared memory), pin_memory / _pin_memory
 // (page-locked host memory), record_stream, to_mkldnn and other backend conversions, _nested_* (raw buffers),
-// sparse constructors from raw indices (_sparse_coo_tensor_unsafe), quantizer internals, the masked unchecked index
-// ops (_unsafe_masked_index*: no checked form to run them as), the embedding-bag backwards (kRefusedAtenOps), and
-// anything not listed. Adding an op: it must take no file name, Storage, pointer or handle, and have no effect outside its
+// sparse constructors from raw indices (_sparse_coo_tensor_unsafe), quantizer internals, the embedding-bag backwards
+// (kRefusedAtenOps), and anything not listed. The unchecked index ops stay (autoparallel's graphs hold them: the
+// embedding backward is _unsafe_masked_index_put_accumulate): the runner checks their indices first. Adding an op: it must take no file name, Storage, pointer or handle, and have no effect outside its
 // tensors.
 #include "core/op_safety.h"
 
@@ -65,8 +65,8 @@ constexpr const char* kAtenOps[] = {
     // indexing and scatter
     "gather", "index", "index_add", "index_copy", "index_fill", "index_put", "index_reduce", "index_select",
     "masked_select", "nonzero", "nonzero_static", "put", "scatter", "scatter_add", "scatter_reduce", "take",
-    "take_along_dim", "_index_put_impl", "_unsafe_index", "_unsafe_index_put", "embedding", "embedding_bag",
-    "_embedding_bag",
+    "take_along_dim", "_index_put_impl", "_unsafe_index", "_unsafe_index_put", "_unsafe_masked_index",
+    "_unsafe_masked_index_put_accumulate", "embedding", "embedding_bag", "_embedding_bag",
     "embedding_renorm", "one_hot",
     // normalisation, softmax, losses, attention, dropout
     "batch_norm", "native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_no_training",
@@ -140,7 +140,8 @@ constexpr const char* kAtenBackwardOps[] = {
 // Refused although a rule above would allow them (an in-place form or backward of a listed op): their CPU kernels
 // trust index values the plan chooses (bag offsets, offset2bag, maximum_indices) and write wherever those point.
 // The index-trusting kernels that stay allowed have contracts the runner checks before dispatch
-// (runner/op_contracts.h: pool backwards, searchsorted's sorter, embedding backwards, norm backwards, strided views).
+// (runner/op_contracts.h: pool backwards, searchsorted's sorter, embedding backwards, norm backwards, strided views,
+// the masked unchecked index ops).
 constexpr const char* kRefusedAtenOps[] = {
     "_embedding_bag_backward", "_embedding_bag_dense_backward", "_embedding_bag_sparse_backward",
     "embedding_bag_backward", "_embedding_bag_per_sample_weights_backward", "embedding_sparse_backward",

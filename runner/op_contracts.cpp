@@ -168,6 +168,27 @@ const std::unordered_map<std::string, Contract>& contracts() {
       if (unsafe && unsafe->isBool() && unsafe->toBool()) a.fail("unsafe=True skips the index bounds check");
     };
     t["aten::_index_put_impl"] = t["aten::_index_put_impl_"];
+    // _unsafe_masked_index(self, mask, indices, fill) and _unsafe_masked_index_put_accumulate(self, mask, indices,
+    // values): where mask holds, each index must address its dim of self (the kernels skip the bounds check).
+    const Contract maskedIndices = [](const Args& a) {
+      const at::Tensor self = a.tensor("self"), mask = a.tensor("mask");
+      const c10::IValue* list = a.get("indices");
+      if (!self.defined() || !mask.defined() || !list || !list->isList()) return;
+      const auto items = list->toListRef();
+      if (static_cast<int64_t>(items.size()) > self.dim()) a.fail("more indices than self has dims");
+      for (size_t d = 0; d < items.size(); ++d) {
+        if (!items[d].isTensor()) continue;
+        const at::Tensor idx = items[d].toTensor();
+        if (!at::isIntegralType(idx.scalar_type(), /*includeBool=*/false)) a.fail("indices must hold integers");
+        const int64_t size = self.size(static_cast<int64_t>(d));
+        const at::Tensor outside = at::logical_and(at::logical_or(idx.lt(-size), idx.ge(size)), mask);
+        if (outside.any().item<bool>())
+          a.fail("an index of dim " + std::to_string(d) + " where mask holds is outside [-" + std::to_string(size) +
+                 ", " + std::to_string(size) + ")");
+      }
+    };
+    t["aten::_unsafe_masked_index"] = maskedIndices;
+    t["aten::_unsafe_masked_index_put_accumulate"] = maskedIndices;
     t["aten::_reshape_alias"] = [](const Args& a) { viewInsideStorage(a, "size", "stride", nullptr); };
     t["aten::as_strided"] = [](const Args& a) { viewInsideStorage(a, "size", "stride", "storage_offset"); };
     t["aten::as_strided_copy"] = t["aten::as_strided"];

@@ -15,6 +15,8 @@
 //   * sizes that the kernel reads through: native_layer_norm_backward (mean and rstd hold one value per row,
 //     weight and bias one per normalised element), native_batch_norm_backward (per-channel tensors of C),
 //     native_group_norm_backward (N * C * HxW is the input, mean and rstd N * group);
+//   * the masked unchecked index ops (_unsafe_masked_index, _unsafe_masked_index_put_accumulate, a newer
+//     LibTorch's): every index where the mask holds inside its dim of self;
 //   * views over storage: _reshape_alias, as_strided, as_strided_copy and as_strided_scatter stay inside their
 //     input's storage (LibTorch 1.13's _reshape_alias checks nothing).
 // - Ops whose kernels trust more than that are not on the allow-list (core/op_safety.cpp says which and why).

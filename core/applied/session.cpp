@@ -165,7 +165,9 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
 }
 
 Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts) {
-  if (!s.hasPlan) return {};
+  // An applied graph alone has rank-local shapes and no specs: the checker's shape rules judge every node as on a
+  // plain graph (the same rules, the same messages), through its collectives and waits.
+  if (!s.hasPlan) return s.alone ? checkPlan(s.alone->plan, opts) : Diagnostics{};
   Diagnostics d = checkPlan(s.plan, opts);
   for (auto& a : s.applied) {
     Diagnostics x = checkApplied(s.plan, a, opts);

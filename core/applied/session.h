@@ -37,8 +37,8 @@ struct AppliedSession {
 // optimizer log, or an FX graph with collectives (an applied graph alone).
 bool needsSession(const SessionInputs& inputs);
 Result<AppliedSession> loadSession(const SessionInputs& inputs, const AppliedOptions& opts = {});
-// The checker's diagnostics of the plan followed by each applied graph's (Diagnostics of an applied graph alone:
-// none; its collectives are in `alone`).
+// The checker's diagnostics of the plan followed by each applied graph's; for an applied graph alone, the checker's
+// on its own graph (local shapes, no specs: the op shape rules; its collectives are in `alone`).
 Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts = {});
 
 }  // namespace ss

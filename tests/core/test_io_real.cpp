@@ -233,3 +233,27 @@ TEST_CASE("a real applied graph alone: its mesh from its groups (2x4 with the fl
   CHECK(r.out.find("all_gather on the flattened mesh: 14 x") != std::string::npos);
   CHECK(r.out.find("unmapped") == std::string::npos);
 }
+
+// The applied graph alone (no plan): rank-local shapes judged by the op shape rules through its collectives and
+// waits. Seed 1's buggy graph feeds index_put values of the wrong local shape: exactly that error; the correct
+// graphs are clean.
+TEST_CASE("real applied graphs alone: shapes checked through collectives (seed 1's bug found, the others clean)",
+          "[io][real][applied][cli]") {
+  auto bug = test::runCli("check " + real("seed1_buggy/autoparallel_parallel_graph.txt"));
+  INFO(bug.out);
+  CHECK(bug.code == 1);
+  CHECK(bug.out.find("error: index_put (input 2) [shape-mismatch]: index_put: values of shape [16, 32, 1, 64] do not "
+                     "broadcast to the slots they fill in self, [4, 128, 1, 64]\n1 error, 0 warnings, 0 infos\n") !=
+        std::string::npos);
+  for (const char* c : {"seed1_fixed", "llama3_1d", "llama3_2d"}) {
+    auto r = test::runCli("check " + real(std::string(c) + "/autoparallel_parallel_graph.txt"));
+    INFO(c << "\n" << r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("\n0 errors, 0 warnings, ") != std::string::npos);
+    CHECK(r.out.find("[shape-mismatch]") == std::string::npos);
+  }
+  auto conv = test::runCli("check " + real("conv/autoparallel_parallel_graph.txt"));
+  INFO(conv.out);
+  CHECK(conv.code == 0);
+  CHECK(conv.out.find("\n0 errors, 0 warnings, 2 infos\n") != std::string::npos);  // convolution: no sharding rule yet
+}
