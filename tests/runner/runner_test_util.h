@@ -1,6 +1,10 @@
 #pragma once
 // Helpers shared by the runner tests: sample loading and running the CLI as a process.
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <sys/stat.h>
@@ -18,6 +22,29 @@ inline bool fileExists(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0;
 }
+
+// A fresh folder for one test's files under /tmp (removed at the end).
+struct TempDir {
+  std::string path;
+  explicit TempDir(const char* purpose = "test") {
+    std::string pattern = std::string("/tmp/shardscope-") + purpose + "-XXXXXX";
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return path + "/" + name; }
+};
+
+inline void writeBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+inline std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 inline std::string samplePath(const std::string& name) { return std::string(SHARDSCOPE_SAMPLES_DIR) + "/" + name; }
 

@@ -25,24 +25,6 @@ using namespace ss::test;
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string pattern = "/tmp/shardscope-hostile-test-XXXXXX";
-    path = ::mkdtemp(pattern.data()) ? pattern : "";
-    REQUIRE(!path.empty());
-  }
-  ~TempDir() { (void)!std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string file(const std::string& name) const { return path + "/" + name; }
-};
-
-void writeBytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
-std::string readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
 // A joint graph (print_readable form) with one parameter and the given body, summed into the loss `sum_1`.
 std::string graph(const std::string& params, const std::string& body, const std::string& lossOf) {
   return "class GraphModule(torch.nn.Module):\n"
@@ -62,7 +44,7 @@ struct Hostile {
 
 TEST_CASE("kernels that trust their arguments get forged ones: refused or failed at the node, never run",
           "[runner][safety][hostile]") {
-  TempDir dir;
+  TempDir dir("hostile-test");
   const std::vector<Hostile> plans = {
       {"max_pool2d backward with forged indices",
        graph("primals_1: \"f32[1, 1, 4, 4]\"",
@@ -137,7 +119,7 @@ TEST_CASE("kernels that trust their arguments get forged ones: refused or failed
 }
 
 TEST_CASE("a shape error of the checker's rules is refused before the runner starts a kernel", "[runner][safety][hostile]") {
-  TempDir dir;
+  TempDir dir("hostile-test");
   // mean and rstd declared [2, 1] for an [8, 16] input normalised over 16: one value per row is 8.
   const std::string file = dir.file("ln.py");
   writeBytes(file, graph("primals_1: \"f32[8, 16]\", primals_2: \"f32[8, 16]\", primals_3: \"f32[2, 1]\", primals_4: \"f32[2, 1]\"",
@@ -180,7 +162,7 @@ TEST_CASE("a shape error of the checker's rules is refused before the runner sta
 
 TEST_CASE("an op that writes through out= is an in-place write: the reference's write does not leak into the ranks",
           "[runner][safety][hostile]") {
-  TempDir dir;
+  TempDir dir("hostile-test");
   const std::string file = dir.file("mul_out.py");
   writeBytes(file, graph("primals_1: \"f32[4, 4]\"",
                          "        mul: \"f32[4, 4]\" = torch.ops.aten.mul.out(primals_1, 2, out = primals_1)\n"
@@ -194,7 +176,7 @@ TEST_CASE("an op that writes through out= is an in-place write: the reference's 
 }
 
 TEST_CASE("ranks, threads and sizes past what a run takes are refused before anything starts", "[runner][safety][hostile]") {
-  TempDir dir;
+  TempDir dir("hostile-test");
   auto planWithMesh = [](const nlohmann::json& shape, const nlohmann::json& xShape) {
     return nlohmann::json{
         {"format", "shardscope-plan"}, {"version", 1}, {"name", "big"}, {"mesh", {{"shape", shape}}},
@@ -242,7 +224,7 @@ TEST_CASE("ranks, threads and sizes past what a run takes are refused before any
 
 TEST_CASE("the runner child is contained by the OS: no writes outside its folder, no exec, no processes, no network",
           "[runner][safety][sandbox]") {
-  TempDir dir;
+  TempDir dir("hostile-test");
   const std::string canary = dir.file("canary.txt");
   writeBytes(canary, "do not touch");
   ::chmod(canary.c_str(), 0640);

@@ -24,26 +24,6 @@ using namespace ss::test;
 
 namespace {
 
-// A fresh folder for one test's target files (removed at the end).
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string pattern = "/tmp/shardscope-safety-test-XXXXXX";
-    path = ::mkdtemp(pattern.data()) ? pattern : "";
-    REQUIRE(!path.empty());
-  }
-  ~TempDir() { (void)!std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string file(const std::string& name) const { return path + "/" + name; }
-};
-
-void writeBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-std::string readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // The target: 16 known bytes, as a 4-float tensor would map them.
 const std::string kVictimBytes = "precious-data-16";
 
@@ -89,13 +69,12 @@ struct Hostile {
 
 CliResult runRunner(const std::string& args) { return runProgram(SHARDSCOPE_RUNNER_BINARY, args); }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 
 TEST_CASE("hostile plans are refused by check, run, the runner child and the runner library; files stay intact",
           "[runner][safety]") {
-  TempDir dir;
+  TempDir dir("safety-test");
   const std::string victim = dir.file("victim.bin");
   writeBytes(victim, kVictimBytes);
   const std::vector<Hostile> plans = {
@@ -158,7 +137,7 @@ TEST_CASE("hostile plans are refused by check, run, the runner child and the run
 
 TEST_CASE("a huge allocation is refused before it runs, or fails at its node when the shapes hide it",
           "[runner][safety][memory]") {
-  TempDir dir;
+  TempDir dir("safety-test");
   // Announced: the plan's shapes say 4 TiB. Refused by the memory estimate before anything runs (exit 2).
   const std::string announced = dir.file("huge.py");
   writeBytes(announced,
@@ -197,7 +176,7 @@ TEST_CASE("a huge allocation is refused before it runs, or fails at its node whe
 }
 
 TEST_CASE("the runner child holds only its pipes, writes no file and works in a private folder", "[runner][safety]") {
-  TempDir dir;
+  TempDir dir("safety-test");
   // fd 9 is inherited (no close-on-exec): the child must close it.
   CliResult r = runRunner("--sandbox-report 9<'" + std::string(SHARDSCOPE_SAMPLES_DIR) + "/teach_all_reduce.plan.json'");
   INFO(r.output);
