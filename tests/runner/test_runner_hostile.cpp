@@ -55,6 +55,14 @@ TEST_CASE("kernels that trust their arguments get forged ones: refused or failed
              "[2, 2], [2, 2], [0, 0], [1, 1], False, full)\n",
              "mpb"),
        3, "aten::max_pool2d_with_indices_backward: indices holds 100000, outside the input's pooled plane [0, 16)"},
+      {"max_pool3d backward with forged indices",
+       graph("primals_1: \"f32[1, 1, 2, 4, 4]\"",
+             "        ones: \"f32[1, 1, 1, 2, 2]\" = torch.ops.aten.ones.default([1, 1, 1, 2, 2], dtype = torch.float32)\n"
+             "        full: \"i64[1, 1, 1, 2, 2]\" = torch.ops.aten.full.default([1, 1, 1, 2, 2], 32, dtype = torch.int64)\n"
+             "        mpb: \"f32[1, 1, 2, 4, 4]\" = torch.ops.aten.max_pool3d_with_indices_backward.default(ones, primals_1, "
+             "[2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], False, full)\n",
+             "mpb"),
+       3, "aten::max_pool3d_with_indices_backward: indices holds 32, outside the input's pooled plane [0, 32)"},
       {"adaptive_max_pool2d backward with negative indices",
        graph("primals_1: \"f32[1, 1, 4, 4]\"",
              "        ones: \"f32[1, 1, 2, 2]\" = torch.ops.aten.ones.default([1, 1, 2, 2], dtype = torch.float32)\n"
@@ -202,6 +210,15 @@ TEST_CASE("ranks, threads and sizes past what a run takes are refused before any
     RunOptions o;
     const runner::MemoryEstimate e = runner::estimateMemory(loadOrFail(file), o);
     CHECK(e.totalBytes == std::numeric_limits<int64_t>::max());
+  }
+  {
+    // 2^61 floats: 2^63 bytes, one past INT64_MAX. The total stays INT64_MAX (it once went negative and the plan ran).
+    const std::string file = dir.file("negative.plan.json");
+    writeBytes(file, planWithMesh({2}, {int64_t{1} << 31, int64_t{1} << 30}));
+    CliResult run = runCli("run '" + file + "'");
+    INFO(run.output);
+    CHECK(run.exitCode == 2);
+    CHECK(contains(run.output, "run refused: this run needs about 8.0 EiB"));
   }
   {
     RunOptions o;
