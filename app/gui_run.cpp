@@ -111,6 +111,7 @@ bool RunPanel::poll() {
           model_.shardedS = rep.shardedSeconds;
           model_.peakRssBytes = rep.peakRssBytes;
           model_.notes = rep.notes;
+          model_.sandbox = rep.sandbox;
           if (!rep.blas.empty())
             model_.blas = rep.blas + ", " + std::to_string(rep.blasThreads) + " threads; " + std::to_string(rep.ranks) +
                           " ranks x " + std::to_string(rep.threadsPerRank) +

@@ -117,6 +117,10 @@ RunStatusLines runStatusLines(const RunViewModel& m) {
       out.cost += cost;
     }
   }
+  for (const SandboxLayer& l : m.sandbox) {
+    if (l.active) out.sandbox += (out.sandbox.empty() ? "sandbox: " : ", ") + l.name;
+    else out.sandboxMissing += (out.sandboxMissing.empty() ? "not contained: " : "; ") + l.name + " (" + l.detail + ")";
+  }
   return out;
 }
 
@@ -159,6 +163,12 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
   }
   if (!lines.blas.empty()) ImGui::TextDisabled("%s", lines.blas.c_str());
   if (!lines.cost.empty()) ImGui::TextDisabled("%s", lines.cost.c_str());
+  if (!lines.sandbox.empty()) ImGui::TextDisabled("%s", lines.sandbox.c_str());
+  if (!lines.sandboxMissing.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warning));
+    ImGui::TextWrapped("%s", lines.sandboxMissing.c_str());
+    ImGui::PopStyleColor();
+  }
   for (const std::string& note : m.notes) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("note: %s", note.c_str());

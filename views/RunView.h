@@ -43,6 +43,7 @@ struct RunViewModel {
   int scale = 1;                     // sizes were divided by this for the run
   double referenceS = 0, shardedS = 0;  // the report's phase times (0 until a report has them)
   int64_t peakRssBytes = 0;          // the runner's high-water mark (0: not reported)
+  std::vector<SandboxLayer> sandbox; // the child's containment, layer by layer (empty: not reported)
   std::vector<std::string> notes;    // the run's notes (as they come, then the report's), below the status lines
   std::optional<Divergence> firstDivergence;  // the report's first divergent node output (localisation)
   uint64_t reports = 0;              // bumps when a report arrives (the app then marks the divergence)
@@ -72,6 +73,10 @@ struct RunStatusLines {
   std::string progress;
   std::string blas;
   std::string cost;
+  // "sandbox: network, no-new-privs, filesystem, capabilities, seccomp" once a report listed its layers; a missing
+  // layer goes to `sandboxMissing` with its reason ("missing: network (a distributed run ...)"), drawn as a warning.
+  std::string sandbox;
+  std::string sandboxMissing;
 };
 RunStatusLines runStatusLines(const RunViewModel& model);
 

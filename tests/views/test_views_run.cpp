@@ -37,6 +37,7 @@ TEST_CASE("run panel: the ETA line while a real run goes, the BLAS and cost line
   CHECK(views::runStatusLines(panel.model()).progress.empty());
   CHECK(views::runStatusLines(panel.model()).blas.empty());
   CHECK(views::runStatusLines(panel.model()).cost.empty());
+  CHECK(views::runStatusLines(panel.model()).sandbox.empty());
 
   panel.start(plan, 4);
   REQUIRE(panel.active());
@@ -77,6 +78,9 @@ TEST_CASE("run panel: the ETA line while a real run goes, the BLAS and cost line
   CHECK(m.referenceS > 0);
   CHECK(m.shardedS > 0);
   CHECK(m.peakRssBytes > 100 << 20);  // LibTorch alone takes more
+  // The child's containment, layer by layer, every one in place on this machine.
+  CHECK(done.sandbox == "sandbox: network, no-new-privs, filesystem, capabilities, seccomp");
+  CHECK(done.sandboxMissing.empty());
   // The runner's notes are listed, not shown as the stage (the progress lines above never held one).
   REQUIRE(m.notes.size() == 1);
   CHECK(m.notes[0].rfind("summed over ranks, the gradients of replicated parameters are 7.9", 0) == 0);
