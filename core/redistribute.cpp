@@ -32,6 +32,7 @@ const char* collectiveName(CollectiveKind k) {
     case CollectiveKind::AllToAll: return "all_to_all";
     case CollectiveKind::LocalChunk: return "chunk";
     case CollectiveKind::LocalDivide: return "divide";
+    case CollectiveKind::LocalEmbed: return "embed";
   }
   return "none";
 }
@@ -161,7 +162,8 @@ CollectiveKind kindOf(const Placement& from, const Placement& to) {
     if (from.isReplicate()) return CollectiveKind::LocalChunk;
     return CollectiveKind::AllToAll;
   }
-  return CollectiveKind::LocalDivide;  // R -> P; S -> P and P(a) -> P(b) are refused before planning
+  if (from.isShard()) return CollectiveKind::LocalEmbed;  // S -> P(sum); other S -> P are refused before planning
+  return CollectiveKind::LocalDivide;  // R -> P; R -> P(product) and P(a) -> P(b) are refused before planning
 }
 
 // Everything one planning call carries: the problem, the display placements and the output.
@@ -467,17 +469,26 @@ RedistributePlan planRedistribute(const TensorMeta& meta, const DeviceMesh& mesh
   if (!normalise(to, "target", pl.pr, pl.dst, dstDefault, why)) return refuse(std::move(why));
   for (int m = 0; m < pl.cur.ndim; ++m) pl.srcPlacement0[m] = pl.cur.p[m];
 
-  // Refusals, per mesh dim of size > 1 (DTensor skips size-1 mesh dims before it looks at the placements).
+  // Refusals, per mesh dim of size > 1 (DTensor skips size-1 mesh dims before it looks at the placements): the
+  // transforms redistribute_local_tensor raises on (torch/distributed/tensor/_redistribute.py, 2.14).
   for (int m = 0; m < pl.cur.ndim; ++m) {
     if (mesh.dimSize(m) == 1) continue;
     const Placement& a = from.placements[m];
     const Placement& b = to.placements[m];
-    if (a.isShard() && b.isPartial())
-      return refuse("mesh dim " + std::to_string(m) + " (" + mesh.dimName(m) + "): " + a.shortString() + " -> " +
-                    b.shortString() + ": S->P is not a valid redistribute (a shard cannot become a partial value)");
+    // Built only when refusing: this loop runs on every planning call (the hot path allocates nothing else).
+    auto where = [&] {
+      return "mesh dim " + std::to_string(m) + " (" + mesh.dimName(m) + "): " + a.shortString() + " -> " +
+             b.shortString() + ": ";
+    };
+    if (a.isShard() && b.isPartial() && (a.kind == PlacementKind::StridedShard || b.reduce != ReduceOp::Sum))
+      return refuse(where() + "DTensor turns only a Shard into Partial(sum) (the shard written into zeros); a " +
+                    (a.kind == PlacementKind::StridedShard ? std::string("_StridedShard") : std::string("shard")) +
+                    " cannot become a Partial(" + reduceOpName(b.reduce) + ") value");
+    if (a.isReplicate() && b.isPartial() && b.reduce == ReduceOp::Product)
+      return refuse(where() + "DTensor cannot turn a replicated value into Partial(product) (that would take an "
+                    "n-th root)");
     if (a.isPartial() && b.isPartial() && a.reduce != b.reduce)
-      return refuse("mesh dim " + std::to_string(m) + " (" + mesh.dimName(m) + "): " + a.shortString() + " -> " +
-                    b.shortString() + ": a redistribute cannot change a Partial's reduce op");
+      return refuse(where() + "a redistribute cannot change a Partial's reduce op");
   }
 
   plan.steps.reserve(static_cast<size_t>(2 * pl.cur.ndim));

@@ -121,12 +121,13 @@ std::pair<int64_t, int64_t> chunkPiece(int64_t n, int64_t k, int64_t idx) {
 // One transform on one mesh dim. Forward records the sizes its adjoint needs (a call is used once forward and
 // at most once backward).
 struct Step {
-  enum Kind { Gather, Chunk, AllToAll, AllReduce, Divide } kind = Gather;
+  enum Kind { Gather, Chunk, AllToAll, AllReduce, Divide, Embed } kind = Gather;
   int meshDim = 0;
   int srcDim = 0, dstDim = 0;   // tensor dims (Gather/Chunk: srcDim; AllToAll: srcDim -> dstDim; AllReduce->S: dstDim)
   bool toShard = false;         // AllReduce: Partial -> Shard (then a local chunk)
   ReduceOp op = ReduceOp::Sum;
-  std::vector<int64_t> savedSizes;  // Gather: every peer's size along srcDim; Chunk: the size before
+  std::vector<int64_t> savedSizes;  // Gather: every peer's size along srcDim; Chunk: the size before;
+                                    // Embed: this rank's offset and size along srcDim
 };
 
 c10d::ReduceOp toC10d(ReduceOp op) {
@@ -304,8 +305,29 @@ struct StepRunner {
       }
       case Step::Divide:
         return s.op == ReduceOp::Sum ? t / static_cast<double>(groupSize(s.meshDim)) : t.clone();
+      case Step::Embed: return embed(t, s.meshDim, s.srcDim, &s.savedSizes);
     }
     return t;
+  }
+
+  // S(td) -> P(sum) (DTensor's Shard._to_partial_tensor): this rank's shard written into zeros of the unsharded
+  // size along td, at its place among the peers' shards (their actual sizes, from a shape exchange).
+  at::Tensor embed(const at::Tensor& t, int d, int td, std::vector<int64_t>* saved) {
+    const auto shapes = peerShapes(t, d);
+    const int64_t me = myIndex(d);
+    int64_t total = 0, off = 0;
+    for (size_t q = 0; q < shapes.size(); ++q) {
+      if (shapes[q].size() != static_cast<size_t>(t.dim()))
+        throw CollectiveError("shard -> partial over tensors of different ranks (" + where + ")");
+      if (static_cast<int64_t>(q) < me) off += shapes[q][td];
+      total += shapes[q][td];
+    }
+    std::vector<int64_t> shape = t.sizes().vec();
+    shape[td] = total;
+    at::Tensor out = at::zeros(shape, t.options());
+    if (t.size(td) > 0) out.narrow(td, off, t.size(td)).copy_(t);
+    *saved = {off, t.size(td)};
+    return out;
   }
 
   // Zero tensor of the size before a chunk, with this rank's piece written in.
@@ -336,6 +358,7 @@ struct StepRunner {
       }
       case Step::Divide:
         return s.op == ReduceOp::Sum ? g / static_cast<double>(groupSize(s.meshDim)) : g.clone();
+      case Step::Embed: return g.narrow(s.srcDim, s.savedSizes.at(0), s.savedSizes.at(1)).clone();
     }
     return g;
   }
@@ -365,6 +388,7 @@ std::vector<Step> planSteps(const std::vector<int64_t>& global, const DeviceMesh
         s.kind = Step::AllReduce; s.op = ps.from.reduce; s.toShard = true; s.dstDim = ps.to.dim; break;
       case CollectiveKind::LocalChunk: s.kind = Step::Chunk; s.srcDim = ps.to.dim; break;
       case CollectiveKind::LocalDivide: s.kind = Step::Divide; s.op = ps.to.reduce; break;
+      case CollectiveKind::LocalEmbed: s.kind = Step::Embed; s.srcDim = ps.from.dim; break;
       case CollectiveKind::None: continue;
     }
     steps.push_back(s);

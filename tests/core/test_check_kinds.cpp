@@ -178,16 +178,16 @@ TEST_CASE("seq-dim-mismatch: AutoSP tags against the plan's own sequence shard",
 }
 
 TEST_CASE("fix: a declared input spec no redistribute can reach is dropped", "[check][fix]") {
-  // S -> P(sum) is not a redistribute: the planner lets relu consume the S(0) that arrives.
-  Plan p = planOf({4}, {ph("x", {8, 16}, "S(0)"), call("r", "aten.relu.default", {ref("x")}, {8, 16}, "S(0)", {"P(sum)"})},
+  // S -> P(max) is not a redistribute DTensor runs: the planner lets relu consume the S(0) that arrives.
+  Plan p = planOf({4}, {ph("x", {8, 16}, "S(0)"), call("r", "aten.relu.default", {ref("x")}, {8, 16}, "S(0)", {"P(max)"})},
                  json::array(), "r");
   Diagnostics d = checkPlan(p);
   REQUIRE(kinds(d) == std::vector<std::string>{"missing-redistribute"});
-  CHECK(d.items[0].fix == "insert a redistribute S(0) -> P(sum): " +
+  CHECK(d.items[0].fix == "insert a redistribute S(0) -> P(max): " +
                               planRedistribute(TensorMeta{{8, 16}, DType::F32}, p.mesh, *d.items[0].have,
                                                *d.items[0].want).whyNot);
   FixPlan f = planFix(p);
-  CHECK(f.steps == std::vector<std::string>{"drop the input spec P(sum) at r input 0 (no redistribute reaches it from S(0))"});
+  CHECK(f.steps == std::vector<std::string>{"drop the input spec P(max) at r input 0 (no redistribute reaches it from S(0))"});
   CHECK(f.remaining.items.empty());
   Plan q = applied(p, f);
   CHECK(!q.specs[q.graph.find("r")].inputs[0].has_value());

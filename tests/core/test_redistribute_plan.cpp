@@ -161,13 +161,38 @@ TEST_CASE("size-1 mesh dims need no collective and refuse nothing", "[redistribu
   CHECK(plan.steps.empty());
 }
 
-TEST_CASE("refused: S -> P and a change of Partial op", "[redistribute]") {
+TEST_CASE("S -> P(sum) is a local embed (DTensor 2.14: Shard._to_partial_tensor)", "[redistribute]") {
+  // Each rank writes its shard into zeros of the unsharded size: summing over the mesh dim gives the tensor.
   auto sp = planRedistribute(meta({8}), mesh4, spec({S(0)}), spec({P()}));
+  REQUIRE(sp.possible);
+  REQUIRE(sp.steps.size() == 1);
+  CHECK(sp.steps[0].kind == CollectiveKind::LocalEmbed);
+  CHECK(sp.steps[0].bytesSent == 0);
+  CHECK(sp.summary() == "embed on mesh dim 0 (dim0), no communication");
+  // On a 2-D mesh it is one step of the greedy plan: S(0)S(1) -> P(sum)S(1) embeds on mesh dim 0.
+  auto two = planRedistribute(meta({8, 16}), mesh2x4, spec({S(0), S(1)}), spec({P(), S(1)}));
+  REQUIRE(two.possible);
+  REQUIRE(two.steps.size() == 1);
+  CHECK(two.steps[0].meshDim == 0);
+  CHECK(two.steps[0].kind == CollectiveKind::LocalEmbed);
+}
+
+TEST_CASE("refused: what DTensor's redistribute raises on", "[redistribute]") {
+  // S -> P of another op than sum ("redistribute from Shard(dim=0) to Partial(max) not supported yet").
+  auto sp = planRedistribute(meta({8}), mesh4, spec({S(0)}), spec({P(ReduceOp::Max)}));
   CHECK_FALSE(sp.possible);
   CHECK(sp.steps.empty());
-  CHECK(sp.whyNot == "mesh dim 0 (dim0): S(0) -> P(sum): S->P is not a valid redistribute (a shard cannot become "
-                     "a partial value)");
+  CHECK(sp.whyNot == "mesh dim 0 (dim0): S(0) -> P(max): DTensor turns only a Shard into Partial(sum) (the shard "
+                     "written into zeros); a shard cannot become a Partial(max) value");
   CHECK(sp.summary() == sp.whyNot);
+  // _StridedShard -> Partial (not a Shard).
+  auto strided = planRedistribute(meta({8}), mesh4, spec({Placement::strided(0, 2)}), spec({P()}));
+  CHECK_FALSE(strided.possible);
+  // R -> P(product) ("Replicate to Partial(product) conversion is not supported").
+  auto product = planRedistribute(meta({8}), mesh4, spec({R}), spec({P(ReduceOp::Product)}));
+  CHECK_FALSE(product.possible);
+  CHECK(product.whyNot == "mesh dim 0 (dim0): R -> P(product): DTensor cannot turn a replicated value into "
+                          "Partial(product) (that would take an n-th root)");
   auto op = planRedistribute(meta({8}), mesh2x4, spec({R, P(ReduceOp::Sum)}), spec({R, P(ReduceOp::Max)}));
   CHECK_FALSE(op.possible);
   CHECK(op.whyNot == "mesh dim 1 (dim1): P(sum) -> P(max): a redistribute cannot change a Partial's reduce op");
