@@ -36,7 +36,11 @@ struct RedistributeStep {
   int meshDim = 0;
   std::string meshDimName;    // the mesh's name for meshDim ("dim1", "tp"): lets toString() stand alone
   CollectiveKind kind = CollectiveKind::None;
-  Placement from, to;
+  Placement from, to;         // as the user wrote them at the ends of the path (a decoded _StridedShard shows)
+  // Split factors of the ends the transform acts on as _StridedShards (DTensor's greedy fallback for one that
+  // is no shard order); 1: a Shard, Replicate or Partial. A _StridedShard decoded into a shard order is a Shard
+  // here, so its `from` may show _S(d, sf) with fromSplit 1.
+  int64_t fromSplit = 1, toSplit = 1;
   int64_t groupSize = 1;
   int64_t bytesSent = 0;      // per rank (largest share)
   int64_t bytesReceived = 0;  // per rank (largest share)

@@ -20,7 +20,8 @@
 //   layout: every rank's local shape and global offset (DTensor's compute_local_shape_and_global_offset);
 //   redistribute: DTensor's transform infos (mesh dim, src -> dst), minus those on size-1 mesh dims (DTensor
 //     executes them as no-ops, core plans none), with _StridedShard(d, sf) compared as Shard(d) inside a plan;
-//     a plan DTensor cannot execute (its redistribute raises) must be one core refuses;
+//     a plan DTensor cannot execute (its redistribute raises) must be one core refuses. Core plans with the
+//     topology the answers were computed on (CPU: one device per host), which DTensor's graph planner prices;
 //   rule: when DTensor runs the op on the inputs as given (no implicit redistribute), core's rule accepts them
 //     and gives the same output placements; when DTensor redistributes an input first, core's rule refuses.
 #include <catch2/catch.hpp>
@@ -203,7 +204,17 @@ void compareRedistribute(const json& cs, const json& ans, const Known& known, Co
   meta.dtype = dtypeFromName(cs.value("dtype", "f32"));
   const ShardingSpec from = specOf(cs.at("src").at("placements"), cs.at("src").at("shard_order"));
   const ShardingSpec to = specOf(cs.at("dst").at("placements"), cs.at("dst").at("shard_order"));
-  const RedistributePlan plan = planRedistribute(meta, mesh, from, to);
+  // DTensor's graph planner prices each mesh dim as intra- or inter-host: a dim is inter-host when the mesh dims
+  // from it to the last hold more devices than one host (_mesh_resources.num_devices_per_host). The answers were
+  // computed on CPU, where a host counts one device: every mesh dim from which on more than one device remains.
+  CostModel cost;
+  cost.interNodeDims.assign(static_cast<size_t>(mesh.ndim()), false);
+  int64_t devices = 1;
+  for (int m = mesh.ndim() - 1; m >= 0; --m) {
+    devices *= mesh.dimSize(m);
+    cost.interNodeDims[static_cast<size_t>(m)] = devices > 1;
+  }
+  const RedistributePlan plan = planRedistribute(meta, mesh, from, to, cost);
   ++c.compared;
   if (ans.contains("error"))  // DTensor's planner itself raised: core must refuse
     return plan.possible ? disagree(c, known, "redistribute", id,
