@@ -127,6 +127,23 @@ TEST_CASE("redistributes: bad ones are errors, autoparallel transitions are info
   CHECK(ap.items[0].message.rfind("the solver plans a transition from S(0) (x) to R: all_gather on mesh dim 0 (dim0)", 0) == 0);
 }
 
+TEST_CASE("implicit-redistribute: core accepts, DTensor would move an input at run time; said at the node",
+          "[check][dtensor]") {
+  // mean of a Partial(sum): linear, so core keeps Partial(sum); DTensor 2.14 keeps only Partial(avg) for mean.
+  Plan p = planOf({4}, {ph("x", {8, 6, 4}, "P(sum)"),
+                        call("m", "aten.mean.dim", {ref("x"), json::array({2}), true}, {8, 6, 1}, "P(sum)")},
+                 json::array(), "m");
+  Diagnostics d = checkPlan(p);
+  REQUIRE(kinds(d) == std::vector<std::string>{"implicit-redistribute"});
+  CHECK(d.items[0].severity == Severity::Info);
+  CHECK(d.items[0].node == p.graph.find("m"));
+  CHECK(d.items[0].message.rfind("DTensor reduces input 0 (the reduced tensor, P(sum)) before mean", 0) == 0);
+  // Nothing to fix: the plan is valid as it is.
+  const FixPlan f = planFix(p);
+  CHECK(f.batch.commands.empty());
+  CHECK(kinds(f.remaining) == std::vector<std::string>{"implicit-redistribute"});
+}
+
 TEST_CASE("incompatible-inputs: the fix picks the cheaper side", "[check][fix]") {
   // add(a, b): b is replicated where a splits dim 0. Chunking b locally costs nothing; gathering a would not.
   Plan p = planOf({4}, {ph("a", {64, 64}, "S(0)"), ph("b", {64, 1}, "R"),
