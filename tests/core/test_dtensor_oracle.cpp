@@ -104,6 +104,7 @@ struct KnownEntry {
   std::string idContains;               // a substring of the case ids it covers, or
   std::set<std::string> ids;            // ... exactly these case ids
   std::string torch;                    // "" = every version, else one version ("2.6")
+  std::string reason;                   // why the difference is accepted (also the docs' row)
   std::map<std::string, int> cases;     // version ("2.14") -> how many disagreements it covers (exact)
   bool implicitRedistribute = false;    // core accepts, DTensor redistributes: core's rule must say so
   bool matches(const std::string& id) const {
@@ -143,6 +144,7 @@ Known readKnown(const std::string& version) {
     if (e.contains("ids"))
       for (const auto& id : e.at("ids")) x.ids.insert(id.get<std::string>());
     x.torch = e.value("torch", std::string());
+    x.reason = e.value("reason", std::string());
     for (const auto& [v, n] : e.at("cases").items()) x.cases[v] = n.get<int>();
     x.implicitRedistribute = e.value("core_says", std::string()) == "implicit-redistribute";
     k.entries.push_back(std::move(x));
@@ -447,6 +449,7 @@ TEST_CASE("DTensor oracle: every known difference is in the docs' one table", "[
     CHECK(names.insert(e.name).second);
     CHECK((e.ids.empty() != e.idContains.empty()));
     CHECK(!e.cases.empty());
+    CHECK(!e.reason.empty());
     CHECK(section.find("`" + e.name + "`") != std::string::npos);
   }
 }
