@@ -191,11 +191,12 @@ struct Planner {
   State dst;             // normalised target
   RedistributePlan* out;
   // DTensor's greedy fallback for a _StridedShard that is no shard order: the States hold _StridedShards as
-  // given, every split in mesh-dim order. `rawWhy` is set when a step would go wrong in DTensor (it sizes the
-  // split by the wrong logical size, or adds or undoes a split that is not its tensor dim's innermost): the plan
-  // is then refused.
+  // given, every split in mesh-dim order.
   bool raw = false;
-  std::string rawWhy;
+  // Set when a step is one DTensor raises on at run time (R -> P(product), which the graph search may route
+  // through) or, in the fallback, gets wrong (a split sized by the wrong logical size, or added or undone where
+  // it is not its tensor dim's innermost): the plan is then refused.
+  std::string stepWhy;
 
   // Applies "mesh dim m becomes `to`" to `cur`, emitting a step unless the mesh dim has size 1 (DTensor skips
   // those: one chunk needs no collective) or nothing changes.
@@ -203,28 +204,32 @@ struct Planner {
     const Placement from = cur.p[m];
     const CollectiveKind kind = raw ? kindOfRaw(from, to) : kindOf(from, to);
     if (kind == CollectiveKind::None) return;
-    if (raw && rawWhy.empty() && pr.mesh->dimSize(m) > 1) {
+    if (stepWhy.empty() && pr.mesh->dimSize(m) > 1 && from.isReplicate() && to.isPartial() &&
+        to.reduce == ReduceOp::Product)
+      stepWhy = "mesh dim " + std::to_string(m) + " (" + pr.mesh->dimName(m) + "): the plan passes R -> P(product), "
+                "and DTensor cannot turn a replicated value into Partial(product) (that would take an n-th root)";
+    if (raw && stepWhy.empty() && pr.mesh->dimSize(m) > 1) {
       const std::string step = "mesh dim " + std::to_string(m) + ": " + from.shortString() + " -> " + to.shortString();
       // DTensor sizes each mesh dim's transform by the splits of the plain Shards before it in the source
       // (mesh_dims_to_logical_shape skips _StridedShard): undoing a split of d while an earlier mesh dim still
       // splits d, where the source has a _StridedShard, pads and unpads with the wrong sizes, so the run raises
       // or returns wrong data.
       if (from.isShard())
-        for (int earlier = 0; earlier < m && rawWhy.empty(); ++earlier) {
+        for (int earlier = 0; earlier < m && stepWhy.empty(); ++earlier) {
           const Placement& e = srcPlacement0[earlier];
           if (e.kind == PlacementKind::StridedShard && e.dim == from.dim && cur.p[earlier].isShard(from.dim) &&
               pr.mesh->dimSize(earlier) > 1)
-            rawWhy = step + ": DTensor's greedy planner sizes this split of dim " + std::to_string(from.dim) +
+            stepWhy = step + ": DTensor's greedy planner sizes this split of dim " + std::to_string(from.dim) +
                      " as if mesh dim " + std::to_string(earlier) + "'s " + e.shortString() +
                      " (no shard order) did not split it, so its run raises or returns wrong data";
         }
       // A split of d added or undone while a later mesh dim still splits d inside it: DTensor's nested-shard
       // check does not see a _StridedShard, and the result would be wrong.
       for (const Placement* end : {&from, &to}) {
-        if (!end->isShard() || !rawWhy.empty()) continue;
+        if (!end->isShard() || !stepWhy.empty()) continue;
         for (int later = m + 1; later < cur.ndim; ++later)
-          if (cur.p[later].isShard(end->dim) && pr.mesh->dimSize(later) > 1 && rawWhy.empty())
-            rawWhy = step + " would change a split of dim " + std::to_string(end->dim) + " inside mesh dim " +
+          if (cur.p[later].isShard(end->dim) && pr.mesh->dimSize(later) > 1 && stepWhy.empty())
+            stepWhy = step + " would change a split of dim " + std::to_string(end->dim) + " inside mesh dim " +
                      std::to_string(later) + "'s " + cur.p[later].shortString() +
                      " (DTensor's greedy planner does not see the nesting of a _StridedShard that is no shard "
                      "order, and its result would be wrong)";
@@ -290,7 +295,9 @@ bool normalise(const ShardingSpec& spec, const char* which, const Problem& pr, S
         hasStrided = true;
       }
     }
-    st.p[m] = p.kind == PlacementKind::StridedShard && !keepStrided ? Placement::shard(p.dim) : p;
+    // A split factor of 1 cuts one chunk into k: the layout of a Shard, planned as one.
+    const bool asShard = p.kind == PlacementKind::StridedShard && (!keepStrided || p.splitFactor == 1);
+    st.p[m] = asShard ? Placement::shard(p.dim) : p;
     st.key[m] = spec.order.empty() || !p.isShard() ? m : spec.order[m];
   }
   if (keepStrided) {
@@ -835,7 +842,7 @@ RedistributePlan planRedistribute(const TensorMeta& meta, const DeviceMesh& mesh
   } else if (!planGraph(pl)) {
     planStacks(pl);  // past the graph search's budget (meshes of 5+ dims): a valid plan, maybe not DTensor's
   }
-  if (!pl.rawWhy.empty()) return refuse(std::move(pl.rawWhy));
+  if (!pl.stepWhy.empty()) return refuse(std::move(pl.stepWhy));
   if (!reachedTarget(pl.cur, pl.dst))  // a planner bug, never a user error: report it rather than lie
     return refuse("internal error: no redistribute plan from " + from.toMeshString() + " to " + to.toMeshString());
   return plan;

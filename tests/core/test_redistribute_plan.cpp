@@ -274,6 +274,26 @@ TEST_CASE("a _StridedShard that is no shard order: DTensor's greedy fallback, re
   CHECK_FALSE(partial.possible);
 }
 
+TEST_CASE("graph search: a path DTensor cannot run is refused; _S(d, 1) is a Shard", "[redistribute]") {
+  // A Partial(product) that stays Partial(product): for a huge tensor DTensor's prices route it through a
+  // reduce_scatter (the later all_to_alls then move less) and back through Replicate, but R -> P(product) raises
+  // at run time ("Replicate to Partial(product) conversion is not supported").
+  const DeviceMesh mesh({4, 8, 4, 5});
+  auto plan = planRedistribute(meta({int64_t{1} << 35, 178, 86}), mesh,
+                               spec({Placement::strided(1, 4), P(ReduceOp::Product), S(1), R}),
+                               spec({R, P(ReduceOp::Product), R, S(1)}));
+  CHECK_FALSE(plan.possible);
+  CHECK(plan.whyNot == "mesh dim 1 (dim1): the plan passes R -> P(product), and DTensor cannot turn a replicated "
+                       "value into Partial(product) (that would take an n-th root)");
+  // A split factor of 1 cuts one chunk into k pieces: a Shard's layout, planned as one, also next to a
+  // _StridedShard that is no shard order (DTensor's greedy fallback on the placements).
+  const DeviceMesh m2x2({2, 2});
+  auto one = planRedistribute(meta({12, 12}), m2x2, spec({S(0), Placement::strided(1, 3)}),
+                              spec({Placement::strided(0, 1), Placement::strided(1, 3)}));
+  REQUIRE(one.possible);
+  CHECK(one.steps.empty());
+}
+
 TEST_CASE("non-default order: DTensor's graph search, priced as DTensor prices it", "[redistribute]") {
   // Source: dim 0 split by mesh dim 1 then mesh dim 0. Target: mesh dim 0 shards dim 1, mesh dim 1 keeps dim 0.
   // Mesh dim 0 is dim 0's innermost split, so it can move to dim 1 with one all_to_all, which DTensor prices as
