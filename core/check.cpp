@@ -424,6 +424,10 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext&
             declaredOut[o]->toMeshString();
     out.push_back(std::move(d));
   }
+  // Core accepts the inputs as they arrive, but DTensor's propagation would redistribute one first at run time
+  // (a documented difference, docs/checks.md "Checked against DTensor"): say so at the node.
+  for (const std::string& why : r.implicitRedistributes)
+    out.push_back(make(Severity::Info, DiagKind::ImplicitRedistribute, n, -1, why));
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) { return a.input < b.input; });
   return out;
 }

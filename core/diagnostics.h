@@ -40,7 +40,8 @@ const char* severityName(Severity s);  // "info", "warning", "error"
   X(UnplannedCollective, "unplanned-collective")     \
   X(LocalShapeMismatch, "local-shape-mismatch")     \
   X(InvalidTag, "invalid-tag")                       \
-  X(UnknownLossNode, "unknown-loss-node")
+  X(UnknownLossNode, "unknown-loss-node")           \
+  X(ImplicitRedistribute, "implicit-redistribute")
 
 enum class DiagKind : uint8_t {
 #define SS_DIAG_KIND_ENUM(e, s) e,

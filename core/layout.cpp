@@ -114,11 +114,12 @@ Result<RankShard> shardOnRank(const std::vector<int64_t>& globalShape, const Dev
       if (p.kind == PlacementKind::Shard) {
         const Interval piece = chunkPiece(n, k, i);
         takeRange(cur, piece.start, piece.length, next);
-      } else {  // StridedShard: k*sf chunks, this coordinate keeps i, i+k, ...
+      } else {  // StridedShard: sf chunks, each cut into k; this coordinate keeps piece i of every one
         const int64_t sf = p.splitFactor;
         for (int64_t j = 0; j < sf; ++j) {
-          const Interval piece = chunkPiece(n, k * sf, i + j * k);
-          takeRange(cur, piece.start, piece.length, next);
+          const Interval first = chunkPiece(n, sf, j);
+          const Interval piece = chunkPiece(first.length, k, i);
+          takeRange(cur, first.start + piece.start, piece.length, next);
         }
       }
       r.slices[d] = std::move(next);

@@ -4,8 +4,10 @@
 // Contract: Shard splits with torch.chunk semantics (chunks of ceil(n/k); trailing ranks may get 0; an empty
 // shard's offset is clamped to n). Several mesh dims sharding one tensor dim split it one after another in the
 // spec's shard order (default: mesh-dim order), each splitting what the previous left, so offsets accumulate.
-// StridedShard(dim, sf) on a mesh dim of size k cuts what is left into k*sf chunks (torch.chunk) and the rank
-// at coordinate i keeps chunks i, i+k, ..., i+(sf-1)k: its slice may be several intervals. Replicate and Partial
+// StridedShard(dim, sf) on a mesh dim of size k cuts what is left into sf chunks (torch.chunk), each of those
+// into k chunks, and the rank at coordinate i keeps chunk i of every one (DTensor 2.14's
+// _StridedShard._split_tensor; for sizes k*sf divides, the same as 2.6's k*sf chunks i, i+k, ...): its slice
+// may be several intervals. Replicate and Partial
 // do not split. Nothing here allocates tensor data: a 10^12-element tensor is just numbers.
 #include <cstdint>
 #include <string>

@@ -3,7 +3,7 @@
 //
 // A Placement says what one mesh dim does to a tensor: Replicate (every rank on that mesh dim holds the same
 // data), Shard(dim) (tensor dim `dim` is split with torch.chunk semantics), StridedShard(dim, split_factor)
-// (DTensor's _StridedShard: the dim is cut into k * split_factor pieces and rank i holds pieces i, i+k, ...),
+// (DTensor's _StridedShard: the dim is cut into split_factor pieces, each into k, and rank i holds piece i of each),
 // Partial(op) (every rank holds a partial value; the global value is the reduction over that mesh dim).
 // A ShardingSpec holds exactly one placement per mesh dim, plus an optional shard order: when several mesh dims
 // shard the same tensor dim, they split it in ascending `order` (default: mesh-dim order). Both are small values

@@ -2,7 +2,9 @@
 // Redistribute planning and its cost, as DTensor plans a redistribute: one transform per mesh dim.
 //
 // Transforms: S->R all_gather; P->R all_reduce; P->S reduce_scatter; S(i)->S(j) all_to_all; R->S local chunk;
-// R->P local divide (no communication); S->P and changing a Partial's reduce op are refused.
+// R->P local divide (no communication); S->P(sum) local embed (the shard written into zeros of the unsharded
+// size, no communication; DTensor 2.14's Shard._to_partial_tensor). Refused, as DTensor refuses them at run time:
+// S->P of another reduce op or from a _StridedShard, R->P(product), and changing a Partial's reduce op.
 // Bytes are per rank, for the tensor's dtype, exact for uneven shards (the largest rank's share is reported).
 // The time model (alpha-beta with a link table) is documented in docs/cost-model.md.
 #include <string>
@@ -13,8 +15,9 @@
 
 namespace ss {
 
-enum class CollectiveKind : uint8_t { None, AllGather, AllReduce, ReduceScatter, AllToAll, LocalChunk, LocalDivide };
-const char* collectiveName(CollectiveKind k);  // "all_gather", "all_reduce", "reduce_scatter", "all_to_all", "chunk", "divide"
+enum class CollectiveKind : uint8_t { None, AllGather, AllReduce, ReduceScatter, AllToAll, LocalChunk, LocalDivide, LocalEmbed };
+// "all_gather", "all_reduce", "reduce_scatter", "all_to_all", "chunk", "divide", "embed"
+const char* collectiveName(CollectiveKind k);
 
 struct Link {
   std::string name;          // "nvlink", "infiniband"
@@ -33,7 +36,11 @@ struct RedistributeStep {
   int meshDim = 0;
   std::string meshDimName;    // the mesh's name for meshDim ("dim1", "tp"): lets toString() stand alone
   CollectiveKind kind = CollectiveKind::None;
-  Placement from, to;
+  Placement from, to;         // as the user wrote them at the ends of the path (a decoded _StridedShard shows)
+  // Split factors of the ends the transform acts on as _StridedShards (DTensor's greedy fallback for one that
+  // is no shard order); 1: a Shard, Replicate or Partial. A _StridedShard decoded into a shard order is a Shard
+  // here, so its `from` may show _S(d, sf) with fromSplit 1.
+  int64_t fromSplit = 1, toSplit = 1;
   int64_t groupSize = 1;
   int64_t bytesSent = 0;      // per rank (largest share)
   int64_t bytesReceived = 0;  // per rank (largest share)
@@ -43,7 +50,7 @@ struct RedistributeStep {
 
 struct RedistributePlan {
   bool possible = true;
-  std::string whyNot;            // when impossible: "S->P is not a valid redistribute"
+  std::string whyNot;            // when impossible: "DTensor cannot redistribute S(0) -> P(max) ..."
   std::vector<RedistributeStep> steps;
   int64_t totalBytes() const;   // sum of bytesSent over the steps (per rank, largest share)
   double totalTimeUs() const;

@@ -73,11 +73,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(s.meshDim >= 0 && s.meshDim < ndim, "step on a mesh dim out of range");
     FUZZ_CHECK(mesh.dimSize(s.meshDim) > 1, "step on a size-1 mesh dim");
     FUZZ_CHECK(s.bytesSent >= 0 && s.bytesReceived >= 0 && s.timeUs >= 0, "negative cost");
-    const bool local = s.kind == ss::CollectiveKind::LocalChunk || s.kind == ss::CollectiveKind::LocalDivide;
+    const bool local = s.kind == ss::CollectiveKind::LocalChunk || s.kind == ss::CollectiveKind::LocalDivide ||
+                       s.kind == ss::CollectiveKind::LocalEmbed;
     if (local) FUZZ_CHECK(s.bytesSent == 0, "a local step sends bytes");
     FUZZ_CHECK(norm(cur[s.meshDim]) == norm(s.from), "a step starts from a placement the mesh dim does not have");
-    FUZZ_CHECK(!(norm(s.from) == norm(s.to)), "a step that changes nothing");
-    FUZZ_CHECK(!(s.from.isShard() && s.to.isPartial()), "a planned S->P");
+    // A _StridedShard that is no shard order is acted on as such (fromSplit/toSplit > 1): _S(0, 3) -> S(0)
+    // changes the layout although both normalise to Shard(0).
+    FUZZ_CHECK(!(norm(s.from) == norm(s.to)) || s.fromSplit != s.toSplit, "a step that changes nothing");
+    // A decoded _StridedShard is a Shard to the planner (fromSplit 1) even where the step shows it as given.
+    FUZZ_CHECK(!(s.from.isShard() && s.to.isPartial()) ||
+                   (s.fromSplit == 1 && s.to.reduce == ss::ReduceOp::Sum && s.kind == ss::CollectiveKind::LocalEmbed),
+               "a planned S->P other than Shard -> Partial(sum) (DTensor's local embed)");
+    FUZZ_CHECK(!(s.from.isReplicate() && s.to.isPartial() && s.to.reduce == ss::ReduceOp::Product),
+               "a planned R -> P(product)");
     cur[s.meshDim] = s.to;
     (void)s.toString();
   }

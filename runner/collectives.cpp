@@ -1,8 +1,9 @@
 // Redistributes on a rank: one ProcessGroupGloo per mesh dim (the rank's subgroup along it) and DTensor's
 // per-mesh-dim transforms built on them, differentiable through a custom autograd function.
 //
-// Sections: Rendezvous, process groups, primitive steps (gather, chunk, all_to_all, all_reduce, divide) with
-// exact uneven shards (padding to the largest piece), step planning, the autograd wrapper.
+// Sections: Rendezvous, process groups, primitive steps (gather, chunk, all_to_all, all_reduce, divide, embed)
+// with exact uneven shards (padding to the largest piece) and _StridedShard pieces, step planning, the autograd
+// wrapper.
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -118,15 +119,42 @@ std::pair<int64_t, int64_t> chunkPiece(int64_t n, int64_t k, int64_t idx) {
   return {std::min(off, n), sizes[idx]};
 }
 
+// The pieces (offset, size) of a dim of extent `n` that coordinate `idx` of a mesh dim of size `k` holds under a
+// split with split factor `sf`: sf == 1 is Shard's one torch.chunk piece; sf > 1 is _StridedShard's piece idx of
+// each of the sf chunks (DTensor 2.14's _StridedShard._split_tensor, core/layout.h).
+std::vector<std::pair<int64_t, int64_t>> splitPieces(int64_t n, int64_t k, int64_t sf, int64_t idx) {
+  if (sf <= 1) return {chunkPiece(n, k, idx)};
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (int64_t j = 0; j < sf; ++j) {
+    auto [start, len] = chunkPiece(n, sf, j);
+    auto [off, size] = chunkPiece(len, k, idx);
+    out.push_back({start + off, size});
+  }
+  return out;
+}
+
+// The pieces of `t` along `d`, concatenated (a copy).
+at::Tensor takePieces(const at::Tensor& t, int64_t d, const std::vector<std::pair<int64_t, int64_t>>& pieces) {
+  if (pieces.size() == 1) return t.narrow(d, pieces[0].first, pieces[0].second).clone();
+  std::vector<at::Tensor> parts;
+  for (const auto& [off, size] : pieces) parts.push_back(t.narrow(d, off, size));
+  return at::cat(parts, d);
+}
+
 // One transform on one mesh dim. Forward records the sizes its adjoint needs (a call is used once forward and
 // at most once backward).
 struct Step {
-  enum Kind { Gather, Chunk, AllToAll, AllReduce, Divide } kind = Gather;
+  enum Kind { Gather, Chunk, AllToAll, AllReduce, Divide, Embed } kind = Gather;
   int meshDim = 0;
-  int srcDim = 0, dstDim = 0;   // tensor dims (Gather/Chunk: srcDim; AllToAll: srcDim -> dstDim; AllReduce->S: dstDim)
-  bool toShard = false;         // AllReduce: Partial -> Shard (then a local chunk)
+  int srcDim = 0, dstDim = 0;   // tensor dims (Gather/Chunk: srcDim; AllToAll: srcDim -> dstDim; ...->S: dstDim)
+  bool toShard = false;         // AllReduce or Gather, then a local chunk along dstDim (Partial -> Shard; a
+                                // _StridedShard to or from a Shard goes through Replicate on the same mesh dim)
+  int64_t srcSplit = 1;         // Gather: split factor of the _StridedShard gathered (1: a Shard)
+  int64_t dstSplit = 1;         // Chunk (along srcDim) and toShard (along dstDim): split factor of the target
   ReduceOp op = ReduceOp::Sum;
-  std::vector<int64_t> savedSizes;  // Gather: every peer's size along srcDim; Chunk: the size before
+  std::vector<int64_t> savedSizes;  // Gather: every peer's size along srcDim (then, with toShard, the size
+                                    // before the chunk); Chunk: the size before;
+                                    // Embed: this rank's offset and size along srcDim
 };
 
 c10d::ReduceOp toC10d(ReduceOp op) {
@@ -221,7 +249,9 @@ struct StepRunner {
     return commOut(v[0], type);
   }
 
-  at::Tensor gather(const at::Tensor& t, int d, int td, std::vector<int64_t>* sizesOut) {
+  // All peers' pieces along td, in place: peer order for a Shard; for a _StridedShard (sf > 1) piece j of every
+  // peer in turn, for each of the sf chunks (each peer's local tensor is its pieces in chunk order).
+  at::Tensor gather(const at::Tensor& t, int d, int td, std::vector<int64_t>* sizesOut, int64_t sf = 1) {
     auto shapes = peerShapes(t, d);
     std::vector<int64_t> padded = t.sizes().vec(), sizes;
     for (const auto& s : shapes) {
@@ -242,13 +272,34 @@ struct StepRunner {
       parts.push_back(p);
     }
     if (sizesOut) *sizesOut = sizes;
-    return at::cat(parts, td);
+    if (sf <= 1) return at::cat(parts, td);
+    int64_t total = 0;
+    for (int64_t n : sizes) total += n;
+    const int64_t k = static_cast<int64_t>(parts.size());
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> pieces(parts.size());
+    for (int64_t q = 0; q < k; ++q) {
+      pieces[q] = splitPieces(total, k, sf, q);
+      int64_t held = 0;
+      for (const auto& piece : pieces[q]) held += piece.second;
+      if (held != sizes[q])
+        throw CollectiveError("_StridedShard gather: rank " + std::to_string(q) + " of the group holds " +
+                              std::to_string(sizes[q]) + " along dim " + std::to_string(td) + ", its pieces " +
+                              std::to_string(held) + " (" + where + ")");
+    }
+    std::vector<at::Tensor> ordered;
+    std::vector<int64_t> at(parts.size(), 0);  // where the next piece starts in each peer's local tensor
+    for (int64_t j = 0; j < sf; ++j)
+      for (int64_t q = 0; q < k; ++q) {
+        const int64_t size = pieces[q][j].second;
+        ordered.push_back(parts[q].narrow(td, at[q], size));
+        at[q] += size;
+      }
+    return at::cat(ordered, td);
   }
 
-  // DTensor's local chunk: this rank's torch.chunk piece along td.
-  at::Tensor chunk(const at::Tensor& t, int d, int td) {
-    auto [off, size] = chunkPiece(t.size(td), groupSize(d), myIndex(d));
-    return t.narrow(td, off, size).clone();
+  // DTensor's local chunk: this rank's torch.chunk piece along td (its strided pieces when sf > 1).
+  at::Tensor chunk(const at::Tensor& t, int d, int td, int64_t sf = 1) {
+    return takePieces(t, td, splitPieces(t.size(td), groupSize(d), sf, myIndex(d)));
   }
 
   // S(src) -> S(dst) on mesh dim d: each rank cuts its tensor along dst into group-size pieces (torch.chunk),
@@ -288,33 +339,62 @@ struct StepRunner {
   at::Tensor forward(Step& s, const at::Tensor& t) {
     if (groupSize(s.meshDim) == 1) return t;  // a mesh dim of size 1: every transform is the identity
     switch (s.kind) {
-      case Step::Gather: return gather(t, s.meshDim, s.srcDim, &s.savedSizes);
+      case Step::Gather: {
+        at::Tensor r = gather(t, s.meshDim, s.srcDim, &s.savedSizes, s.srcSplit);
+        if (!s.toShard) return r;
+        s.savedSizes.push_back(r.size(s.dstDim));  // after every peer's size: the size before the chunk
+        return chunk(r, s.meshDim, s.dstDim, s.dstSplit);
+      }
       case Step::Chunk:
         s.savedSizes = {t.size(s.srcDim)};
-        return chunk(t, s.meshDim, s.srcDim);
+        return chunk(t, s.meshDim, s.srcDim, s.dstSplit);
       case Step::AllToAll: return allToAll(t, s.meshDim, s.srcDim, s.dstDim);
       case Step::AllReduce: {
         at::Tensor r = allReduce(t, s.meshDim, s.op);
         // Partial -> Shard is an all_reduce then a local chunk (Gloo has no reduce_scatter).
         if (s.toShard) {
           s.savedSizes = {r.size(s.dstDim)};
-          return chunk(r, s.meshDim, s.dstDim);
+          return chunk(r, s.meshDim, s.dstDim, s.dstSplit);
         }
         return r;
       }
       case Step::Divide:
         return s.op == ReduceOp::Sum ? t / static_cast<double>(groupSize(s.meshDim)) : t.clone();
+      case Step::Embed: return embed(t, s.meshDim, s.srcDim, &s.savedSizes);
     }
     return t;
   }
 
-  // Zero tensor of the size before a chunk, with this rank's piece written in.
-  at::Tensor unchunk(const at::Tensor& g, int d, int td, int64_t before) {
-    auto [off, size] = chunkPiece(before, groupSize(d), myIndex(d));
+  // S(td) -> P(sum) (DTensor's Shard._to_partial_tensor): this rank's shard written into zeros of the unsharded
+  // size along td, at its place among the peers' shards (their actual sizes, from a shape exchange).
+  at::Tensor embed(const at::Tensor& t, int d, int td, std::vector<int64_t>* saved) {
+    const auto shapes = peerShapes(t, d);
+    const int64_t me = myIndex(d);
+    int64_t total = 0, off = 0;
+    for (size_t q = 0; q < shapes.size(); ++q) {
+      if (shapes[q].size() != static_cast<size_t>(t.dim()))
+        throw CollectiveError("shard -> partial over tensors of different ranks (" + where + ")");
+      if (static_cast<int64_t>(q) < me) off += shapes[q][td];
+      total += shapes[q][td];
+    }
+    std::vector<int64_t> shape = t.sizes().vec();
+    shape[td] = total;
+    at::Tensor out = at::zeros(shape, t.options());
+    if (t.size(td) > 0) out.narrow(td, off, t.size(td)).copy_(t);
+    *saved = {off, t.size(td)};
+    return out;
+  }
+
+  // Zero tensor of the size before a chunk, with this rank's piece (its strided pieces when sf > 1) written in.
+  at::Tensor unchunk(const at::Tensor& g, int d, int td, int64_t before, int64_t sf = 1) {
     std::vector<int64_t> shape = g.sizes().vec();
     shape[td] = before;
     at::Tensor out = at::zeros(shape, g.options());
-    if (size > 0) out.narrow(td, off, size).copy_(g);
+    int64_t from = 0;
+    for (const auto& [off, size] : splitPieces(before, groupSize(d), sf, myIndex(d))) {
+      if (size > 0) out.narrow(td, off, size).copy_(g.narrow(td, from, size));
+      from += size;
+    }
     return out;
   }
 
@@ -323,19 +403,27 @@ struct StepRunner {
     if (groupSize(s.meshDim) == 1) return g;
     switch (s.kind) {
       case Step::Gather: {
-        at::Tensor sum = allReduce(g, s.meshDim, ReduceOp::Sum);
-        int64_t off = 0, me = myIndex(s.meshDim);
+        const int64_t k = groupSize(s.meshDim), me = myIndex(s.meshDim);
+        const at::Tensor full = s.toShard ? unchunk(g, s.meshDim, s.dstDim, s.savedSizes.at(k), s.dstSplit) : g;
+        at::Tensor sum = allReduce(full, s.meshDim, ReduceOp::Sum);
+        if (s.srcSplit > 1) {
+          int64_t total = 0;
+          for (int64_t q = 0; q < k; ++q) total += s.savedSizes.at(q);
+          return takePieces(sum, s.srcDim, splitPieces(total, k, s.srcSplit, me));
+        }
+        int64_t off = 0;
         for (int64_t q = 0; q < me; ++q) off += s.savedSizes.at(q);
         return sum.narrow(s.srcDim, off, s.savedSizes.at(me)).clone();
       }
-      case Step::Chunk: return unchunk(g, s.meshDim, s.srcDim, s.savedSizes.at(0));
+      case Step::Chunk: return unchunk(g, s.meshDim, s.srcDim, s.savedSizes.at(0), s.dstSplit);
       case Step::AllToAll: return allToAll(g, s.meshDim, s.dstDim, s.srcDim);
       case Step::AllReduce: {
-        at::Tensor full = s.toShard ? unchunk(g, s.meshDim, s.dstDim, s.savedSizes.at(0)) : g;
+        at::Tensor full = s.toShard ? unchunk(g, s.meshDim, s.dstDim, s.savedSizes.at(0), s.dstSplit) : g;
         return allReduce(full, s.meshDim, ReduceOp::Sum);
       }
       case Step::Divide:
         return s.op == ReduceOp::Sum ? g / static_cast<double>(groupSize(s.meshDim)) : g.clone();
+      case Step::Embed: return g.narrow(s.srcDim, s.savedSizes.at(0), s.savedSizes.at(1)).clone();
     }
     return g;
   }
@@ -357,14 +445,25 @@ std::vector<Step> planSteps(const std::vector<int64_t>& global, const DeviceMesh
   for (const auto& ps : plan.steps) {
     Step s;
     s.meshDim = ps.meshDim;
+    // A transform ending in a Shard or _StridedShard after a collective (all_gather or all_reduce first) chunks.
+    const bool thenChunk = ps.to.isShard();
     switch (ps.kind) {
-      case CollectiveKind::AllGather: s.kind = Step::Gather; s.srcDim = ps.from.dim; break;
+      case CollectiveKind::AllGather:
+        s.kind = Step::Gather; s.srcDim = ps.from.dim; s.srcSplit = ps.fromSplit;
+        s.toShard = thenChunk; s.dstDim = ps.to.dim; s.dstSplit = ps.toSplit;
+        break;
       case CollectiveKind::AllToAll: s.kind = Step::AllToAll; s.srcDim = ps.from.dim; s.dstDim = ps.to.dim; break;
-      case CollectiveKind::AllReduce: s.kind = Step::AllReduce; s.op = ps.from.reduce; break;
+      case CollectiveKind::AllReduce:
+        s.kind = Step::AllReduce; s.op = ps.from.reduce;
+        s.toShard = thenChunk; s.dstDim = ps.to.dim; s.dstSplit = ps.toSplit;
+        break;
       case CollectiveKind::ReduceScatter:
-        s.kind = Step::AllReduce; s.op = ps.from.reduce; s.toShard = true; s.dstDim = ps.to.dim; break;
-      case CollectiveKind::LocalChunk: s.kind = Step::Chunk; s.srcDim = ps.to.dim; break;
+        s.kind = Step::AllReduce; s.op = ps.from.reduce; s.toShard = true; s.dstDim = ps.to.dim;
+        s.dstSplit = ps.toSplit;
+        break;
+      case CollectiveKind::LocalChunk: s.kind = Step::Chunk; s.srcDim = ps.to.dim; s.dstSplit = ps.toSplit; break;
       case CollectiveKind::LocalDivide: s.kind = Step::Divide; s.op = ps.to.reduce; break;
+      case CollectiveKind::LocalEmbed: s.kind = Step::Embed; s.srcDim = ps.from.dim; break;
       case CollectiveKind::None: continue;
     }
     steps.push_back(s);

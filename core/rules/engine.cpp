@@ -62,6 +62,47 @@ RuleResult failResult(Verdict v, int input, std::optional<ShardingSpec> want, st
   return r;
 }
 
+void noteUnshardableInputs(const RuleContext& ctx, RuleResult& res) {
+  if (!res.ok() || !ctx.mesh) return;
+  for (int i = 0; i < ctx.inputCount(); ++i) {
+    if (!ctx.inSpecs[i] || ctx.rank(i) < 0 || ctx.inSpecs[i]->meshDims() != ctx.mesh->ndim()) continue;
+    const ShardingSpec& spec = *ctx.inSpecs[i];
+    const auto& shape = ctx.shape(i);
+    std::vector<int64_t> shards(shape.size(), 1);
+    // As is_tensor_shardable: mesh dims in order, each multiplying its dim's shard count (a _StridedShard also
+    // needs split_factor times as many elements).
+    for (int m = 0; m < spec.meshDims(); ++m) {
+      const Placement& p = spec[m];
+      if (!p.isShard() || p.dim < 0 || p.dim >= static_cast<int>(shape.size())) continue;
+      shards[p.dim] *= ctx.mesh->dimSize(m);
+      const int64_t need = p.kind == PlacementKind::StridedShard ? shards[p.dim] * p.splitFactor : shards[p.dim];
+      if (shape[p.dim] < need) {
+        res.implicitRedistributes.push_back(
+            "DTensor redistributes input " + std::to_string(i) + " (" + spec.toMeshString() + ") before " +
+            opTitle(ctx) + ": its dim " + std::to_string(p.dim) + " (size " + std::to_string(shape[p.dim]) +
+            ") is split into " + std::to_string(need) + " pieces, so some ranks hold none, and DTensor keeps no " +
+            opTitle(ctx) + " strategy with such a shard (is_tensor_shardable)");
+        break;
+      }
+    }
+  }
+}
+
+void notePartialInput(const RuleContext& ctx, RuleResult& res, int input, std::optional<ReduceOp> kept,
+                      const std::string& what) {
+  if (!res.ok() || input < 0 || input >= ctx.inputCount() || !ctx.inSpecs[input]) return;
+  const ShardingSpec& spec = *ctx.inSpecs[input];
+  for (const Placement& p : spec.placements) {
+    if (!p.isPartial() || (kept && p.reduce == *kept)) continue;
+    res.implicitRedistributes.push_back(
+        "DTensor reduces input " + std::to_string(input) + " (the " + what + ", " + spec.toMeshString() + ") before " +
+        opTitle(ctx) + ": its " + opTitle(ctx) + " strategies keep " +
+        (kept ? "only Partial(" + std::string(reduceOpName(*kept)) + ") inputs" : "no Partial " + what) +
+        " (core computes the Partial result directly)");
+    return;
+  }
+}
+
 RuleResult unknownResult(const RuleContext& ctx) {
   RuleResult r;
   r.outputs.assign(ctx.node ? ctx.node->outputs.size() : 1, std::nullopt);

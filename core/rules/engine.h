@@ -83,6 +83,19 @@ inline std::optional<int> normDim(std::optional<int64_t> d, int rank) {
 // A Shard of the same kind (plain or strided) as `like`, on tensor dim `dim`.
 Placement shardLike(const Placement& like, int dim);
 
+// Where DTensor's sharding propagation redistributes inputs that core's rule accepts (core is more permissive:
+// each case is a documented difference, docs/checks.md "Checked against DTensor"). Both add one sentence per
+// such input to res.implicitRedistributes, and only when res is Ok.
+//
+// Inputs with a tensor dim split into more pieces than it has elements (some ranks hold none): DTensor 2.14's
+// single-dim strategies of mm, addmm, bmm, baddbmm, embedding, gather and index_select drop every strategy that
+// keeps such an input (is_tensor_shardable, no allow_uneven_sharding), so it redistributes the input first.
+void noteUnshardableInputs(const RuleContext& ctx, RuleResult& res);
+// Input `input` arrives Partial with an op its DTensor strategies do not keep (`kept`: the one reduce op they
+// keep, nullopt: none): DTensor reduces it first. `what` names the input in the sentence ("weight").
+void notePartialInput(const RuleContext& ctx, RuleResult& res, int input, std::optional<ReduceOp> kept,
+                      const std::string& what);
+
 // Result helpers for rules that decide on their own.
 RuleResult okResult(SpecList outs);
 RuleResult failResult(Verdict v, int input, std::optional<ShardingSpec> want, std::string message);

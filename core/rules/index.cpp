@@ -239,8 +239,7 @@ RuleResult indexSelectRule(const RuleContext& ctx) {
   p.ins = {labelled(0, ls), labelled(1, {kIdx}, false)};
   p.outs = {lo};
   RuleResult res = solveLabels(ctx, p);
-  std::vector<int64_t> shape = ctx.shape(0);
-  shape[*d] = ctx.shape(1)[0];
+  noteUnshardableInputs(ctx, res);
   return res;
 }
 
@@ -263,6 +262,8 @@ RuleResult gatherRule(const RuleContext& ctx) {
   p.ins = {labelled(0, ls), labelled(1, li, false)};
   p.outs = {li};
   RuleResult res = solveLabels(ctx, p);
+  noteUnshardableInputs(ctx, res);
+  notePartialInput(ctx, res, 0, std::nullopt, "gathered tensor");
   return res;
 }
 

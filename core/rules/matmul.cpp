@@ -63,6 +63,7 @@ RuleResult mm(const RuleContext& ctx) {
   p.ins = {labelled(0, {kM, kK}), labelled(1, {kK, kN})};
   p.outs = {std::vector<int>{kM, kN}};
   RuleResult r = solveLabels(ctx, p);
+  noteUnshardableInputs(ctx, r);
   return r;
 }
 
@@ -73,6 +74,7 @@ RuleResult bmm(const RuleContext& ctx) {
   p.ins = {labelled(0, {0, kM, kK}), labelled(1, {0, kK, kN})};
   p.outs = {std::vector<int>{0, kM, kN}};
   RuleResult r = solveLabels(ctx, p);
+  noteUnshardableInputs(ctx, r);
   return r;
 }
 
@@ -92,7 +94,9 @@ RuleResult addmmLike(const RuleContext& ctx, bool batched) {
   if (!prod.ok()) return prod;
   std::vector<int64_t> shape = batched ? std::vector<int64_t>{dimOr(ctx, 1, 0), dimOr(ctx, 1, 1), dimOr(ctx, 2, 2)}
                                        : std::vector<int64_t>{dimOr(ctx, 1, 0), dimOr(ctx, 2, 1)};
-  return addBias(ctx, prod, shape, 0);
+  RuleResult res = addBias(ctx, prod, shape, 0);
+  noteUnshardableInputs(ctx, res);
+  return res;
 }
 RuleResult addmm(const RuleContext& ctx) { return addmmLike(ctx, false); }
 RuleResult baddbmm(const RuleContext& ctx) { return addmmLike(ctx, true); }
@@ -169,7 +173,10 @@ RuleResult embedding(const RuleContext& ctx) {
   p.partial = PartialPolicy::Multiplicative;
   p.ins = {labelled(0, {kV, kD}), labelled(1, li, false)};
   p.outs = {lo};
-  return solveLabels(ctx, p);
+  RuleResult res = solveLabels(ctx, p);
+  noteUnshardableInputs(ctx, res);
+  notePartialInput(ctx, res, 0, std::nullopt, "weight");
+  return res;
 }
 
 // embedding_dense_backward(grad[..., D], indices[...], num_weights, padding_idx, scale_grad) -> [V, D]

@@ -4,7 +4,9 @@
 // A reduction over a sharded dim leaves each rank a partial result: sum -> Partial(sum), mean -> Partial(avg),
 // amax -> Partial(max), amin -> Partial(min), prod -> Partial(product). Reductions that are not such a fold
 // (var, std, argmax, logsumexp, norms) cannot reduce a sharded dim. A dim that is not reduced keeps its shard
-// (renumbered when keepdim is false). sum and mean are linear, so a Partial(sum|avg) input stays Partial.
+// (renumbered when keepdim is false). sum and mean are linear, so a Partial(sum|avg) input stays Partial (DTensor
+// keeps only sum's Partial(sum) and mean's Partial(avg), and redistributes the others: implicit-redistribute).
+// mean over an unevenly sharded dim is refused (its Partial(avg) would be wrong).
 #include <algorithm>
 
 #include "core/rules/engine.h"
@@ -88,6 +90,29 @@ RuleResult reduction(const RuleContext& ctx) {
   int nOut = std::max(1, ctx.outputCount());
   p.outs.assign(nOut, lo);
   RuleResult res = solveLabels(ctx, p);
+  if (res.ok() && red.fold == ReduceOp::Avg && ctx.inSpecs[0]) {
+    // mean over a sharded dim gives Partial(avg): right only when every rank holds as many elements of it (the
+    // mean of uneven per-rank means weights them equally). DTensor's _mean_full_mesh_strategy_filter agrees.
+    const ShardingSpec& spec = *ctx.inSpecs[0];
+    for (int d = 0; d < r; ++d) {
+      if (!reduced[d]) continue;
+      int64_t count = 1;
+      for (int m = 0; m < spec.meshDims(); ++m)
+        if (spec[m].isShard(d)) count *= ctx.mesh->dimSize(m) * (spec[m].kind == PlacementKind::StridedShard ? spec[m].splitFactor : 1);
+      if (count > 1 && in[d] % count != 0) {
+        ShardingSpec want = spec;
+        for (int m = 0; m < want.meshDims(); ++m)
+          if (want[m].isShard(d)) want.placements[m] = Placement::replicate();
+        return failResult(Verdict::Incompatible, 0, want,
+                          "mean over dim " + std::to_string(d) + " (size " + std::to_string(in[d]) + "), which " +
+                              spec.toMeshString() + " splits unevenly into " + std::to_string(count) +
+                              " pieces: the average of the per-rank means would weight unequal shards equally");
+      }
+    }
+  }
+  // DTensor keeps a Partial input only of the reduction's own op (sum: Partial(sum), mean: Partial(avg)).
+  if (op == "sum" || op == "nansum") notePartialInput(ctx, res, 0, ReduceOp::Sum, "reduced tensor");
+  if (op == "mean") notePartialInput(ctx, res, 0, ReduceOp::Avg, "reduced tensor");
   return res;
 }
 

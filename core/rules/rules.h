@@ -69,6 +69,10 @@ struct RuleResult {
   std::string message;
   std::vector<std::string> notes;
   std::vector<SpecList> alternatives;                      // input assignments the rule accepts
+  // When Ok: inputs DTensor's sharding propagation would still redistribute at run time before the op (core
+  // accepts them as they arrive; each is a documented difference, tests/dtensor/known_differences.json). One
+  // sentence each; the checker reports them as "implicit-redistribute" (info) at the node.
+  std::vector<std::string> implicitRedistributes;
 
   bool ok() const { return verdict == Verdict::Ok; }
 };

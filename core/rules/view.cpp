@@ -5,8 +5,11 @@
 // (outermost) input dim may be sharded, and it becomes a shard of the group's first output dim: a chunk of the
 // outermost dim is a contiguous block of the flattened group. When the group merges or splits dims, the shard
 // count must divide both first sizes evenly (otherwise torch.chunk's blocks and the view's rows disagree).
-// A sharded inner dim of a merge becomes DTensor's _StridedShard (and a split can turn one back into a Shard). Slicing a sharded dim (other than whole), selecting from it,
-// splitting it into pieces, concatenating along it and expanding a size-1 dim are refused.
+// A sharded inner dim of a merge becomes DTensor's _StridedShard (and a split can turn one back into a Shard);
+// it must split evenly unless it is the last dim merged and the only sharded one of its group (DTensor 2.14).
+// Slicing a sharded dim (other than whole), selecting from it, splitting it into pieces, concatenating along it
+// and expanding a size-1 dim are refused.
+#include <algorithm>
 #include <numeric>
 
 #include "core/rules/engine.h"
@@ -91,34 +94,49 @@ RuleResult reshapeTo(const RuleContext& ctx, const std::vector<int64_t>& out) {
 
   // DTensor's strided shards: merging dims whose inner one is sharded gives _StridedShard(o, sf) with sf the
   // product of the merged dims before it (rank i holds piece i of each of the sf blocks); splitting such a dim
-  // back where the outer pieces multiply to sf gives a plain Shard again. Both need the shard to divide evenly.
+  // back where the outer pieces multiply to sf gives a plain Shard again. The shard must divide evenly, except
+  // on the merge's last dim (as DTensor 2.14's view propagation).
   RuleContext c2 = ctx;
   ShardingSpec tmp = *ctx.inSpecs[0];
   std::vector<std::pair<int, Placement>> rewrites;
+  // Local sizes as DTensor's view propagation divides them, mesh dim by mesh dim: a split factor counts the
+  // pieces of the merged dims before the sharded one as they are on each rank then.
+  std::vector<int64_t> local = in;
   for (int m = 0; m < tmp.meshDims(); ++m) {
     const Placement pl = tmp[m];
-    if (!pl.isShard() || pl.dim >= r || groupOf[pl.dim] < 0) continue;
-    const auto& [gi, gj] = groups[groupOf[pl.dim]];
+    if (!pl.isShard() || pl.dim >= r) continue;
     const int64_t k = ctx.mesh->dimSize(m);
-    if (pl.kind == PlacementKind::Shard && gj.size() == 1 && pl.dim != gi[0] && in[pl.dim] % k == 0) {
-      int64_t sf = 1;
-      for (int d : gi) {
-        if (d == pl.dim) break;
-        sf *= in[d];
+    if (groupOf[pl.dim] >= 0) {
+      const auto& [gi, gj] = groups[groupOf[pl.dim]];
+      // Uneven is fine on the group's last dim when no later mesh dim shards a dim of the group at or after it
+      // (DTensor 2.14's _is_last_shard_in_flatten_range: only the pieces' sizes vary, not their count).
+      bool lastShard = true;
+      for (int o = m + 1; o < tmp.meshDims(); ++o) {
+        const Placement& q = ctx.inSpecs[0]->placements[o];
+        if (q.isShard() && q.dim >= pl.dim && q.dim <= gi.back() && q.dim >= gi.front()) lastShard = false;
       }
-      rewrites.push_back({m, Placement::strided(gj[0], static_cast<int>(sf))});
-      tmp.placements[m] = Placement::replicate();
-    } else if (pl.kind == PlacementKind::StridedShard && gi.size() == 1 && gj.size() > 1) {
-      int64_t prod = 1;
-      for (int o : gj) {
-        if (prod == pl.splitFactor && out[o] % k == 0) {
-          rewrites.push_back({m, Placement::shard(o)});
-          tmp.placements[m] = Placement::replicate();
-          break;
+      const bool evenOrLast = local[pl.dim] % k == 0 || (pl.dim == gi.back() && lastShard);
+      if (pl.kind == PlacementKind::Shard && gj.size() == 1 && pl.dim != gi[0] && evenOrLast) {
+        int64_t sf = 1;
+        for (int d : gi) {
+          if (d == pl.dim) break;
+          sf *= local[d];
         }
-        prod *= out[o];
+        rewrites.push_back({m, Placement::strided(gj[0], static_cast<int>(sf))});
+        tmp.placements[m] = Placement::replicate();
+      } else if (pl.kind == PlacementKind::StridedShard && gi.size() == 1 && gj.size() > 1) {
+        int64_t prod = 1;
+        for (int o : gj) {
+          if (prod == pl.splitFactor && out[o] % k == 0) {
+            rewrites.push_back({m, Placement::shard(o)});
+            tmp.placements[m] = Placement::replicate();
+            break;
+          }
+          prod *= out[o];
+        }
       }
     }
+    local[pl.dim] /= k;
   }
   if (rewrites.empty()) return solveLabels(ctx, p);
   c2.inSpecs[0] = tmp;

@@ -127,6 +127,23 @@ TEST_CASE("redistributes: bad ones are errors, autoparallel transitions are info
   CHECK(ap.items[0].message.rfind("the solver plans a transition from S(0) (x) to R: all_gather on mesh dim 0 (dim0)", 0) == 0);
 }
 
+TEST_CASE("implicit-redistribute: core accepts, DTensor would move an input at run time; said at the node",
+          "[check][dtensor]") {
+  // mean of a Partial(sum): linear, so core keeps Partial(sum); DTensor 2.14 keeps only Partial(avg) for mean.
+  Plan p = planOf({4}, {ph("x", {8, 6, 4}, "P(sum)"),
+                        call("m", "aten.mean.dim", {ref("x"), json::array({2}), true}, {8, 6, 1}, "P(sum)")},
+                 json::array(), "m");
+  Diagnostics d = checkPlan(p);
+  REQUIRE(kinds(d) == std::vector<std::string>{"implicit-redistribute"});
+  CHECK(d.items[0].severity == Severity::Info);
+  CHECK(d.items[0].node == p.graph.find("m"));
+  CHECK(d.items[0].message.rfind("DTensor reduces input 0 (the reduced tensor, P(sum)) before mean", 0) == 0);
+  // Nothing to fix: the plan is valid as it is.
+  const FixPlan f = planFix(p);
+  CHECK(f.batch.commands.empty());
+  CHECK(kinds(f.remaining) == std::vector<std::string>{"implicit-redistribute"});
+}
+
 TEST_CASE("incompatible-inputs: the fix picks the cheaper side", "[check][fix]") {
   // add(a, b): b is replicated where a splits dim 0. Chunking b locally costs nothing; gathering a would not.
   Plan p = planOf({4}, {ph("a", {64, 64}, "S(0)"), ph("b", {64, 1}, "R"),
@@ -178,16 +195,16 @@ TEST_CASE("seq-dim-mismatch: AutoSP tags against the plan's own sequence shard",
 }
 
 TEST_CASE("fix: a declared input spec no redistribute can reach is dropped", "[check][fix]") {
-  // S -> P(sum) is not a redistribute: the planner lets relu consume the S(0) that arrives.
-  Plan p = planOf({4}, {ph("x", {8, 16}, "S(0)"), call("r", "aten.relu.default", {ref("x")}, {8, 16}, "S(0)", {"P(sum)"})},
+  // S -> P(max) is not a redistribute DTensor runs: the planner lets relu consume the S(0) that arrives.
+  Plan p = planOf({4}, {ph("x", {8, 16}, "S(0)"), call("r", "aten.relu.default", {ref("x")}, {8, 16}, "S(0)", {"P(max)"})},
                  json::array(), "r");
   Diagnostics d = checkPlan(p);
   REQUIRE(kinds(d) == std::vector<std::string>{"missing-redistribute"});
-  CHECK(d.items[0].fix == "insert a redistribute S(0) -> P(sum): " +
+  CHECK(d.items[0].fix == "insert a redistribute S(0) -> P(max): " +
                               planRedistribute(TensorMeta{{8, 16}, DType::F32}, p.mesh, *d.items[0].have,
                                                *d.items[0].want).whyNot);
   FixPlan f = planFix(p);
-  CHECK(f.steps == std::vector<std::string>{"drop the input spec P(sum) at r input 0 (no redistribute reaches it from S(0))"});
+  CHECK(f.steps == std::vector<std::string>{"drop the input spec P(max) at r input 0 (no redistribute reaches it from S(0))"});
   CHECK(f.remaining.items.empty());
   Plan q = applied(p, f);
   CHECK(!q.specs[q.graph.find("r")].inputs[0].has_value());

@@ -36,10 +36,10 @@ TEST_CASE("teach errors are one line: exit 2 for bad input, 1 when no redistribu
   r = run("teach --shape 8,x --mesh 2x4 --from R --to R");
   CHECK(r.code == 2);
   CHECK(r.out == "shardscope teach: --shape '8,x': expected a non-negative size (column 3)\n");
-  r = run("teach --shape 8,6 --mesh 4 --from 'S(0)' --to 'P(sum)'");
+  r = run("teach --shape 8,6 --mesh 4 --from 'S(0)' --to 'P(max)'");
   CHECK(r.code == 1);
-  CHECK(r.out == "shardscope teach: mesh dim 0 (dim0): S(0) -> P(sum): S->P is not a valid redistribute (a shard cannot "
-                 "become a partial value)\n");
+  CHECK(r.out == "shardscope teach: mesh dim 0 (dim0): S(0) -> P(max): DTensor turns only a Shard into Partial(sum) "
+                 "(the shard written into zeros); a shard cannot become a Partial(max) value\n");
   r = run("teach --shape 8,6 --mesh 4 --from R --to R --dtype q7");
   CHECK(r.code == 2);
   CHECK(r.out == "shardscope teach: --dtype 'q7': unknown dtype (f32, bf16, f16, f64, i64, ...)\n");

@@ -77,12 +77,22 @@ TEST_CASE("layout refuses listings it could not hold instead of allocating 8 GiB
   CHECK(all.error().message ==
         "the layout would hold up to 1024 rank(s) x 1048576 interval(s); the limit is 16777216 (use fewer ranks or "
         "smaller split factors)");
-  // One rank of the same layout is fine: 2^20 intervals, each chunk computed directly.
-  auto one = shardOnRank({1 << 22}, mesh, ShardingSpec({Placement::strided(0, 1 << 20)}), 5);
+  // One rank of the same layout is fine: 2^20 intervals, each chunk computed directly. DTensor 2.14's
+  // _StridedShard._split_tensor cuts 2^22 into 2^20 chunks of 4 and each chunk into 1024 pieces (torch.chunk:
+  // pieces 0-3 hold one element, 4-1023 none); rank i keeps piece i of every chunk.
+  auto one = shardOnRank({1 << 22}, mesh, ShardingSpec({Placement::strided(0, 1 << 20)}), 3);
   REQUIRE(one.ok());
-  CHECK(one->localShape == std::vector<int64_t>{4096});   // 2^30 chunks of 2^22: first 2^22 hold one element
-  CHECK(one->slices[0].parts.size() == 4096);             // chunks 5, 1029, ... each one element, not adjacent
-  CHECK(one->slices[0].parts[1].start == 1029);
+  CHECK(one->localShape == std::vector<int64_t>{1 << 20});  // element 3 of each chunk: 3, 7, 11, ...
+  REQUIRE(one->slices[0].parts.size() == static_cast<size_t>(1 << 20));  // one interval per chunk, not adjacent
+  CHECK(one->slices[0].parts[0].start == 3);
+  CHECK(one->slices[0].parts[1].start == 7);
+  CHECK(one->slices[0].parts[1].length == 1);
+  // Rank 5 gets piece 5 of every chunk of 4: nothing at all.
+  auto none = shardOnRank({1 << 22}, mesh, ShardingSpec({Placement::strided(0, 1 << 20)}), 5);
+  REQUIRE(none.ok());
+  CHECK(none->localShape == std::vector<int64_t>{0});
+  CHECK(none->empty);
+  CHECK(none->slices[0].parts.empty());
 }
 
 TEST_CASE("layout of sizes near 2^63 does not overflow", "[hardening]") {

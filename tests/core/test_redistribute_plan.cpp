@@ -161,13 +161,38 @@ TEST_CASE("size-1 mesh dims need no collective and refuse nothing", "[redistribu
   CHECK(plan.steps.empty());
 }
 
-TEST_CASE("refused: S -> P and a change of Partial op", "[redistribute]") {
+TEST_CASE("S -> P(sum) is a local embed (DTensor 2.14: Shard._to_partial_tensor)", "[redistribute]") {
+  // Each rank writes its shard into zeros of the unsharded size: summing over the mesh dim gives the tensor.
   auto sp = planRedistribute(meta({8}), mesh4, spec({S(0)}), spec({P()}));
+  REQUIRE(sp.possible);
+  REQUIRE(sp.steps.size() == 1);
+  CHECK(sp.steps[0].kind == CollectiveKind::LocalEmbed);
+  CHECK(sp.steps[0].bytesSent == 0);
+  CHECK(sp.summary() == "embed on mesh dim 0 (dim0), no communication");
+  // On a 2-D mesh it is one step of the greedy plan: S(0)S(1) -> P(sum)S(1) embeds on mesh dim 0.
+  auto two = planRedistribute(meta({8, 16}), mesh2x4, spec({S(0), S(1)}), spec({P(), S(1)}));
+  REQUIRE(two.possible);
+  REQUIRE(two.steps.size() == 1);
+  CHECK(two.steps[0].meshDim == 0);
+  CHECK(two.steps[0].kind == CollectiveKind::LocalEmbed);
+}
+
+TEST_CASE("refused: what DTensor's redistribute raises on", "[redistribute]") {
+  // S -> P of another op than sum ("redistribute from Shard(dim=0) to Partial(max) not supported yet").
+  auto sp = planRedistribute(meta({8}), mesh4, spec({S(0)}), spec({P(ReduceOp::Max)}));
   CHECK_FALSE(sp.possible);
   CHECK(sp.steps.empty());
-  CHECK(sp.whyNot == "mesh dim 0 (dim0): S(0) -> P(sum): S->P is not a valid redistribute (a shard cannot become "
-                     "a partial value)");
+  CHECK(sp.whyNot == "mesh dim 0 (dim0): S(0) -> P(max): DTensor turns only a Shard into Partial(sum) (the shard "
+                     "written into zeros); a shard cannot become a Partial(max) value");
   CHECK(sp.summary() == sp.whyNot);
+  // _StridedShard -> Partial (not a Shard).
+  auto strided = planRedistribute(meta({8}), mesh4, spec({Placement::strided(0, 2)}), spec({P()}));
+  CHECK_FALSE(strided.possible);
+  // R -> P(product) ("Replicate to Partial(product) conversion is not supported").
+  auto product = planRedistribute(meta({8}), mesh4, spec({R}), spec({P(ReduceOp::Product)}));
+  CHECK_FALSE(product.possible);
+  CHECK(product.whyNot == "mesh dim 0 (dim0): R -> P(product): DTensor cannot turn a replicated value into "
+                          "Partial(product) (that would take an n-th root)");
   auto op = planRedistribute(meta({8}), mesh2x4, spec({R, P(ReduceOp::Sum)}), spec({R, P(ReduceOp::Max)}));
   CHECK_FALSE(op.possible);
   CHECK(op.whyNot == "mesh dim 1 (dim1): P(sum) -> P(max): a redistribute cannot change a Partial's reduce op");
@@ -214,21 +239,88 @@ TEST_CASE("_StridedShard is planned as its ordered-Shard equivalent and printed 
     CHECK(strided.steps[i].bytesSent == ordered.steps[i].bytesSent);
   }
   CHECK(strided.steps[0].from == Placement::strided(0, 4));
-  // A split factor that is no product of later mesh-dim sizes cannot be an ordered Shard: refused like DTensor.
-  auto bad = planRedistribute(meta({16}), mesh2x4, spec({Placement::strided(0, 3), S(0)}), spec({R, R}));
-  CHECK_FALSE(bad.possible);
-  CHECK(bad.whyNot.find("not an ordered Shard") != std::string::npos);
 }
 
-TEST_CASE("non-default order: a misplaced split moves with one all_to_all when it can", "[redistribute]") {
+TEST_CASE("a _StridedShard that is no shard order: DTensor's greedy fallback, refused where it goes wrong",
+          "[redistribute]") {
+  // A view's _S(0, 4) on a 1-D mesh (4 is no product of later mesh-dim sizes): one direct transform.
+  auto view = planRedistribute(meta({12, 6}), mesh4, spec({Placement::strided(0, 4)}), spec({S(0)}));
+  REQUIRE(view.possible);
+  REQUIRE(view.steps.size() == 1);
+  CHECK(view.steps[0].kind == CollectiveKind::AllGather);  // gather the strided pieces, then a local chunk
+  CHECK(view.steps[0].from == Placement::strided(0, 4));
+  auto back = planRedistribute(meta({12, 6}), mesh4, spec({R}), spec({Placement::strided(0, 4)}));
+  REQUIRE(back.possible);
+  REQUIRE(back.steps.size() == 1);
+  CHECK(back.steps[0].kind == CollectiveKind::LocalChunk);
+  // The _StridedShard as its dim's innermost split: mesh dim 1 gathered first, then mesh dim 0 (greedy).
+  auto inner = planRedistribute(meta({16}), mesh2x4, spec({S(0), Placement::strided(0, 3)}), spec({R, R}));
+  REQUIRE(inner.possible);
+  REQUIRE(inner.steps.size() == 2);
+  CHECK(inner.steps[0].meshDim == 1);
+  CHECK(inner.steps[0].from == Placement::strided(0, 3));
+  CHECK(inner.steps[1].meshDim == 0);
+  // Under a later split of the same dim, DTensor's fallback sizes that split as if the _StridedShard did not
+  // split it (its run returns wrong data): refused.
+  auto bad = planRedistribute(meta({16}), mesh2x4, spec({Placement::strided(0, 3), S(0)}), spec({R, R}));
+  CHECK_FALSE(bad.possible);
+  CHECK(bad.whyNot == "mesh dim 1: S(0) -> R: DTensor's greedy planner sizes this split of dim 0 as if mesh dim 0's "
+                      "_S(0, 3) (no shard order) did not split it, so its run raises or returns wrong data");
+  // Nor can it change a split nested inside the _StridedShard's tensor dim.
+  auto nested = planRedistribute(meta({16}), mesh2x4, spec({Placement::strided(0, 3), R}), spec({R, S(0)}));
+  CHECK_FALSE(nested.possible);
+  // A _StridedShard that is no shard order never becomes a Partial.
+  auto partial = planRedistribute(meta({12}), mesh4, spec({Placement::strided(0, 3)}), spec({P()}));
+  CHECK_FALSE(partial.possible);
+}
+
+TEST_CASE("graph search: a path DTensor cannot run is refused; _S(d, 1) is a Shard", "[redistribute]") {
+  // A Partial(product) that stays Partial(product): for a huge tensor DTensor's prices route it through a
+  // reduce_scatter (the later all_to_alls then move less) and back through Replicate, but R -> P(product) raises
+  // at run time ("Replicate to Partial(product) conversion is not supported").
+  const DeviceMesh mesh({4, 8, 4, 5});
+  auto plan = planRedistribute(meta({int64_t{1} << 35, 178, 86}), mesh,
+                               spec({Placement::strided(1, 4), P(ReduceOp::Product), S(1), R}),
+                               spec({R, P(ReduceOp::Product), R, S(1)}));
+  CHECK_FALSE(plan.possible);
+  CHECK(plan.whyNot == "mesh dim 1 (dim1): the plan passes R -> P(product), and DTensor cannot turn a replicated "
+                       "value into Partial(product) (that would take an n-th root)");
+  // A split factor of 1 cuts one chunk into k pieces: a Shard's layout, planned as one, also next to a
+  // _StridedShard that is no shard order (DTensor's greedy fallback on the placements).
+  const DeviceMesh m2x2({2, 2});
+  auto one = planRedistribute(meta({12, 12}), m2x2, spec({S(0), Placement::strided(1, 3)}),
+                              spec({Placement::strided(0, 1), Placement::strided(1, 3)}));
+  REQUIRE(one.possible);
+  CHECK(one.steps.empty());
+}
+
+TEST_CASE("non-default order: DTensor's graph search, priced as DTensor prices it", "[redistribute]") {
   // Source: dim 0 split by mesh dim 1 then mesh dim 0. Target: mesh dim 0 shards dim 1, mesh dim 1 keeps dim 0.
-  // Mesh dim 0 is dim 0's innermost split, so it moves to dim 1 directly. [8, 8] f32 on 2x4.
-  auto plan = planRedistribute(meta({8, 8}), mesh2x4, spec({S(0), S(0)}, {1, 0}), spec({S(1), S(0)}));
-  REQUIRE(plan.possible);
-  REQUIRE(plan.steps.size() == 1);
-  CHECK(plan.steps[0].meshDim == 0);
-  CHECK(plan.steps[0].kind == CollectiveKind::AllToAll);
-  CHECK(plan.steps[0].bytesSent == 1 * 1 * 4 * 4);  // rows 8/4 = 2 -> chunk 1; cols chunk 4: 4 elements f32
+  // Mesh dim 0 is dim 0's innermost split, so it can move to dim 1 with one all_to_all, which DTensor prices as
+  // an all_gather of the local bytes plus 1 us; gathering it and chunking again costs an all_gather of k times
+  // the bytes. For [8, 8] f32 the penalty wins: all_gather + chunk, as DTensor 2.14 plans it.
+  auto small = planRedistribute(meta({8, 8}), mesh2x4, spec({S(0), S(0)}, {1, 0}), spec({S(1), S(0)}));
+  REQUIRE(small.possible);
+  REQUIRE(small.steps.size() == 2);
+  CHECK(small.steps[0].meshDim == 0);
+  CHECK(small.steps[0].kind == CollectiveKind::AllGather);
+  CHECK(small.steps[1].meshDim == 0);
+  CHECK(small.steps[1].kind == CollectiveKind::LocalChunk);
+  CHECK(small.steps[1].to == S(1));
+  // For [4096, 4096] the all_to_all's bytes win.
+  auto large = planRedistribute(meta({4096, 4096}), mesh2x4, spec({S(0), S(0)}, {1, 0}), spec({S(1), S(0)}));
+  REQUIRE(large.possible);
+  REQUIRE(large.steps.size() == 1);
+  CHECK(large.steps[0].meshDim == 0);
+  CHECK(large.steps[0].kind == CollectiveKind::AllToAll);
+  CHECK(large.steps[0].bytesSent == int64_t{1} * 512 * 2048 * 4);  // rows 4096/4 = 1024 -> chunk 512; cols 2048
+  // The topology changes the prices: on inter-host mesh dims (0.22 of the bandwidth) the all_to_all wins sooner.
+  CostModel inter;
+  inter.interNodeDims = {true, true};
+  auto mid = planRedistribute(meta({512, 256}), mesh2x4, spec({S(0), S(0)}, {1, 0}), spec({S(1), S(0)}));
+  auto midInter = planRedistribute(meta({512, 256}), mesh2x4, spec({S(0), S(0)}, {1, 0}), spec({S(1), S(0)}), inter);
+  CHECK(mid.steps.size() == 2);
+  CHECK(midInter.steps.size() == 1);
 }
 
 TEST_CASE("10^12-element tensors are counted, never allocated; sizes saturate", "[redistribute]") {

@@ -97,3 +97,23 @@ TEST_CASE("slice_scatter and select_scatter", "[rules][index]") {
   sel.args({sel.in({4, 8}, "S(1)"), sel.in({8}, "S(0)"), I(0), I(2)}).out({4, 8});
   CHECK(sel.outSpec() == "S(1)");
 }
+
+TEST_CASE("implicit redistributes: gather and index_select inputs DTensor 2.14 moves first", "[rules][index][dtensor]") {
+  // A Partial input to gather (linear in it): core gives Partial; DTensor's gather strategy keeps no Partial.
+  RuleCase g({4}, "aten.gather.default");
+  g.args({g.in({8, 6}, "P(sum)"), I(1), g.in({8, 3}, "R", DType::I64)}).out({8, 3});
+  CHECK(g.outSpec() == "P(sum)");
+  REQUIRE(g.result.implicitRedistributes.size() == 1);
+  CHECK(g.result.implicitRedistributes[0].rfind("DTensor reduces input 0 (the gathered tensor, P(sum)) before gather", 0) == 0);
+  // An index of 3 over 4 ranks: one holds none, and DTensor keeps no such index_select strategy.
+  RuleCase s({4}, "aten.index_select.default");
+  s.args({s.in({8, 6}, "R"), I(0), s.in({3}, "S(0)", DType::I64)}).out({3, 6});
+  CHECK(s.outSpec() == "S(0)");
+  REQUIRE(s.result.implicitRedistributes.size() == 1);
+  CHECK(s.result.implicitRedistributes[0].find("dim 0 (size 3) is split into 4 pieces") != std::string::npos);
+  // index_select keeps a Partial self in DTensor too: nothing to say.
+  RuleCase p({4}, "aten.index_select.default");
+  p.args({p.in({8, 6}, "P(sum)"), I(0), p.in({4}, "R", DType::I64)}).out({4, 6});
+  CHECK(p.outSpec() == "P(sum)");
+  CHECK(p.result.implicitRedistributes.empty());
+}

@@ -137,3 +137,39 @@ TEST_CASE("einsum: letters are labels, letters the output lacks are contracted",
   e.args({Arg::string("...k,kn->...n"), Arg::list({e.in({2, 8, 16}, "S(0)"), e.in({16, 4}, "R")})}).out({2, 8, 4});
   CHECK(e.outSpec() == "none");
 }
+
+TEST_CASE("implicit redistributes: inputs DTensor 2.14 moves before mm/bmm/embedding, which core accepts",
+          "[rules][matmul][dtensor]") {
+  // bmm with dim 2 of the second factor (size 2) split over 4 ranks: ranks 2 and 3 hold nothing. Core computes
+  // the product on the shards as they are; DTensor keeps no such strategy (is_tensor_shardable) and replicates.
+  RuleCase b({4}, "aten.bmm.default");
+  b.args({b.in({4, 8, 6}, "R"), b.in({4, 6, 2}, "S(2)")}).out({4, 8, 2});
+  CHECK(b.outSpec() == "S(2)");
+  REQUIRE(b.result.implicitRedistributes.size() == 1);
+  CHECK(b.result.implicitRedistributes[0] ==
+        "DTensor redistributes input 1 (S(2)) before bmm: its dim 2 (size 2) is split into 4 pieces, so some ranks "
+        "hold none, and DTensor keeps no bmm strategy with such a shard (is_tensor_shardable)");
+  // Every rank holds some of it (uneven is fine): nothing to say.
+  RuleCase even({4}, "aten.bmm.default");
+  even.args({even.in({4, 8, 6}, "R"), even.in({4, 6, 6}, "S(2)")}).out({4, 8, 6});
+  CHECK(even.outSpec() == "S(2)");
+  CHECK(even.result.implicitRedistributes.empty());
+  // Both mesh dims together: 2x2 over a dim of size 3.
+  RuleCase m({2, 2}, "aten.mm.default");
+  m.args({m.in({3, 8}, "S(0)S(0)"), m.in({8, 4}, "RR")}).out({3, 4});
+  CHECK(m.outSpec() == "S(0)S(0)");
+  CHECK(m.result.implicitRedistributes.size() == 1);
+  // A Partial weight: embedding is linear in it (core's output is Partial), DTensor reduces the weight first.
+  RuleCase e({4}, "aten.embedding.default");
+  e.args({e.in({10, 4}, "P(sum)"), e.in({8}, "R", DType::I64)}).out({8, 4});
+  CHECK(e.outSpec() == "P(sum)");
+  REQUIRE(e.result.implicitRedistributes.size() == 1);
+  CHECK(e.result.implicitRedistributes[0] ==
+        "DTensor reduces input 0 (the weight, P(sum)) before embedding: its embedding strategies keep no Partial "
+        "weight (core computes the Partial result directly)");
+  // Row-wise embedding: DTensor's indices become _MaskPartial, a local step of the lookup: no implicit redistribute.
+  RuleCase row({4}, "aten.embedding.default");
+  row.args({row.in({10, 4}, "S(0)"), row.in({8}, "R", DType::I64)}).out({8, 4});
+  CHECK(row.outSpec() == "P(sum)");
+  CHECK(row.result.implicitRedistributes.empty());
+}

@@ -44,3 +44,38 @@ TEST_CASE("reductions keep and renumber the other shards", "[rules][reduction]")
   CHECK(s.outSpec() == "RS(1)");
   CHECK(*s.shape(0) == std::vector<int64_t>{16, 128, 1, 64});
 }
+
+TEST_CASE("mean and sum of Partial inputs, and mean over an uneven shard", "[rules][reduction][dtensor]") {
+  auto mean = [](const std::string& spec, std::vector<int64_t> shape, std::vector<int64_t> dims) {
+    RuleCase c({4}, "aten.mean.dim");
+    std::vector<int64_t> out = shape;
+    for (int64_t d : dims) out[d] = 1;
+    c.args({c.in(shape, spec), ints(dims), B(true)}).out(out);
+    return c;
+  };
+  // mean is linear: a Partial(sum) input stays Partial(sum) in core; DTensor keeps only Partial(avg), and
+  // reduces a Partial(sum) first (implicit-redistribute).
+  RuleCase ps = mean("P(sum)", {8, 6, 4}, {2});
+  CHECK(ps.outSpec() == "P(sum)");
+  REQUIRE(ps.result.implicitRedistributes.size() == 1);
+  CHECK(ps.result.implicitRedistributes[0] ==
+        "DTensor reduces input 0 (the reduced tensor, P(sum)) before mean: its mean strategies keep only "
+        "Partial(avg) inputs (core computes the Partial result directly)");
+  RuleCase pa = mean("P(avg)", {8, 6, 4}, {2});
+  CHECK(pa.outSpec() == "P(avg)");
+  CHECK(pa.result.implicitRedistributes.empty());
+  // sum keeps Partial(sum) only.
+  RuleCase s({4}, "aten.sum.dim_IntList");
+  s.args({s.in({8, 6}, "P(avg)"), ints({1})}).out({8});
+  CHECK(s.outSpec() == "P(avg)");
+  CHECK(s.result.implicitRedistributes.size() == 1);
+  // mean over a sharded dim: Partial(avg) when every rank holds as many elements; refused when uneven (the
+  // average of unequal shards' means is not the mean).
+  CHECK(mean("S(2)", {8, 6, 4}, {2}).outSpec() == "P(avg)");
+  RuleCase uneven = mean("S(1)", {8, 6, 4}, {1});
+  CHECK(uneven.outSpec() == "error");
+  CHECK(uneven.want() == "R");
+  CHECK(uneven.result.message ==
+        "mean over dim 1 (size 6), which S(1) splits unevenly into 4 pieces: the average of the per-rank means "
+        "would weight unequal shards equally");
+}

@@ -33,7 +33,9 @@ TEST_CASE("view: merging keeps an outer shard; an inner one becomes strided", "[
   CHECK(view({16, 128, 64}, "S(0)R", {2048, 64}, {2, 4}) == "S(0)R");
   CHECK(view({16, 128, 64}, "RS(1)", {2048, 64}, {2, 4}) == "R_S(0, 16)");
   CHECK(view({16, 128, 64}, "RS(2)", {16, 8192}, {2, 4}) == "R_S(1, 128)");
-  CHECK(view({16, 130, 64}, "RS(1)", {2080, 64}, {2, 4}) == "error");  // 130 rows over 4 ranks
+  // 130 rows over 4 ranks: uneven, but the merge's last dim, where DTensor 2.14 allows it (only the pieces'
+  // sizes vary, not their count per rank).
+  CHECK(view({16, 130, 64}, "RS(1)", {2080, 64}, {2, 4}) == "R_S(0, 16)");
   // -1 is resolved from the element count.
   RuleCase c({2, 4}, "aten.view.default");
   c.args({c.in({16, 128, 64}, "S(0)R"), ints({-1, 64})}).out({2048, 64});
@@ -184,7 +186,16 @@ TEST_CASE("view: merging a sharded inner dim gives DTensor's _StridedShard, and 
   CHECK(view({2, 16}, "S(1)", {32}, {2}) == "_S(0, 2)");
   CHECK(view({4, 6, 8}, "S(1)", {192}, {2}) == "_S(0, 4)");
   CHECK(view({32, 32}, "_S(0, 2)", {2, 16, 32}, {2}) == "S(1)");
-  CHECK(view({2, 15}, "S(1)", {30}, {2}) == "error");  // 15 rows do not split evenly over 2 ranks
+  // DTensor 2.14's answers (asked on its fake process group): uneven is fine on the merge's last dim when no later
+  // mesh dim shards the group at or after it; the split factor counts the local pieces before the sharded dim.
+  CHECK(view({2, 15}, "S(1)", {30}, {2}) == "_S(0, 2)");
+  CHECK(view({4, 3}, "S(1)", {12}, {4}) == "_S(0, 4)");
+  CHECK(view({4, 6, 8}, "S(2)", {192}, {3}) == "_S(0, 24)");
+  CHECK(view({6, 5}, "S(0)S(1)", {30}, {2, 2}) == "S(0)_S(0, 3)");
+  // Uneven on a dim that is not the merge's last: "Cannot flatten unevenly sharded tensor".
+  CHECK(view({4, 5, 8}, "S(1)", {160}, {2}) == "error");
+  CHECK(view({4, 6, 8}, "S(1)", {192}, {4}) == "error");
+  CHECK(view({3, 5}, "S(0)", {15}, {2}) == "error");
 }
 
 // A cat of 10^5 tensors: each input's index is found in constant time (the rule was quadratic: 13 s at 10^5
