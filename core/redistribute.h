@@ -12,6 +12,7 @@
 
 #include "core/graph.h"
 #include "core/placement.h"
+#include "core/units.h"  // formatBytes / formatTimeUs: the steps print their costs with them
 
 namespace ss {
 
@@ -60,7 +61,5 @@ struct RedistributePlan {
 RedistributePlan planRedistribute(const TensorMeta& meta, const DeviceMesh& mesh, const ShardingSpec& from,
                                   const ShardingSpec& to, const CostModel& cost = {});
 
-std::string formatBytes(int64_t bytes);   // "2.0 MiB"
-std::string formatTimeUs(double us);      // "21.4 us", "3.20 ms"
 
 }  // namespace ss

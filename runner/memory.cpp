@@ -6,6 +6,7 @@
 #include "core/layout.h"
 #include "core/redistribute.h"
 #include "core/saturate.h"
+#include "core/units.h"
 #include "runner/runner.h"
 
 namespace ss::runner {
