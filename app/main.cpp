@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "app/verbs.h"
-#include "core/result.h"
+#include "app/cli/verbs.h"
+#include "core/model/result.h"
 
 #ifdef SHARDSCOPE_WITH_GUI
-#include "app/gui.h"
+#include "app/gui/gui.h"
 #endif
 
 namespace ss::app {

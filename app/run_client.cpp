@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/plan_json.h"
+#include "core/io/native/plan_json.h"
 
 namespace ss::app {
 

@@ -1,10 +1,10 @@
-// shardscope_bench: performance at real size (issue 6). A benchmark, not a timed test.
+// shardscope_bench: performance at real size. A benchmark, not a timed test.
 //
 // For each size it generates a LLaMA-like joint forward+backward plan (core/gen/llama.h), writes it in the
 // native format (and autoparallel JSON / FX text when those writers exist), then in a fresh child process
 // loads it back and measures: load, full check, layout, frame build (record pass + ImGui draw lists, headless,
 // no GL) fitted to the whole graph and zoomed to ~10k visible nodes, one edit's incremental re-check, the diff of
-// the plan against a perturbed copy (core/diff.h, both checks included), and the peak RSS after load + check (getrusage, per child, so sizes do not pollute each other). Finally the
+// the plan against a perturbed copy (core/plan/diff.h, both checks included), and the peak RSS after load + check (getrusage, per child, so sizes do not pollute each other). Finally the
 // redistribute planner's evaluations per second and the growth exponents 10k -> 100k.
 // Sections: options, timing helpers, generation child, measurement child, redistribute rate, report.
 #include <imgui.h>
@@ -25,27 +25,27 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/diff.h"
-#include "core/edit.h"
+#include "core/plan/diff.h"
+#include "core/plan/edit.h"
 #include "core/gen/llama.h"
-#include "core/graph_layout.h"
+#include "core/draw/graph_layout.h"
 #include "core/io/formats.h"
 #include "core/io/load.h"
-#include "core/io/plan_json.h"
-#include "core/placement_parse.h"
-#include "core/redistribute.h"
-#include "core/teach.h"
-#include "core/check.h"
+#include "core/io/native/plan_json.h"
+#include "core/model/placement_parse.h"
+#include "core/redistribute/redistribute.h"
+#include "core/plan/teach.h"
+#include "core/check/check.h"
 #include "core/rules/rules.h"
-#include "views/GraphView.h"
+#include "views/graph_view.h"
 #include "core/applied/session.h"
-#include "views/HeadlessFrame.h"
+#include "views/headless_frame.h"
 #ifdef SHARDSCOPE_BENCH_HAVE_TEACH_VIEW
-#include "views/TeachView.h"
+#include "views/teach_view.h"
 #endif
 #ifdef SHARDSCOPE_BENCH_HAVE_VIEWS
-#include "views/AppliedGraphOverlay.h"
-#include "views/AppliedGraphView.h"
+#include "views/model/applied_graph_overlay.h"
+#include "views/applied_graph_view.h"
 #endif
 
 using nlohmann::json;
@@ -448,7 +448,7 @@ json redistributeRate() {
   return json{{"evals", evals}, {"possible", possible}, {"evals_per_s", evals / (elapsed / 1000.0)}};
 }
 
-// Teaching (core/teach.h, views/TeachView.h): expanding a redistribute into block movements and one frame's
+// Teaching (core/plan/teach.h, views/teach_view.h): expanding a redistribute into block movements and one frame's
 // record pass, on the seed-1 edge (2x4) and at the largest mesh teach pictures (16x16 = 256 ranks, an
 // all_to_all of 3840 transfers).
 json teachRate() {

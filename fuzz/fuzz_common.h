@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/model/result.h"
 
 #define FUZZ_CHECK(cond, what)                                                             \
   do {                                                                                     \

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/load.h"
-#include "core/io/plan_json.h"
+#include "core/io/native/plan_json.h"
 #include "fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

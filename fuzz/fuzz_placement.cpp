@@ -4,9 +4,9 @@
 // parses to the same spec; every printer and the layout of a valid spec work.
 #include <cstdint>
 
-#include "core/layout.h"
-#include "core/placement_parse.h"
-#include "core/redistribute.h"
+#include "core/model/layout.h"
+#include "core/model/placement_parse.h"
+#include "core/redistribute/redistribute.h"
 #include "fuzz/fuzz_common.h"
 
 namespace {

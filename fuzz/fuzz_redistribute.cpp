@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/redistribute.h"
+#include "core/redistribute/redistribute.h"
 #include "fuzz/fuzz_common.h"
 
 namespace {

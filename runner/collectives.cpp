@@ -14,8 +14,8 @@
 
 #include <sstream>
 
-#include "core/layout.h"
-#include "core/redistribute.h"
+#include "core/model/layout.h"
+#include "core/redistribute/redistribute.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {
@@ -121,7 +121,7 @@ std::pair<int64_t, int64_t> chunkPiece(int64_t n, int64_t k, int64_t idx) {
 
 // The pieces (offset, size) of a dim of extent `n` that coordinate `idx` of a mesh dim of size `k` holds under a
 // split with split factor `sf`: sf == 1 is Shard's one torch.chunk piece; sf > 1 is _StridedShard's piece idx of
-// each of the sf chunks (DTensor 2.14's _StridedShard._split_tensor, core/layout.h).
+// each of the sf chunks (DTensor 2.14's _StridedShard._split_tensor, core/model/layout.h).
 std::vector<std::pair<int64_t, int64_t>> splitPieces(int64_t n, int64_t k, int64_t sf, int64_t idx) {
   if (sf <= 1) return {chunkPiece(n, k, idx)};
   std::vector<std::pair<int64_t, int64_t>> out;
@@ -431,7 +431,7 @@ struct StepRunner {
 
 namespace {
 
-// The steps core's planner gives (core/redistribute.h: DTensor's greedy order, nested shards undone innermost
+// The steps core's planner gives (core/redistribute/redistribute.h: DTensor's greedy order, nested shards undone innermost
 // first), so the run performs exactly the collectives `check`, the cost model and the views show.
 std::vector<Step> planSteps(const std::vector<int64_t>& global, const DeviceMesh& mesh, const ShardingSpec& from,
                             const ShardingSpec& to, const std::string& where) {

@@ -24,8 +24,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/result.h"
-#include "core/run_report.h"
+#include "core/model/result.h"
+#include "core/run/run_report.h"
 #include "runner/divergence.h"
 #include "runner/torch_internal.h"
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/layout.h"
+#include "core/model/layout.h"
 
 namespace ss::runner {
 namespace {

@@ -26,8 +26,8 @@
 #include <tuple>
 #include <vector>
 
-#include "core/plan.h"
-#include "core/run_report.h"
+#include "core/model/plan.h"
+#include "core/run/run_report.h"
 
 namespace ss::runner {
 

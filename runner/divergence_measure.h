@@ -4,7 +4,7 @@
 #include <atomic>
 #include <vector>
 
-#include "core/layout.h"
+#include "core/model/layout.h"
 #include "runner/divergence.h"
 #include "runner/torch_internal.h"
 

@@ -15,9 +15,9 @@
 #include <optional>
 #include <sstream>
 
-#include "core/layout.h"
-#include "core/op_safety.h"
-#include "core/replica.h"
+#include "core/model/layout.h"
+#include "core/ops/op_safety.h"
+#include "core/redistribute/replica.h"
 #include "runner/op_contracts.h"
 #include "runner/torch_internal.h"
 
@@ -260,7 +260,7 @@ void rewriteShapeArgs(const ExecEnv& env, int n, const c10::FunctionSchema& sche
                       const std::vector<at::Tensor>& tensorInputs) {
   const Node& node = env.plan->graph.nodes[n];
   std::string op = node.opName();
-  if (!hasLocalShapeArgs(op)) return;  // core/replica.h: the replica rules rely on this list
+  if (!hasLocalShapeArgs(op)) return;  // core/redistribute/replica.h: the replica rules rely on this list
   bool view = isViewOp(op), expand = op == "expand", factory = isFactoryOp(op);
   // Backward ops that rebuild their forward input's shape (slice_backward, select_backward, ...).
   bool backwardSizes = !view && !expand && !factory;
@@ -524,7 +524,7 @@ void runGraph(const ExecEnv& env, Values& values) {
         env.afterNode(n, values[n]);
         continue;
       }
-      // Replica deduplication (core/replica.h): a rank off a value's computing ranks takes it from its leader;
+      // Replica deduplication (core/redistribute/replica.h): a rank off a value's computing ranks takes it from its leader;
       // it still runs the input edges whose collectives it is a member of.
       const ReplicaPlan* rp = env.replicas;
       const bool computes = !rp || rp->computes(n, env.rank);

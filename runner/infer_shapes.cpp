@@ -11,7 +11,7 @@
 
 #include "core/io/formats.h"
 #include "core/io/load.h"
-#include "core/io/plan_json.h"
+#include "core/io/native/plan_json.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {

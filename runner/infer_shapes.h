@@ -1,6 +1,6 @@
 #pragma once
 // Shape inference on meta tensors through LibTorch's dispatcher: the second pass after core's plain C++ rules
-// (core/io/fx_infer.h) for graphs read without annotations. Plain C++ header; the Torch code is in
+// (core/io/fx/infer.h) for graphs read without annotations. Plain C++ header; the Torch code is in
 // runner/infer_shapes.cpp, run by `shardscope-runner infer-shapes` (a child process, like runs).
 //
 // Contract: fills the outputs of call nodes whose metas are unknown by executing the graph in order on meta
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.h"
+#include "core/model/plan.h"
 
 namespace ss::runner {
 

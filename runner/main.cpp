@@ -3,13 +3,13 @@
 //
 // Usage: shardscope-runner PLAN|- [--options JSON] [--events]
 //   PLAN is any plan file core can load; `-` reads a native plan from stdin.
-//   --options: a RunOptions object as JSON (core/run_report.h), e.g. {"scale": 4, "batches": 3}.
+//   --options: a RunOptions object as JSON (core/run/run_report.h), e.g. {"scale": 4, "batches": 3}.
 //   --events: stdout carries one RunEvent JSON object per line, the last one {"event": "report", ...};
 //             otherwise a human summary. Exit code: RunReport::exitCode() (0 match, 1 mismatch, 2 refused,
 //             3 failed), 2 for unusable arguments or input.
 //   --sandbox-report [CANARY]: enter the sandbox, probe it (CANARY: a file it must not change), print JSON, exit.
 // Usage: shardscope-runner --gemm-bench M K N: the float product speed on every core, as JSON (benchmarks).
-// Before running, the child refuses a plan with an op off core's allow-list (core/op_safety.h: it trusts no
+// Before running, the child refuses a plan with an op off core's allow-list (core/ops/op_safety.h: it trusts no
 // parent) and what runner/runner.h refusalBeforeRun refuses (ranks, threads, shape errors), enters its sandbox
 // (runner/sandbox.h: a supervisor process, no inherited descriptors, its own network namespace, Landlock, no
 // capabilities, seccomp, a private working folder, an address-space cap) and arms a watchdog for the wall-clock budget (RunOptions::budgetSec).
@@ -31,9 +31,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/load.h"
-#include "core/op_safety.h"
-#include "core/run_report.h"
-#include "core/saturate.h"
+#include "core/ops/op_safety.h"
+#include "core/run/run_report.h"
+#include "core/model/saturate.h"
 #include "runner/infer_shapes.h"
 #include "runner/runner.h"
 #include "runner/sandbox.h"

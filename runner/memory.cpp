@@ -3,10 +3,10 @@
 #include <fstream>
 #include <string>
 
-#include "core/layout.h"
-#include "core/redistribute.h"
-#include "core/saturate.h"
-#include "core/units.h"
+#include "core/model/layout.h"
+#include "core/redistribute/redistribute.h"
+#include "core/model/saturate.h"
+#include "core/model/units.h"
 #include "runner/runner.h"
 
 namespace ss::runner {

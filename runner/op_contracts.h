@@ -19,7 +19,7 @@
 //     LibTorch's): every index where the mask holds inside its dim of self;
 //   * views over storage: _reshape_alias, as_strided, as_strided_copy and as_strided_scatter stay inside their
 //     input's storage (LibTorch 1.13's _reshape_alias checks nothing).
-// - Ops whose kernels trust more than that are not on the allow-list (core/op_safety.cpp says which and why).
+// - Ops whose kernels trust more than that are not on the allow-list (core/ops/op_safety.cpp says which and why).
 #include <string>
 #include <vector>
 

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "core/layout.h"
+#include "core/model/layout.h"
 
 namespace ss::runner {
 namespace {

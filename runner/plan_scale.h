@@ -9,7 +9,7 @@
 // redistributes and tags are unchanged, so per-rank local shapes shrink by the same factors:
 // seed 1 at N = 4 gives [4, 8, 1, 16] against [1, 32, 1, 16] instead of [16, 32, 1, 64] against [4, 128, 1, 64].
 // Fails (naming the node) when the scaled shapes would disagree with each other.
-#include "core/plan.h"
+#include "core/model/plan.h"
 
 namespace ss::runner {
 

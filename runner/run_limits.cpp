@@ -1,8 +1,8 @@
 // Refusals before a run starts (runner/runner.h: refusalBeforeRun). Plain C++ over core.
 #include <string>
 
-#include "core/check.h"
-#include "core/limits.h"
+#include "core/check/check.h"
+#include "core/model/limits.h"
 #include "runner/runner.h"
 
 namespace ss::runner {

@@ -26,11 +26,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/layout.h"
-#include "core/limits.h"
-#include "core/op_safety.h"
-#include "core/redistribute.h"
-#include "core/replica.h"
+#include "core/model/layout.h"
+#include "core/model/limits.h"
+#include "core/ops/op_safety.h"
+#include "core/redistribute/redistribute.h"
+#include "core/redistribute/replica.h"
 #include "runner/distributed.h"
 #include "runner/divergence_measure.h"
 #include "runner/blas.h"
@@ -409,7 +409,7 @@ void resolveMeasureCopies(std::vector<RankOutcome>& outcomes) {
     if (!outcomes[r].measureCopies.empty()) outcomes[r].measures = std::move(merged[r]);
 }
 
-// Node n's measured outputs are the same on every rank of its sharing class: the values are (core/replica.h) and
+// Node n's measured outputs are the same on every rank of its sharing class: the values are (core/redistribute/replica.h) and
 // so are the reference blocks, as long as the specs do not shard (nor reduce a Partial over) a sharing dim.
 bool measuresShared(const Plan& plan, const ReplicaPlan& rp, int n) {
   const auto& outs = plan.specs.at(n).outputs;
@@ -463,7 +463,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     events.emit(e);
   }
 
-  // ---- safety: refuse before anything runs (core/op_safety.h) ----
+  // ---- safety: refuse before anything runs (core/ops/op_safety.h) ----
   if (auto unsafe = unsafeNodes(input.graph); !unsafe.empty()) {
     report.error = RunError{"unsafe-op", -1, unsafe[0].node, unsafe[0].name, unsafe[0].reason};
     for (size_t k = 1; k < unsafe.size() && k < 16; ++k) report.notes.push_back("also " + unsafe[k].toString());
@@ -544,7 +544,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   const bool copyPieces = mutatesInPlace(writers);
   const std::vector<bool> recordGrad = wantGrads ? lossAncestors(plan, lossNode) : std::vector<bool>{};
   Placeholders wholes(plan, seed, floatType);
-  // Replica deduplication between this process's rank threads (core/replica.h); not across processes (values are
+  // Replica deduplication between this process's rank threads (core/redistribute/replica.h); not across processes (values are
   // handed over in memory) nor on GPUs (a rank's tensors live on its own device).
   const ReplicaPlan replicas = replicaClasses(plan, recordGrad, writers);
   const bool dedup = options.dedup && replicas.enabled && !cluster && gpus == 0 && ranks > 1;
@@ -717,7 +717,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
           refOutputs[b].clear();
         }
         const at::Tensor loss = values[lossNode][0];
-        // Under deduplication only twin leaders run the backward: a twin's would be the same (core/replica.h).
+        // Under deduplication only twin leaders run the backward: a twin's would be the same (core/redistribute/replica.h).
         const bool backward = wantGrads && (!dedup || replicas.twinLeader(rank));
         if (backward && loss.requires_grad()) {
           for (int n = 0; n < plan.graph.size(); ++n)

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.h"
-#include "core/run_report.h"
+#include "core/model/plan.h"
+#include "core/run/run_report.h"
 
 namespace ss::runner {
 

@@ -1,6 +1,6 @@
 #pragma once
 // What contains the `shardscope-runner` child while it runs someone's plan (plain POSIX and Linux, no Torch).
-// Defence in depth behind core's op allow-list (core/op_safety.h) and the runner's op contracts
+// Defence in depth behind core's op allow-list (core/ops/op_safety.h) and the runner's op contracts
 // (runner/op_contracts.h): even a kernel bug a plan found finds nothing to use. docs/runner.md "Safety" states the
 // threat model and what each layer stops.
 //
@@ -36,7 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run_report.h"
+#include "core/run/run_report.h"
 
 namespace ss::runner {
 

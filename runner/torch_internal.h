@@ -19,8 +19,8 @@
 
 #include <ATen/ATen.h>
 
-#include "core/plan.h"
-#include "core/replica.h"
+#include "core/model/plan.h"
+#include "core/redistribute/replica.h"
 #include "runner/rendezvous.h"
 
 namespace c10d {
@@ -74,7 +74,7 @@ class RankComm {
   std::unique_ptr<Impl> impl_;
 };
 
-// Values handed between the rank threads of one process under replica deduplication (core/replica.h): the rank
+// Values handed between the rank threads of one process under replica deduplication (core/redistribute/replica.h): the rank
 // that computes a value publishes it for the ranks of its class, which take it and use it read-only. Keyed by
 // (batch, node, input: -1 the node's outputs, k its input k after the redistribute, leader rank). An entry lives
 // until its last taker has it. A failure where the value is computed is published in its place, so that the
@@ -138,7 +138,7 @@ using Values = std::vector<std::vector<at::Tensor>>;
 void runGraph(const ExecEnv& env, Values& values);
 
 // Per node, whether it writes one of its arguments in place, from its op's schema (`Tensor(a!)`); ops without a
-// schema here by core's name rule (core/replica.h writesInPlace).
+// schema here by core's name rule (core/redistribute/replica.h writesInPlace).
 std::vector<bool> inPlaceWriters(const Plan& plan);
 
 // The compute type for a planned dtype under `floatType` (floating types map to it; others stay).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `shardscope check` on a big autoparallel export against Python's json.load of the same file, side by side in
-# one run (issue 12: check must take at most 0.4x what json.load takes). Each measurement is the median of RUNS
+# one run (check must take at most 0.4x what json.load takes). Each measurement is the median of RUNS
 # alternating runs (check, then json.load), so both see the same machine load.
 #   scripts/bench_check_vs_json.sh [LAYERS] [RUNS]      (defaults: 320 layers, about 95k nodes; 7 runs)
 # Uses $SHARDSCOPE_BUILD/app/shardscope (default build/); prints one line per tool and the ratio.

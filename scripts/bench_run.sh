@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The run benchmark (issue 13): seed 1 fixed (`shardscope fix`), real size, 3 batches, on this machine, against
+# The run benchmark: seed 1 fixed (`shardscope fix`), real size, 3 batches, on this machine, against
 # the targets of docs/performance.md ("Runs"). A benchmark, not a test: it prints numbers and says which targets
 # hold; it fails only when the run itself fails.
 #

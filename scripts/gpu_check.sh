@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU session in one script: builds the runner against the PyTorch wheel's CUDA LibTorch, runs the seeds and
+# The GPU check in one script: builds the runner against the PyTorch wheel's CUDA LibTorch, runs the seeds and
 # the AutoSP samples with --device cuda and on CPU, runs the DTensor oracle, and leaves in OUTDIR:
 #   summary.json      every check: pass/fail, verdict, expected verdict, times GPU vs CPU, how collectives ran
 #   oracle.json       DTensor's answers to tests/dtensor/cases.json (copy to tests/dtensor/oracle.json; the
@@ -19,7 +19,7 @@
 #
 # --cpu-only rehearses everything but CUDA on a CPU machine: a CPU build (system LibTorch when python3 has no
 # torch), the CPU runs, one --device cuda run that must fail cleanly (exit 3), the oracle (which reports that
-# DTensor is missing) and the summary. --scale N runs seed 1 at 1/N size (the GPU session uses 1: real size).
+# DTensor is missing) and the summary. --scale N runs seed 1 at 1/N size (a GPU check uses 1: real size).
 # --budget caps the whole script (default 420 s: under the 8 minutes the session allows, leaving a rerun).
 # Exit: 0 every check passed, 1 some check failed (see summary.json), 2 bad arguments.
 set -uo pipefail

@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/layout.h"
+#include "core/model/layout.h"
 
 namespace ss {
 namespace {

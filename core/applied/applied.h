@@ -1,6 +1,6 @@
 #pragma once
 // An applied (post-sharding) graph, as autoparallel's apply pass traces it on one rank, matched to its Plan.
-// Facts: ../shared/design/REAL_ARTIFACTS.md "The applied graph"; docs/checks.md "Applied graph checks".
+// Facts: docs/import-formats.md and docs/checks.md "Applied graph checks".
 //
 // Sections: collectives (what the applied graph communicates), groups -> mesh dims, node matching, the checks.
 //
@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "core/check.h"
-#include "core/diagnostics.h"
-#include "core/plan.h"
-#include "core/redistribute.h"
+#include "core/check/check.h"
+#include "core/model/diagnostics.h"
+#include "core/model/plan.h"
+#include "core/redistribute/redistribute.h"
 
 namespace ss {
 

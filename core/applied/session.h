@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/applied/applied.h"
-#include "core/io/autoparallel_artifacts.h"
+#include "core/io/autoparallel/artifacts.h"
 
 namespace ss {
 

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 
 namespace ss::gen {
 namespace {

@@ -14,7 +14,7 @@
 // About 285 nodes per layer with recomputation (215 without): 32 layers give about 9.2k nodes.
 #include <cstdint>
 
-#include "core/plan.h"
+#include "core/model/plan.h"
 
 namespace ss::gen {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/plan.h"
+#include "core/model/plan.h"
 
 namespace ss {
 
@@ -54,7 +54,7 @@ const char* fxSkippedName(FxSkipped k);  // "import", "environment", "config", "
 struct FxReadReport {
   int annotated = 0;     // nodes whose metas came from `"f32[...]"` annotations
   int fromLoadArgs = 0;  // placeholders whose metas came from `load_args`
-  int inferred = 0;      // call nodes whose metas were inferred (core/io/fx_infer.h)
+  int inferred = 0;      // call nodes whose metas were inferred (core/io/fx/infer.h)
   std::vector<std::string> uninferred;  // "aten.foo.default: 3 nodes (first foo_1)"
   int skipped[kFxSkippedKinds] = {};    // top-level statements (and __init__ attributes) by FxSkipped kind
   int opaqueRefs = 0;    // get_attr nodes naming a callable or subgraph (lambda, GraphModule()): opaque inputs

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/limits.h"
-#include "core/placement_parse.h"
-#include "core/plan_builder.h"
-#include "core/result.h"
+#include "core/model/limits.h"
+#include "core/model/placement_parse.h"
+#include "core/model/plan_builder.h"
+#include "core/model/result.h"
 
 namespace ss::jsonutil {
 

@@ -15,10 +15,10 @@
 
 #include <memory>
 
-#include "core/io/autoparallel_artifacts.h"
+#include "core/io/autoparallel/artifacts.h"
 #include "core/io/formats.h"
-#include "core/io/plan_json.h"
-#include "core/io/trace_log.h"
+#include "core/io/native/plan_json.h"
+#include "core/io/trace/trace_log.h"
 
 namespace ss {
 

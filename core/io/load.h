@@ -7,13 +7,13 @@
 #include <cstdint>
 #include <string>
 
-#include "core/limits.h"
+#include "core/model/limits.h"
 
-#include "core/plan.h"
+#include "core/model/plan.h"
 
 namespace ss {
 
-using limits::kMaxFileBytes;  // core/limits.h
+using limits::kMaxFileBytes;  // core/model/limits.h
 using limits::kMaxJsonDepth;
 
 enum class FileKind : uint8_t { NativePlan, AutoparallelJson, AutoparallelPlacements, FxText, TorchTrace, Unknown };
@@ -26,7 +26,7 @@ FileKind detectFileKind(std::string_view text);
 // size - tailPadding bytes; see planFromJsonTextFast's paddedTail).
 Result<std::string> readFileText(const std::string& path, size_t tailPadding = 0);
 // Loads any supported graph/plan file. A placements file alone is an error (it needs a graph). A TORCH_TRACE log
-// gives the plan of its autoparallel artifacts (core/io/autoparallel_artifacts.h); a folder is read as a folder of
+// gives the plan of its autoparallel artifacts (core/io/autoparallel/artifacts.h); a folder is read as a folder of
 // per-rank logs (the first rank's plan).
 Result<Plan> loadPlanText(std::string_view text, const std::string& fileForMessages);
 Result<Plan> loadPlanFile(const std::string& path);

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/graph.h"
-#include "core/io/plan_json.h"
-#include "core/plan_builder.h"
-#include "core/plan.h"
+#include "core/model/graph.h"
+#include "core/io/native/plan_json.h"
+#include "core/model/plan_builder.h"
+#include "core/model/plan.h"
 
 namespace ss::sjutil {
 
@@ -82,7 +82,7 @@ inline bool optNumber(const element* e, double& out, double def) {
   }
 }
 
-// A tensor shape within the limits every reader applies (core/graph.h, as shapeFromJson in plan_json.cpp), each
+// A tensor shape within the limits every reader applies (core/model/graph.h, as shapeFromJson in plan_json.cpp), each
 // size an INT64.
 inline bool readShape(element e, std::vector<int64_t>& out) {
   if (e.type() != element_type::ARRAY) return false;

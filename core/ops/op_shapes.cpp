@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/layout.h"
+#include "core/model/layout.h"
 #include "core/ops/op_shapes_detail.h"
 #include "core/rules/engine.h"
 

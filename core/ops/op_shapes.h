@@ -1,14 +1,14 @@
 #pragma once
 // The op table's shape facts: for one call node, given its tensor inputs' metas and its literal arguments, the
 // metas of its outputs, or that its inputs cannot go together. The one source of op shape semantics: FX shape
-// inference (core/io/fx_infer.h) fills unknown outputs from it, and the checker (core/check.cpp) compares every
+// inference (core/io/fx/infer.h) fills unknown outputs from it, and the checker (core/check/check.cpp) compares every
 // declared output against it and reports inputs that do not fit (so an applied graph, whose shapes are local, is
 // checked alone). Sharding semantics live in core/rules/*; an op is added to both tables by name.
 //
 // Contract: total (never throws), pure, cheap enough to run twice per node of a 100k-node graph. A rule:
 //   - Known: one meta per output (an entry may be unknown: an output whose size depends on data);
 //   - Mismatch: the inputs (as shaped) cannot feed the op; `input` names the tensor input (input index, see
-//     core/graph.h) and `message` names the shapes that collide, e.g. "index_put: values of shape [16, 32, 1, 64]
+//     core/model/graph.h) and `message` names the shapes that collide, e.g. "index_put: values of shape [16, 32, 1, 64]
 //     do not broadcast to the slots they fill in self, [4, 128, 1, 64]";
 //   - Unknown: an input's meta or a needed argument is unknown (symbolic sizes), or the op has no shape rule.
 // When `argsComplete` is false (an autoparallel export: args are the tensor inputs only) only rules that read
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/graph.h"
+#include "core/model/graph.h"
 
 namespace ss::ops {
 

@@ -97,7 +97,7 @@ struct Ctx {
       if (name == kw && v.kind == Arg::Kind::DType) return v.dt;
     return std::nullopt;
   }
-  // Input index (core/graph.h's numbering) of the tensor argument `a` of this node; -1 when it is none.
+  // Input index (core/model/graph.h's numbering) of the tensor argument `a` of this node; -1 when it is none.
   int inputIndex(const Arg* a) const {
     int counter = 0, found = -1;
     std::function<bool(const Arg&)> walk = [&](const Arg& x) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/layout.h"
+#include "core/model/layout.h"
 #include "core/ops/op_shapes_detail.h"
 
 namespace ss::ops::detail {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "core/layout.h"
+#include "core/model/layout.h"
 
 namespace ss::rules {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/layout.h"
+#include "core/model/layout.h"
 #include "core/rules/rules.h"
 
 namespace ss::rules {

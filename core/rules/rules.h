@@ -9,7 +9,7 @@
 //     per-rank local shapes that collide;
 //   - PartialIntoNonlinear when a Partial value reaches an op that is not linear in it.
 // Each rule may also list `alternatives`: complete input-spec assignments it accepts, from which the fix
-// planner (core/fix.h) picks the cheapest to redistribute into. Ops without a rule: findRule returns nullptr
+// planner (core/plan/fix.h) picks the cheapest to redistribute into. Ops without a rule: findRule returns nullptr
 // and the checker reports them once per op as "unchecked-op".
 //
 // Files: engine.{h,cpp} (the per-mesh-dim label solver every family uses), and one file per family:
@@ -20,9 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/graph.h"
-#include "core/mesh.h"
-#include "core/placement.h"
+#include "core/model/graph.h"
+#include "core/model/mesh.h"
+#include "core/model/placement.h"
 
 namespace ss::rules {
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the AutoSP samples (seed 2 of ../../docs/runner.md and MOTIVATING_BUGS.md): a small causal
+"""Writes the AutoSP samples (the second bug of README.md, "The two bugs it was built for"): a small causal
 attention model (embedding, q/k/v/o projections, Ulysses all-to-alls around scaled-dot-product attention, a
 residual, an LM head, cross-entropy) on 2 ranks with sequence-parallel size 2.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes samples/falcon_index_put_2d.plan.json: seed 1 of MOTIVATING_BUGS.md at its real sizes.
+"""Writes samples/falcon_index_put_2d.plan.json: the first bug of README.md at its real sizes.
 
 Falcon-7b style multi-query attention reduced to one projection, as the joint forward+backward graph that
 autoparallel solves on a 2x4 mesh ("dim0", "dim1"):

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
-"""Writes tests/data/trace/: seed 1 (MOTIVATING_BUGS.md) as a user has it, a TORCH_TRACE log of an autoparallel
-run, in the exact record format of torch/_logging (see ../../shared/design/REAL_ARTIFACTS.md and
-docs/import-formats.md "TORCH_TRACE logs").
+"""Writes tests/data/trace/: seed 1 (the first bug of README.md) as a user has it, a TORCH_TRACE log of an autoparallel
+run, in the exact record format of torch/_logging (see docs/import-formats.md "TORCH_TRACE logs").
 
 Inputs (already in the tree, hand-checked): tests/data/io/falcon_mqa_joint.print_readable.py (the joint
 forward+backward graph of Falcon-7b multi-query attention reduced to one projection) and
@@ -397,7 +396,7 @@ def main():
     write(tl + "autoparallel_solution.json", json.dumps(sol))
     write(tl + "autoparallel_parallel_graph.txt", missing)
 
-    # The export whose solver hands index_put values as RS(1) with no transition (step 4 of issue 14).
+    # The export whose solver hands index_put values as RS(1) with no transition.
     bad = copy.deepcopy(sol)
     for n in bad["nodes"]:
         if n["name"] == "index_put":

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/ops/op_shapes.h"
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 #include "core/rules/rules.h"
 
 namespace ss::test {

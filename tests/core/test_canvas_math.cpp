@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "core/canvas.h"
+#include "core/draw/canvas.h"
 
 using ss::Canvas;
 using ss::Rectd;

@@ -1,11 +1,11 @@
 // Checker::update after edits gives exactly what a full check of the edited plan gives.
 #include <catch2/catch.hpp>
 
-#include "core/check.h"
-#include "core/fix.h"
+#include "core/check/check.h"
+#include "core/plan/fix.h"
 #include "core/gen/llama.h"
 #include "core/io/load.h"
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 
 using namespace ss;
 

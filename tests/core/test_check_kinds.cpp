@@ -5,8 +5,8 @@
 #include <iterator>
 #include <set>
 
-#include "core/check.h"
-#include "core/fix.h"
+#include "core/check/check.h"
+#include "core/plan/fix.h"
 #include "plan_text.h"
 
 using namespace ss;

@@ -2,10 +2,10 @@
 // edge, so the checker must find nothing in it; one wrong spec must then be caught where it lands.
 #include <catch2/catch.hpp>
 
-#include "core/check.h"
-#include "core/fix.h"
+#include "core/check/check.h"
+#include "core/plan/fix.h"
 #include "core/gen/llama.h"
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 
 using namespace ss;
 

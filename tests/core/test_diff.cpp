@@ -1,9 +1,9 @@
-// The plan diff (core/diff.h): matching, every change kind, cost ownership, diagnostics appearing and disappearing.
+// The plan diff (core/plan/diff.h): matching, every change kind, cost ownership, diagnostics appearing and disappearing.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include "core/diff.h"
+#include "core/plan/diff.h"
 #include "core/gen/llama.h"
 #include "core/io/load.h"
 #include "plan_text.h"

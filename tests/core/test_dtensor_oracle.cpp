@@ -36,9 +36,9 @@
 #include <string>
 #include <vector>
 
-#include "core/layout.h"
-#include "core/placement_parse.h"
-#include "core/redistribute.h"
+#include "core/model/layout.h"
+#include "core/model/placement_parse.h"
+#include "core/redistribute/redistribute.h"
 #include "core/rules/rules.h"
 
 using namespace ss;

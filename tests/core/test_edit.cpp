@@ -1,9 +1,9 @@
 // Edit commands: apply, undo, redo, batches roll back on error, dirty tracking.
 #include <catch2/catch.hpp>
 
-#include "core/edit.h"
+#include "core/plan/edit.h"
 #include "core/io/load.h"
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 
 using namespace ss;
 

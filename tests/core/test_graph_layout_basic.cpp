@@ -4,7 +4,7 @@
 #include <random>
 #include <thread>
 
-#include "core/graph_layout.h"
+#include "core/draw/graph_layout.h"
 
 using namespace ss;
 

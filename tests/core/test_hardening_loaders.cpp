@@ -1,4 +1,4 @@
-// Hardening (issue 7): the loaders on malformed, hostile and enormous input. Every bad file gives exactly one
+// Hardening: the loaders on malformed, hostile and enormous input. Every bad file gives exactly one
 // located line; huge described tensors load and are counted without being allocated.
 #include <catch2/catch.hpp>
 
@@ -7,8 +7,8 @@
 #include <functional>
 
 #include "core/io/load.h"
-#include "core/layout.h"
-#include "core/redistribute.h"
+#include "core/model/layout.h"
+#include "core/redistribute/redistribute.h"
 
 using namespace ss;
 using nlohmann::json;

@@ -1,4 +1,4 @@
-// Hardening (issue 7): fuzz findings in the FX and native readers (K1, K3 and #8 in docs/reliability.md), each
+// Hardening: fuzz findings in the FX and native readers (K1, K3 and #8 in docs/reliability.md), each
 // replaying the exact input kept in fuzz/regressions/<target>/.
 #include <catch2/catch.hpp>
 
@@ -9,8 +9,8 @@
 
 #include "core/io/formats.h"
 #include "core/io/load.h"
-#include "core/check.h"
-#include "core/io/plan_json.h"
+#include "core/check/check.h"
+#include "core/io/native/plan_json.h"
 #include "test_data.h"
 
 using namespace ss;
@@ -23,7 +23,7 @@ std::string data(const std::string& name) { return test::ioData(name); }
 
 TEST_CASE("FX reader: a logical line whose indent runs past its end is an error, not an exception",
           "[hardening]") {
-  // K1: core/io/fx_text.cpp FxReader::read called lineText(ll).substr(ll.indent), which threw std::out_of_range
+  // K1: core/io/fx/text.cpp FxReader::read called lineText(ll).substr(ll.indent), which threw std::out_of_range
   // (indent 224 > size 36) on this input (an unterminated string annotation spanning lines).
   const std::string text = regression("fuzz_fx_text", "indent-past-line-end");
   Result<Plan> p = Error{"not run"};
@@ -34,7 +34,7 @@ TEST_CASE("FX reader: a logical line whose indent runs past its end is an error,
 }
 
 TEST_CASE("native format keeps kwarg order, so input indices survive save and load", "[hardening]") {
-  // core/io/plan_json.cpp read "kwargs" through nlohmann::json (keys sorted), so an FX-imported full(...,
+  // core/io/native/plan_json.cpp read "kwargs" through nlohmann::json (keys sorted), so an FX-imported full(...,
   // dtype=, layout=, device=) came back as device, dtype, layout. Tensor inputs are numbered over kwargs in
   // order, so a reorder can move input indices. K3, fixed: such a node carries kwarg_order.
   auto p = loadPlanText(regression("fuzz_load_plan", "fx-kwargs-order"), "x.py");
@@ -47,7 +47,7 @@ TEST_CASE("native format keeps kwarg order, so input indices survive save and lo
 
 TEST_CASE("native format: an FX get_attr node stays a buffer placeholder after save and load", "[hardening]") {
   // Found by fuzz_load_plan: the native reader made every op other than placeholder/output a call, so get_attr
-  // nodes came back as calls without args. Fixed in core/io/plan_json.cpp.
+  // nodes came back as calls without args. Fixed in core/io/native/plan_json.cpp.
   auto p = loadPlanFile(data("falcon_mqa_joint.print_readable.py"));
   REQUIRE(p.ok());
   const int c = p->graph.find("_tensor_constant0");
@@ -65,7 +65,7 @@ TEST_CASE("native format: an FX get_attr node stays a buffer placeholder after s
 TEST_CASE("FX shape inference never infers a size no tensor can have", "[hardening]") {
   // Found by fuzz_load_plan (88 s): an expand whose annotation is unreadable ("bf16[16,8 21, 71, 64]") and whose
   // sizes say -14. Inference took the literal sizes, the native writer wrote [16, 128, 71, -14], and the native
-  // reader refused its own file. A rule's result outside the readers' limits (core/graph.h) is now not inferred.
+  // reader refused its own file. A rule's result outside the readers' limits (core/model/graph.h) is now not inferred.
   auto p = loadPlanText(regression("fuzz_load_plan", "fx-expand-negative-size.py"), "x.py");
   REQUIRE(p.ok());
   const int e = p->graph.find("expand");

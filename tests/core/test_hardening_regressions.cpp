@@ -1,4 +1,4 @@
-// Regression tests for what fuzzing and the bad-input sweep found (issue 7; docs/reliability.md lists each).
+// Regression tests for what fuzzing and the bad-input sweep found (docs/reliability.md lists each).
 // Each case replays the exact input that failed.
 #include <catch2/catch.hpp>
 
@@ -8,12 +8,12 @@
 #include <iterator>
 #include <limits>
 
-#include "core/graph.h"
+#include "core/model/graph.h"
 #include "core/io/load.h"
-#include "core/io/plan_json.h"
-#include "core/layout.h"
-#include "core/placement_parse.h"
-#include "core/result.h"
+#include "core/io/native/plan_json.h"
+#include "core/model/layout.h"
+#include "core/model/placement_parse.h"
+#include "core/model/result.h"
 
 using namespace ss;
 

@@ -8,7 +8,7 @@
 
 #include "core/io/formats.h"
 #include "core/io/load.h"
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 #include "test_data.h"
 
 using namespace ss;

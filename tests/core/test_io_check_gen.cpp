@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/check.h"
+#include "core/check/check.h"
 #include "core/gen/llama.h"
 #include "core/io/formats.h"
 #include "test_data.h"
@@ -28,7 +28,7 @@ TEST_CASE("the generated plan checks without errors", "[io][gen][check]") {
   CHECK(d.summary().errors == 0);
 }
 
-// The checker's reading of exports (core/check.cpp): every edge whose src differs from its dst is a transition
+// The checker's reading of exports (core/check/check.cpp): every edge whose src differs from its dst is a transition
 // the apply pass inserts, reported on that edge.
 TEST_CASE("the autoparallel export of the index_put bug reports the values edge", "[io][autoparallel][check]") {
   auto p = readAutoparallelJson(nlohmann::json::parse(readData("falcon_mqa_joint.autoparallel.json")));

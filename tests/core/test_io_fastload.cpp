@@ -10,7 +10,7 @@
 
 #include "core/gen/llama.h"
 #include "core/io/load.h"
-#include "core/io/plan_json.h"
+#include "core/io/native/plan_json.h"
 
 using namespace ss;
 

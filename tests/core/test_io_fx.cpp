@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "core/io/formats.h"
-#include "core/io/fx_lexer.h"
+#include "core/io/fx/lexer.h"
 #include "core/io/load.h"
 #include "test_data.h"
 

@@ -11,8 +11,8 @@
 #include "core/gen/llama.h"
 #include "core/io/formats.h"
 #include "core/io/load.h"
-#include "core/io/plan_json.h"
-#include "core/placement_parse.h"
+#include "core/io/native/plan_json.h"
+#include "core/model/placement_parse.h"
 
 using namespace ss;
 

@@ -1,8 +1,8 @@
 // Exact layouts, with values worked out by hand in the comments.
 #include <catch2/catch.hpp>
 
-#include "core/layout.h"
-#include "core/placement_parse.h"
+#include "core/model/layout.h"
+#include "core/model/placement_parse.h"
 
 using namespace ss;
 using Shape = std::vector<int64_t>;

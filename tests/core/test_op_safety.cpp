@@ -1,8 +1,8 @@
-// The runner's allow-list (core/op_safety.h) and check's `unsafe-op` diagnostic.
+// The runner's allow-list (core/ops/op_safety.h) and check's `unsafe-op` diagnostic.
 #include <catch2/catch.hpp>
 
-#include "core/check.h"
-#include "core/op_safety.h"
+#include "core/check/check.h"
+#include "core/ops/op_safety.h"
 #include "core/rules/rules.h"
 #include "plan_text.h"
 

@@ -1,7 +1,7 @@
 // Placement parsing and printing: every notation, round trips, and errors with columns.
 #include <catch2/catch.hpp>
 
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 
 using namespace ss;
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/io/load.h"
-#include "core/io/plan_json.h"
+#include "core/io/native/plan_json.h"
 
 using namespace ss;
 

@@ -1,7 +1,7 @@
 // The alpha-beta time model, the link table, and how plans print (docs/cost-model.md, worked examples).
 #include <catch2/catch.hpp>
 
-#include "core/redistribute.h"
+#include "core/redistribute/redistribute.h"
 
 using namespace ss;
 

@@ -2,7 +2,7 @@
 // Every expected number is a worked example of docs/cost-model.md (the doc shows the arithmetic).
 #include <catch2/catch.hpp>
 
-#include "core/redistribute.h"
+#include "core/redistribute/redistribute.h"
 
 using namespace ss;
 

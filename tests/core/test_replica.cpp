@@ -1,8 +1,8 @@
-// Replica classes (core/replica.h): seed 1 fixed, node by node, and small plans for each rule.
+// Replica classes (core/redistribute/replica.h): seed 1 fixed, node by node, and small plans for each rule.
 #include <catch2/catch.hpp>
 
-#include "core/placement_parse.h"
-#include "core/replica.h"
+#include "core/model/placement_parse.h"
+#include "core/redistribute/replica.h"
 #include "plan_text.h"
 
 #include "core/io/load.h"

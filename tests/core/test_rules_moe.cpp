@@ -1,4 +1,4 @@
-// Sharding rules of the ops real MoE and rotary-embedding graphs add (issue 15): complex views, padding, topk,
+// Sharding rules of the ops real MoE and rotary-embedding graphs add: complex views, padding, topk,
 // sort, cumsum, histc, _grouped_mm, flex_attention, user Triton kernels and symbolic scalars.
 #include <catch2/catch.hpp>
 

@@ -1,10 +1,10 @@
-// Teaching expansion (core/teach.h): the blocks each redistribute step moves, per kind, against hand-worked
+// Teaching expansion (core/plan/teach.h): the blocks each redistribute step moves, per kind, against hand-worked
 // values (the arithmetic is in the comments), uneven shards and padding included.
 #include <catch2/catch.hpp>
 
-#include "core/check.h"
-#include "core/placement_parse.h"
-#include "core/teach.h"
+#include "core/check/check.h"
+#include "core/model/placement_parse.h"
+#include "core/plan/teach.h"
 
 using namespace ss;
 

@@ -2,7 +2,7 @@
 PyTorch 2.x (this project's build machines). Importing it puts modules named torch, torch.distributed, ... into
 sys.modules.
 
-It exists to run every line of the oracle script before the one GPU session that has the real thing: a typo
+It exists to run every line of the oracle script on machines without the real thing: a typo
 in a code path would otherwise turn every answer of that session into an "error". Its answers are simple
 (torch.chunk shards, one transform per differing mesh dim, outputs that follow the first input) and are never
 compared with core: test_scripts.py only checks that every case gets an answer and none is a Python error.

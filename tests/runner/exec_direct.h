@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "core/plan.h"
+#include "core/model/plan.h"
 #include "runner/torch_internal.h"
 
 namespace ss::test {

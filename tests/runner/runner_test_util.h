@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "core/edit.h"
+#include "core/plan/edit.h"
 #include "core/gen/llama.h"
 #include "core/io/load.h"
-#include "core/placement_parse.h"
-#include "core/plan.h"
+#include "core/model/placement_parse.h"
+#include "core/model/plan.h"
 
 namespace ss::test {
 

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/layout.h"
-#include "core/run_report.h"
+#include "core/model/layout.h"
+#include "core/run/run_report.h"
 #include "runner/plan_scale.h"
 #include "runner/runner.h"
 #include "runner_test_util.h"

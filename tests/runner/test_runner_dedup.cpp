@@ -1,4 +1,4 @@
-// Replica deduplication (core/replica.h) changes no result: every plan the runner tests run gives, with and
+// Replica deduplication (core/redistribute/replica.h) changes no result: every plan the runner tests run gives, with and
 // without it (--no-dedup), the same per-rank losses, combined loss, relative errors, output errors, verdict,
 // errors and localisation, bit for bit. Both runs use one intra-op thread per rank, so that ATen's reductions
 // split their work the same way whatever the machine's core count. The gradient ratio is compared to 1e-6: the
@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/edit.h"
+#include "core/plan/edit.h"
 #include "core/gen/llama.h"
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 #include "runner/runner.h"
 #include "runner_test_util.h"
 
@@ -137,7 +137,7 @@ TEST_CASE("dedup: a rank failing alone, and a replicated failure shared by its c
 
 TEST_CASE("dedup: a rank takes an input whose all_reduce it does not run", "[runner][dedup]") {
   // a RR is all-reduced along dim 0 into add, whose other input b is RS(0): rank 1 computes add but the
-  // all_reduce runs on ranks 0 and 2 only; rank 1 takes the reduced value from rank 0 (core/replica.h).
+  // all_reduce runs on ranks 0 and 2 only; rank 1 takes the reduced value from rank 0 (core/redistribute/replica.h).
   const char* text = R"JSON({"format": "shardscope-plan", "version": 1, "name": "edge_taker",
     "mesh": {"shape": [2, 2]}, "run": {"seed": 3, "loss": "loss", "batches": 2},
     "nodes": [

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/gen/llama.h"
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 #include "runner/divergence.h"
 #include "runner/runner.h"
 #include "runner_test_util.h"

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/limits.h"
+#include "core/model/limits.h"
 #include "runner/runner.h"
 #include "exec_direct.h"
 #include "runner_test_util.h"

@@ -9,9 +9,9 @@
 
 #include <thread>
 
-#include "core/layout.h"
-#include "core/placement_parse.h"
-#include "core/redistribute.h"
+#include "core/model/layout.h"
+#include "core/model/placement_parse.h"
+#include "core/redistribute/redistribute.h"
 #include "runner/divergence_measure.h"
 #include "runner/rendezvous.h"
 #include "runner/torch_internal.h"

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/op_safety.h"
+#include "core/ops/op_safety.h"
 #include "runner/runner.h"
 #include "runner/sandbox.h"
 #include "exec_direct.h"

@@ -1,12 +1,12 @@
-// The two motivating bugs, run for real on CPU ranks (MOTIVATING_BUGS.md): seed 2 (AutoSP seq_dim) on 2 ranks
+// The two motivating bugs, run for real on CPU ranks (README.md, "The two bugs it was built for"): seed 2 (AutoSP seq_dim) on 2 ranks
 // at full size, seed 1 (missing redistribute before index_put) on 8 ranks at --scale 4 (docs/runner.md).
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
-#include "core/edit.h"
+#include "core/plan/edit.h"
 #include "core/gen/llama.h"
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 #include "runner/runner.h"
 #include "runner_test_util.h"
 

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/edit.h"
-#include "core/placement_parse.h"
+#include "core/plan/edit.h"
+#include "core/model/placement_parse.h"
 #include "runner/runner.h"
 #include "runner_test_util.h"
 

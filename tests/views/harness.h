@@ -1,5 +1,5 @@
 #pragma once
-// Headless ImGui for view tests: views/HeadlessFrame.h's set-up with the embedded fonts and the dark theme, and
+// Headless ImGui for view tests: views/headless_frame.h's set-up with the embedded fonts and the dark theme, and
 // mouse/keyboard driving through ImGuiIO (1.86 API: MousePos, MouseDown[], KeysDown[]).
 #include <imgui.h>
 
@@ -8,9 +8,9 @@
 #include <string>
 
 #include "core/io/load.h"
-#include "views/Fonts.h"
-#include "views/HeadlessFrame.h"
-#include "views/Theme.h"
+#include "views/fonts.h"
+#include "views/headless_frame.h"
+#include "views/theme.h"
 
 namespace ss::views::test {
 

@@ -8,15 +8,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/gui_app.h"
-#include "app/gui_platform.h"
-#include "app/gui_recovery.h"
-#include "app/gui_settings.h"
+#include "app/gui/app.h"
+#include "app/gui/platform.h"
+#include "app/gui/recovery.h"
+#include "app/gui/settings.h"
 #include "core/io/load.h"
 #include "tests/views/harness.h"
-#include "views/Keys.h"
-#include "views/FixAll.h"
-#include "views/UiProbe.h"
+#include "views/keys.h"
+#include "views/model/fix_all.h"
+#include "views/ui_probe.h"
 
 using namespace ss;
 using namespace ss::app;
@@ -136,7 +136,7 @@ TEST_CASE("every sample opens and every view draws, headless", "[views][app][sam
 }
 
 TEST_CASE("solo views render alone (render --view)", "[views][app]") {
-  REQUIRE(views::allViews().size() == 12);  // Applied (issue 14) the tenth, Changes (compare) the eleventh, Applied graph
+  REQUIRE(views::allViews().size() == 12);  // Applied the tenth, Changes (compare) the eleventh, Applied graph
   for (const views::ViewId v : views::allViews()) {
     INFO(views::viewName(v));
     GuiOptions o = testOptions();

@@ -1,12 +1,12 @@
-// Applied view records (views/AppliedView.h) and the Costs view's plan-vs-applied collectives, from seed 1's
+// Applied view records (views/applied_view.h) and the Costs view's plan-vs-applied collectives, from seed 1's
 // TORCH_TRACE logs (tests/data/trace/), and the Document opening a log.
 #include <catch2/catch.hpp>
 
 #include "core/applied/session.h"
-#include "core/placement_parse.h"
-#include "views/AppliedView.h"
-#include "views/CostsView.h"
-#include "views/Document.h"
+#include "core/model/placement_parse.h"
+#include "views/applied_view.h"
+#include "views/costs_view.h"
+#include "views/model/document.h"
 
 using namespace ss;
 using namespace ss::views;

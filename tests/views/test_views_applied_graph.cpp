@@ -1,5 +1,5 @@
-// The applied overlay on the plan graph and the Applied graph view (views/AppliedGraphOverlay.h,
-// views/AppliedGraphView.h): exact pill texts and states, collective marks, the ghost of the missing all-to-all,
+// The applied overlay on the plan graph and the Applied graph view (views/model/applied_graph_overlay.h,
+// views/applied_graph_view.h): exact pill texts and states, collective marks, the ghost of the missing all-to-all,
 // linked selection, and the app opening seed 1's log framed on the problem. Data: tests/data/trace/ (seed 1's
 // TORCH_TRACE logs written by samples/gen/trace_log.py).
 #include <catch2/catch.hpp>
@@ -7,15 +7,15 @@
 #include <algorithm>
 #include <map>
 
-#include "app/gui_app.h"
-#include "app/gui_platform.h"
-#include "core/graph_layout.h"
-#include "core/placement_parse.h"
+#include "app/gui/app.h"
+#include "app/gui/platform.h"
+#include "core/draw/graph_layout.h"
+#include "core/model/placement_parse.h"
 #include "tests/views/harness.h"
-#include "views/AppliedGraphOverlay.h"
-#include "views/AppliedGraphView.h"
-#include "views/Document.h"
-#include "views/GraphRecords.h"
+#include "views/model/applied_graph_overlay.h"
+#include "views/applied_graph_view.h"
+#include "views/model/document.h"
+#include "views/model/graph_records.h"
 
 using namespace ss;
 using namespace ss::views;

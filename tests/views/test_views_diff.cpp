@@ -4,16 +4,16 @@
 
 #include <filesystem>
 
-#include "app/gui_app.h"
-#include "app/gui_platform.h"
-#include "core/fix.h"
+#include "app/gui/app.h"
+#include "app/gui/platform.h"
+#include "core/plan/fix.h"
 #include "core/gen/llama.h"
 #include "core/io/load.h"
 #include "tests/views/harness.h"
-#include "views/ChangesView.h"
-#include "views/DiffLayouts.h"
-#include "views/GraphDiff.h"
-#include "views/UiProbe.h"
+#include "views/changes_view.h"
+#include "views/diff_layouts.h"
+#include "views/graph_diff.h"
+#include "views/ui_probe.h"
 
 using namespace ss;
 using namespace ss::views;

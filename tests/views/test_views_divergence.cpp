@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "app/gui_app.h"
-#include "app/gui_platform.h"
-#include "core/placement_parse.h"
+#include "app/gui/app.h"
+#include "app/gui/platform.h"
+#include "core/model/placement_parse.h"
 #include "tests/views/harness.h"
-#include "views/MeshLayout.h"
-#include "views/UiProbe.h"
+#include "views/model/mesh_layout.h"
+#include "views/ui_probe.h"
 
 using namespace ss;
 using namespace ss::app;

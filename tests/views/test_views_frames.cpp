@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "tests/views/harness.h"
-#include "views/RunView.h"
-#include "views/UiProbe.h"
+#include "views/run_view.h"
+#include "views/ui_probe.h"
 
 using namespace ss;
 using namespace ss::views;

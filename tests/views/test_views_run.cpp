@@ -1,4 +1,4 @@
-// The Run panel's status lines (views/RunView.h: runStatusLines) from a real run's events: seed 1 fixed at
+// The Run panel's status lines (views/run_view.h: runStatusLines) from a real run's events: seed 1 fixed at
 // scale 4 through the app's RunPanel and this build's shardscope-runner child (tests/views/harness.h).
 #include <catch2/catch.hpp>
 
@@ -6,12 +6,12 @@
 #include <regex>
 #include <thread>
 
-#include "app/gui_run.h"
-#include "core/edit.h"
+#include "app/gui/run.h"
+#include "core/plan/edit.h"
 #include "core/io/load.h"
-#include "core/placement_parse.h"
+#include "core/model/placement_parse.h"
 #include "tests/views/harness.h"
-#include "views/RunView.h"
+#include "views/run_view.h"
 
 using namespace ss;
 

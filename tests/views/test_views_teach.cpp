@@ -1,16 +1,16 @@
-// Teach view records (views/TeachView.h) and the app's teaching paths, headless: the timeline, the atoms and
+// Teach view records (views/teach_view.h) and the app's teaching paths, headless: the timeline, the atoms and
 // what each cell holds, arrows and moving chips, the Edge view's Play button, File > New tensor and choosing
 // other placements in the playground (undoable).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
-#include "app/gui_app.h"
-#include "app/gui_platform.h"
-#include "core/placement_parse.h"
+#include "app/gui/app.h"
+#include "app/gui/platform.h"
+#include "core/model/placement_parse.h"
 #include "tests/views/harness.h"
-#include "views/TeachView.h"
-#include "views/UiProbe.h"
+#include "views/teach_view.h"
+#include "views/ui_probe.h"
 
 using namespace ss;
 using namespace ss::views;

@@ -1,6 +1,6 @@
 # fmt: off
 # flake8: noqa
-# A self-made minifier repro in the shape of autoparallel's DeepSeek-V3 graphs (issue 15): a Python preamble,
+# A self-made minifier repro in the shape of autoparallel's DeepSeek-V3 graphs: a Python preamble,
 # a Triton kernel and its side-table registration, a stub class for subgraphs, lambda attributes, higher-order
 # ops, dict literals, symbolic scalars and MoE ops. Hand-checked shapes in tests/core/test_io_fx_real.cpp.
 import os

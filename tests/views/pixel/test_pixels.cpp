@@ -180,7 +180,7 @@ TEST_CASE("render: a TORCH_TRACE log shows the applied graph with the missing co
   CHECK(tintedOk < tinted / 4);
 }
 
-// The applied overlay (issue 14): the same plan graph and camera for both logs (--select index_put:2), so the pill
+// The applied overlay: the same plan graph and camera for both logs (--select index_put:2), so the pill
 // of the edge sum_1 -> index_put sits at the same place. With the all-to-all applied it is a green pill; where
 // that pill is, the seed-1 log draws the missing pill in the error colour.
 namespace {

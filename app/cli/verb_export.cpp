@@ -1,0 +1,91 @@
+// `shardscope export`: writes a loaded plan in the formats other tools read back (autoparallel's placements
+// file for load_placements, its get_json() layout, FX text, the native plan).
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/args.h"
+#include "app/cli/verbs.h"
+#include "core/io/formats.h"
+#include "core/io/load.h"
+#include "core/io/native/plan_json.h"
+
+namespace ss::app {
+namespace {
+
+const char* kHelp = R"HELP(Usage: shardscope export FILE [--with-placements P.json] [--placements OUT] [--autoparallel OUT]
+                         [--fx OUT] [--native OUT] [--placements-style inputs|output-only]
+
+Loads FILE (any format; plus a placements file with --with-placements) and writes it as:
+  --placements OUT    autoparallel placements file: {"version": 1, "mesh_shape", "mesh_dim_names",
+                      "placements": {node: {"output": spec, "inputs": [spec|null, ...]}}}
+                      (--placements-style output-only writes {node: spec}, as save_solution does)
+  --autoparallel OUT  autoparallel get_json() layout (mesh, nodes with placements and edge costs, summary)
+  --fx OUT            FX print_readable() text (graph only)
+  --native OUT        shardscope plan JSON
+Exit status: 0 written, 2 unusable input or bad flags.
+)HELP";
+
+int runExport(const std::vector<std::string>& argv) {
+  auto args = parseArgs(argv, {{"with-placements"}, {"placements"}, {"autoparallel"}, {"fx"}, {"native"},
+                               {"placements-style"}});
+  if (!args) {
+    std::cerr << "shardscope export: " << args.error().message << "\n";
+    return 2;
+  }
+  if (args->positionals.size() != 1) {
+    std::cerr << "shardscope export: expected one input FILE (see shardscope export --help)\n";
+    return 2;
+  }
+  const std::string& in = args->positionals[0];
+  if (!args->get("placements") && !args->get("autoparallel") && !args->get("fx") && !args->get("native")) {
+    std::cerr << "shardscope export: nothing to write: give --placements, --autoparallel, --fx or --native\n";
+    return 2;
+  }
+  PlacementsStyle style = PlacementsStyle::WithInputs;
+  if (auto s = args->get("placements-style")) {
+    if (*s == "output-only") style = PlacementsStyle::OutputOnly;
+    else if (*s != "inputs") {
+      std::cerr << "shardscope export: --placements-style '" << *s << "': expected inputs or output-only\n";
+      return 2;
+    }
+  }
+  Result<Plan> plan = Error{};
+  if (auto p = args->get("with-placements")) {
+    plan = loadPlanWithPlacements(in, *p);
+    if (!plan) {
+      std::cerr << plan.error().toString() << "\n";
+      return 2;
+    }
+  } else {
+    plan = loadPlanFile(in);
+    if (!plan) {
+      std::cerr << plan.error().toString(in) << "\n";
+      return 2;
+    }
+  }
+  struct Out { const char* flag; std::string (*write)(const Plan&, PlacementsStyle); };
+  const Out outs[] = {
+      {"placements", [](const Plan& p, PlacementsStyle s) { return writePlacementsJson(p, s).dump(2) + "\n"; }},
+      {"autoparallel", [](const Plan& p, PlacementsStyle) { return writeAutoparallelJson(p).dump(1) + "\n"; }},
+      {"fx", [](const Plan& p, PlacementsStyle) { return writeFxText(p); }},
+      {"native", [](const Plan& p, PlacementsStyle) { return writePlanString(p); }},
+  };
+  for (const Out& o : outs) {
+    auto path = args->get(o.flag);
+    if (!path) continue;
+    auto w = writeFileAtomic(*path, o.write(*plan, style));
+    if (!w) {
+      std::cerr << "shardscope export: " << w.error().toString(*path) << "\n";
+      return 2;
+    }
+    std::cout << "wrote " << *path << " (" << o.flag << ")\n";
+  }
+  return 0;
+}
+
+const VerbRegistrar kExport{Verb{"export", "write a plan as autoparallel placements, autoparallel JSON, FX text or native",
+                                 kHelp, runExport}};
+
+}  // namespace
+}  // namespace ss::app

@@ -1,0 +1,124 @@
+// `shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...`
+// Applies the given edits, then the fix planner's (core/plan/fix.h), and saves the result. Exit 0 when the saved
+// plan checks without errors, 1 when errors remain (listed), 2 on unusable input or flags.
+#include <iostream>
+
+#include "app/cli/args.h"
+#include "app/cli/verbs.h"
+#include "core/check/report.h"
+#include "core/plan/fix.h"
+#include "core/io/load.h"
+#include "core/model/placement_parse.h"
+
+namespace ss::app {
+
+namespace {
+
+// "KEY=VALUE" -> (KEY, VALUE); nullopt when there is no '=' or either side is empty.
+std::optional<std::pair<std::string, std::string>> splitAssign(const std::string& s) {
+  size_t eq = s.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return std::nullopt;
+  return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
+}
+
+int runFix(const std::vector<std::string>& args) {
+  auto parsed = parseArgs(args, {{"o", true, false}, {"output", true, false}, {"seq-dim", true, true},
+                                 {"placement", true, true}});
+  if (!parsed.ok()) {
+    std::cerr << "shardscope fix: " << parsed.error().toString() << "\n";
+    return 2;
+  }
+  const ParsedArgs& a = parsed.value();
+  auto outPath = a.get("o");
+  if (!outPath) outPath = a.get("output");
+  if (a.positionals.size() != 1 || !outPath) {
+    std::cerr << "shardscope fix: usage: shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...\n";
+    return 2;
+  }
+  const std::string file = a.positionals[0];
+  auto loaded = loadPlanFile(file);
+  if (!loaded.ok()) {
+    std::cerr << loaded.error().toString(file) << "\n";
+    return 2;
+  }
+  Plan plan = std::move(loaded.value());
+  plan.normalizeSpecs();
+  // The command-line edits, applied as they are read.
+  auto applyEdit = [&](const Command& c) {
+    auto applied = applyCommand(plan, c);
+    if (!applied.ok()) std::cerr << "shardscope fix: " << applied.error().toString() << "\n";
+    return applied.ok();
+  };
+
+  for (const std::string& s : a.all("seq-dim")) {
+    auto kv = splitAssign(s);
+    char* end = nullptr;
+    long dim = kv ? std::strtol(kv->second.c_str(), &end, 10) : -1;
+    if (!kv || !end || *end != '\0' || dim < 0) {
+      std::cerr << "shardscope fix: --seq-dim " << s << ": expected KEY=DIM with DIM a dimension >= 0\n";
+      return 2;
+    }
+    std::vector<std::pair<int, AutoSpTag>> retag;
+    for (const auto& [node, tag] : plan.tags)
+      if (tag.key == kv->first) retag.push_back({node, AutoSpTag{tag.key, static_cast<int>(dim)}});
+    for (const auto& [node, tag] : retag)
+      if (!applyEdit(SetSeqDim{node, tag})) return 2;
+    if (retag.empty()) {
+      std::cerr << "shardscope fix: --seq-dim " << s << ": no input is tagged '" << kv->first << "'\n";
+      return 2;
+    }
+  }
+  for (const std::string& s : a.all("placement")) {
+    auto kv = splitAssign(s);
+    int node = kv ? plan.graph.find(kv->first) : -1;
+    if (!kv || node < 0) {
+      std::cerr << "shardscope fix: --placement " << s << ": expected NODE=SPEC with NODE a node of " << file << "\n";
+      return 2;
+    }
+    ParseContext pc;
+    pc.mesh = &plan.mesh;
+    const auto& outs = plan.graph.nodes[node].outputs;
+    pc.tensorRank = !outs.empty() && outs[0].known ? outs[0].rank() : -1;
+    auto spec = parseSpec(kv->second, pc);
+    if (!spec.ok()) {
+      std::cerr << "shardscope fix: --placement " << s << ": " << spec.error().toString() << "\n";
+      return 2;
+    }
+    if (!applyEdit(SetOutputSpec{node, 0, spec.value()})) return 2;
+  }
+
+  FixPlan fix = planFix(plan);
+  for (const Command& c : fix.batch.commands) {
+    auto applied = applyCommand(plan, c);
+    if (!applied.ok()) {
+      std::cerr << "shardscope fix: applying the fix failed: " << applied.error().toString() << "\n";
+      return 2;
+    }
+  }
+  auto saved = savePlanFile(plan, *outPath);
+  if (!saved.ok()) {
+    std::cerr << saved.error().toString(*outPath) << "\n";
+    return 2;
+  }
+  for (const auto& step : fix.steps) std::cout << step << "\n";
+  std::cout << fix.steps.size() << " edit" << (fix.steps.size() == 1 ? "" : "s") << " by the fix planner";
+  if (fix.totalBytes > 0) std::cout << ", " << formatBytes(fix.totalBytes) << " per rank, " << formatTimeUs(fix.totalTimeUs);
+  std::cout << "; saved " << *outPath << "\n";
+  if (fix.remaining.hasErrors()) {
+    std::cout << "still wrong:\n" << diagnosticsToText(plan, fix.remaining);
+    return 1;
+  }
+  return 0;
+}
+
+const VerbRegistrar kFix{Verb{
+    "fix", "Insert the cheapest redistributes and spec changes that make a plan consistent",
+    "usage: shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...\n"
+    "  Applies the given edits (tag every AutoSP input KEY with DIM; set NODE's output spec), then inserts the\n"
+    "  cheapest redistributes and spec changes that make every edge consistent, and saves OUT.\n"
+    "  Exit 0 when OUT checks without errors, 1 when errors remain, 2 on unusable input.",
+    runFix}};
+
+}  // namespace
+
+}  // namespace ss::app

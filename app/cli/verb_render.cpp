@@ -1,0 +1,188 @@
+// `shardscope render FILE --out shot.png`: draws the app (or one view) off-screen in a hidden window and writes
+// a PNG. Needs an X server: under CI, `xvfb-run -a shardscope render ...`.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "app/cli/args.h"
+#include "app/cli/verbs.h"
+
+#ifdef SHARDSCOPE_WITH_GUI
+#include "app/gui/png_file.h"
+
+#include <chrono>
+#include <thread>
+
+#include "app/gui/app.h"
+#include "app/gui/platform.h"
+#include "views/model/fix_all.h"
+#endif
+
+namespace ss::app {
+namespace {
+
+const char* kRenderHelp =
+    "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
+    "diagnostics|inspector|costs|run|teach|applied|changes|applied-graph|all] [--size 1600x1000] [--theme dark|light] [--fix]\n"
+    "       [--run [--scale N]] [--compare B] [--mesh 2x4 [--names dp,tp]] [--group NAME=DIM] [--solution S] [--applied A]\n"
+    "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
+    "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
+    "--view all (default) renders the whole window; another view renders that view alone.\n"
+    "--fix applies \"Fix all\" first; --run runs the plan (child process, sizes divided by --scale) and renders\n"
+    "the Run panel with its results; --compare opens plan B against FILE (File > Compare with...).\n"
+    "The artifact flags read autoparallel's files as `shardscope check` does (--mesh: an applied graph alone).";
+
+int renderVerb(const std::vector<std::string>& args) {
+#ifdef SHARDSCOPE_WITH_GUI
+  std::vector<FlagSpec> flags = sessionFlags();
+  flags.insert(flags.end(), {{"out", true, false}, {"select", true, false}, {"view", true, false},
+                             {"size", true, false}, {"theme", true, false}, {"frames", true, false},
+                             {"fix", false, false}, {"run", false, false}, {"scale", true, false},
+                             {"compare", true, false}});
+  Result<ParsedArgs> parsed = parseArgs(args, flags);
+  if (!parsed.ok()) {
+    std::cerr << "shardscope render: " << parsed.error().toString() << "\n";
+    return 2;
+  }
+  const ParsedArgs& a = parsed.value();
+  if (a.positionals.size() != 1) {
+    std::cerr << "shardscope render: expected one FILE\n" << kRenderHelp << "\n";
+    return 2;
+  }
+  const auto out = a.get("out");
+  if (!out || out->empty()) {
+    std::cerr << "shardscope render: --out PNG is required\n";
+    return 2;
+  }
+  GuiOptions opts = GuiOptions::isolated();
+  opts.visible = false;
+  if (auto t = a.get("theme")) {
+    if (*t == "light") opts.theme = views::ThemeKind::Light;
+    else if (*t != "dark") {
+      std::cerr << "shardscope render: --theme: expected dark or light, got '" << *t << "'\n";
+      return 2;
+    }
+  }
+  const std::string view = a.get("view").value_or("all");
+  const auto solo = views::viewFromName(view);
+  if (!solo && view != "all") {
+    std::string names;
+    for (views::ViewId v : views::allViews()) names += std::string(names.empty() ? "" : ", ") + views::viewName(v);
+    std::cerr << "shardscope render: --view: unknown view '" << view << "' (expected " << names << " or all)\n";
+    return 2;
+  }
+  opts.soloView = solo;
+  if (auto s = a.get("size")) {
+    int w = 0, h = 0;
+    char x = 0;
+    if (std::sscanf(s->c_str(), "%d%c%d", &w, &x, &h) != 3 || (x != 'x' && x != 'X') || w < 200 || h < 150 ||
+        w > 8192 || h > 8192) {
+      std::cerr << "shardscope render: --size: expected WIDTHxHEIGHT between 200x150 and 8192x8192, got '" << *s << "'\n";
+      return 2;
+    }
+    opts.width = w;
+    opts.height = h;
+  }
+  int frames = 4;
+  if (auto f = a.get("frames")) frames = std::max(2, std::min(60, std::atoi(f->c_str())));
+
+  std::unique_ptr<Platform> platform = makeGlfwPlatform();
+  GuiApp app(*platform, opts);
+  std::string error;
+  if (!app.init(error)) {
+    std::cerr << "shardscope render: " << error << "\n";
+    return 2;
+  }
+  const std::string file = a.positionals[0];
+  Result<SessionInputs> extras = sessionInputs(a);
+  if (!extras.ok()) {
+    std::cerr << "shardscope render: " << extras.error().message << "\n";
+    app.shutdown();
+    return 2;
+  }
+  if (!app.openFile(file, *extras)) {
+    std::cerr << "shardscope render: " << app.document().lastError() << "\n";
+    app.shutdown();
+    return 2;
+  }
+  if (auto cmp = a.get("compare")) {
+    if (!app.compareWith(*cmp)) {
+      std::string why = app.modalText();
+      for (char& c : why) if (c == '\n') c = ' ';
+      std::cerr << "shardscope render: --compare: " << why << "\n";
+      app.shutdown();
+      return 2;
+    }
+    if (view == "all") app.showTab(views::ViewId::Changes);
+  }
+  if (auto sel = a.get("select")) {
+    std::string name = *sel;
+    int input = -1;
+    if (const auto colon = name.rfind(':'); colon != std::string::npos) {
+      input = std::atoi(name.c_str() + colon + 1);
+      name = name.substr(0, colon);
+    }
+    const int node = app.document().plan().graph.find(name);
+    if (node < 0) {
+      std::cerr << "shardscope render: --select: no node named '" << name << "' in " << file << "\n";
+      app.shutdown();
+      return 2;
+    }
+    if (input >= 0) app.selection().selectEdge(node, input, true);
+    else app.selection().selectNode(node, true);
+  }
+  if (a.has("fix")) {
+    if (std::optional<Command> fix = views::fixAllCommand(app.document().plan())) app.commands().push(std::move(*fix));
+    app.frame();
+  }
+  if (a.has("run")) {
+    const int scale = std::max(1, std::atoi(a.get("scale").value_or("1").c_str()));
+    if (!app.runPanel().model().available) {
+      std::cerr << "shardscope render: --run: " << app.runPanel().model().unavailableReason << "\n";
+      app.shutdown();
+      return 2;
+    }
+    app.runPanel().start(app.document().plan(), scale);
+    app.showTab(views::ViewId::Run);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::minutes(10)) {
+      app.frame();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    app.showTab(views::ViewId::Run);
+  }
+  // Big graphs are laid out on a worker thread: wait for the picture, not the progress bar.
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    app.frame();
+    while ((app.graphSlot().busy() || app.appliedGraphState().graph.layoutRunning()) &&
+           std::chrono::steady_clock::now() - t0 < std::chrono::minutes(2)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      app.frame();
+    }
+  }
+  std::vector<unsigned char> pixels;
+  int w = 0, h = 0;
+  for (int i = 0; i < frames; ++i) app.frame(i + 1 == frames ? &pixels : nullptr, &w, &h);
+  app.shutdown();
+  if (pixels.empty() || w <= 0 || h <= 0) {
+    std::cerr << "shardscope render: nothing was rendered\n";
+    return 2;
+  }
+  if (auto written = writePngFile(*out, w, h, pixels.data()); !written) {
+    std::cerr << "shardscope render: cannot write " << *out << ": " << written.error().message << "\n";
+    return 2;
+  }
+  std::cout << "wrote " << *out << " (" << w << "x" << h << ")\n";
+  return 0;
+#else
+  (void)args;
+  std::cerr << "shardscope render: this build has no GUI (configured with SHARDSCOPE_WITH_GUI=OFF)\n";
+  return 2;
+#endif
+}
+
+const VerbRegistrar kRenderVerb{Verb{"render", "render the app or one view to a PNG (off-screen)", kRenderHelp, renderVerb}};
+
+}  // namespace
+}  // namespace ss::app

@@ -1,0 +1,192 @@
+// `shardscope run`: re-run a plan on local ranks (in the shardscope-runner child process) and compare the loss
+// with a single-device reference. Exit 0 when every batch matches, 1 when a loss differs, 2 for bad input or a
+// refused plan (an op off core's allow-list, core/ops/op_safety.h: refused here before the child starts; or over
+// the memory bound), 3 when the run failed (the error printed with rank and node).
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/args.h"
+#include "app/run_client.h"
+#include "app/cli/verbs.h"
+#include "core/plan/edit.h"
+#include "core/io/load.h"
+#include "core/ops/op_safety.h"
+#include "core/model/placement_parse.h"
+#include "core/run/run_report.h"
+
+namespace ss::app {
+namespace {
+
+constexpr const char* kHelp =
+    "usage: shardscope run FILE [--device cpu|cuda] [--batches N] [--rtol X] [--seq-dim KEY=DIM]...\n"
+    "                           [--placement NODE=SPEC]... [--scale N] [--seed S] [--timeout SECONDS]\n"
+    "                           [--budget SECONDS] [--dtype f32|f64|planned] [--no-grad] [--no-localise]\n"
+    "                           [--no-dedup] [--distributed] [--require-sandbox] [--json]\n"
+    "Runs the plan twice in a child process: a single-device reference and a sharded run on one thread per rank\n"
+    "(Gloo over loopback), each rank holding only its shards and performing exactly the plan's redistributes.\n"
+    "Reports per batch the per-rank losses, their combination, the reference, the relative error, the verdict\n"
+    "against rtol and the gradient ratio.\n"
+    "  --seq-dim KEY=DIM      set the AutoSP tag of inputs tagged KEY to (KEY, DIM)\n"
+    "  --placement NODE=SPEC  set NODE's output spec (any notation, e.g. RS(0))\n"
+    "  --scale N              divide tensor sizes by N keeping the bug's ratios (docs/runner.md)\n"
+    "  --no-localise          do not compare every node with the reference (no first divergence)\n"
+    "  --no-dedup             every rank computes every value itself (by default ranks known to hold the same\n"
+    "                         values share them: the same results, computed once)\n"
+    "  --distributed          join torch.distributed's env:// rendezvous (MASTER_ADDR, MASTER_PORT, WORLD_SIZE,\n"
+    "                         RANK): this process runs its block of the mesh's ranks; process 0 prints the report\n"
+    "  --budget SECONDS       wall-clock budget of the whole run (default 900)\n"
+    "  --require-sandbox      refuse to run unless every layer of the child's sandbox is in place (its own network\n"
+    "                         namespace, Landlock, no capabilities, seccomp, no-new-privs; docs/runner.md \"Safety\")\n"
+    "Only pure tensor ops run (core/ops/op_safety.cpp), and the child runs contained by the OS; a plan with any other op,\n"
+    "more ranks than a local run takes, or inputs the op's shape rules reject is refused before anything runs.\n"
+    "Exit: 0 every batch matches, 1 a loss differs, 2 bad input or a refused plan, 3 the run failed.";
+
+// "ETA 12 s", "ETA 3 min 5 s", "ETA unknown".
+std::string formatEta(double s) {
+  if (s < 0) return "ETA unknown";
+  char buf[48];
+  if (s < 90) std::snprintf(buf, sizeof buf, "ETA %.0f s", s);
+  else std::snprintf(buf, sizeof buf, "ETA %d min %d s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return buf;
+}
+
+int bad(const std::string& msg) {
+  std::fprintf(stderr, "shardscope run: %s\n", msg.c_str());
+  return 2;
+}
+
+template <class T>
+bool parseNumber(const std::string& s, T& out) {
+  try {
+    size_t pos = 0;
+    if constexpr (std::is_floating_point_v<T>) out = static_cast<T>(std::stod(s, &pos));
+    else out = static_cast<T>(std::stoll(s, &pos));
+    return pos == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+int runVerb(const std::vector<std::string>& args) {
+  auto parsed = parseArgs(args, {{"device"}, {"batches"}, {"rtol"}, {"seq-dim", true, true}, {"placement", true, true},
+                                 {"scale"}, {"seed"}, {"timeout"}, {"budget"}, {"dtype"}, {"no-grad", false}, {"json", false},
+                                 {"no-localise", false}, {"no-dedup", false}, {"distributed", false},
+                                 {"require-sandbox", false}});
+  if (!parsed) return bad(parsed.error().toString());
+  if (parsed->positionals.size() != 1) return bad("expected one plan FILE");
+  const std::string file = parsed->positionals[0];
+  auto loaded = loadPlanFile(file);
+  if (!loaded) {
+    std::fprintf(stderr, "%s\n", loaded.error().toString(file).c_str());
+    return 2;
+  }
+  Plan plan = std::move(*loaded);
+  // Running a plan is as safe as viewing it: an op off the allow-list is refused before the child starts.
+  if (auto unsafe = unsafeNodes(plan.graph); !unsafe.empty()) {
+    std::fprintf(stderr, "%s: refused: %s\n", file.c_str(), unsafe[0].toString().c_str());
+    if (unsafe.size() > 1)
+      std::fprintf(stderr, "%s: and %zu more unsafe node%s (shardscope check lists them as unsafe-op)\n",
+                   file.c_str(), unsafe.size() - 1, unsafe.size() > 2 ? "s" : "");
+    return 2;
+  }
+
+  RunOptions opts;
+  if (auto v = parsed->get("device")) {
+    if (*v != "cpu" && *v != "cuda") return bad("--device " + *v + ": expected cpu or cuda");
+    opts.device = *v;
+  }
+  if (auto v = parsed->get("batches"); v && (!parseNumber(*v, opts.batches) || opts.batches < 1))
+    return bad("--batches " + *v + ": expected a positive integer");
+  if (auto v = parsed->get("rtol"); v && (!parseNumber(*v, opts.rtol) || opts.rtol < 0))
+    return bad("--rtol " + *v + ": expected a non-negative number");
+  if (auto v = parsed->get("scale"); v && (!parseNumber(*v, opts.scale) || opts.scale < 1))
+    return bad("--scale " + *v + ": expected an integer >= 1");
+  if (auto v = parsed->get("timeout"); v && (!parseNumber(*v, opts.timeoutSec) || opts.timeoutSec <= 0))
+    return bad("--timeout " + *v + ": expected seconds > 0");
+  if (auto v = parsed->get("budget"); v && (!parseNumber(*v, opts.budgetSec) || opts.budgetSec <= 0))
+    return bad("--budget " + *v + ": expected seconds > 0");
+  if (auto v = parsed->get("seed")) {
+    uint64_t s = 0;
+    if (!parseNumber(*v, s)) return bad("--seed " + *v + ": expected an integer");
+    opts.seed = s;
+  }
+  if (auto v = parsed->get("dtype")) {
+    if (*v != "f32" && *v != "f64" && *v != "planned") return bad("--dtype " + *v + ": expected f32, f64 or planned");
+    opts.computeDtype = *v;
+  }
+  opts.gradients = !parsed->has("no-grad");
+  opts.localise = !parsed->has("no-localise");
+  opts.dedup = !parsed->has("no-dedup");
+  opts.distributed = parsed->has("distributed");
+  opts.requireSandbox = parsed->has("require-sandbox");
+  // --distributed: every process gets the report and exits with its code; process 0 (RANK=0) prints it.
+  const char* procRank = std::getenv("RANK");
+  const bool printsReport = !opts.distributed || !procRank || std::string(procRank) == "0";
+
+  // Edits, through the same commands the GUI uses (validated, one-line errors).
+  for (const auto& sd : parsed->all("seq-dim")) {
+    auto eq = sd.find('=');
+    int dim = 0;
+    if (eq == std::string::npos || !parseNumber(sd.substr(eq + 1), dim) || dim < 0)
+      return bad("--seq-dim " + sd + ": expected KEY=DIM");
+    std::string key = sd.substr(0, eq);
+    int changed = 0;
+    for (const auto& [node, tag] : std::map<int, AutoSpTag>(plan.tags)) {
+      if (tag.key != key) continue;
+      auto r = applyCommand(plan, SetSeqDim{node, AutoSpTag{key, dim}});
+      if (!r) return bad("--seq-dim " + sd + ": " + r.error().message);
+      ++changed;
+    }
+    if (!changed) return bad("--seq-dim " + sd + ": no input is tagged '" + key + "'");
+  }
+  for (const auto& pl : parsed->all("placement")) {
+    auto eq = pl.find('=');
+    if (eq == std::string::npos) return bad("--placement " + pl + ": expected NODE=SPEC");
+    int node = plan.graph.find(pl.substr(0, eq));
+    if (node < 0) return bad("--placement " + pl + ": no node named '" + pl.substr(0, eq) + "'");
+    ParseContext ctx;
+    ctx.mesh = &plan.mesh;
+    const auto& outs = plan.graph.nodes[node].outputs;
+    ctx.tensorRank = outs.empty() ? -1 : outs[0].rank();
+    auto spec = parseSpec(pl.substr(eq + 1), ctx);
+    if (!spec) return bad("--placement " + pl + ": " + spec.error().toString());
+    auto r = applyCommand(plan, SetOutputSpec{node, 0, *spec});
+    if (!r) return bad("--placement " + pl + ": " + r.error().message);
+  }
+
+  bool json = parsed->has("json");
+  // Progress on a terminal only (one rewritten line); notes are part of the report.
+  const bool tty = !json && ::isatty(2);
+  double eta = -1;  // the runner's latest estimate (reference and rank 0 progress carry one)
+  RunReport report = runToCompletion(plan, opts, [&](const RunEvent& e) {
+    if (!tty || e.kind != RunEvent::Kind::Progress) return;
+    if (e.etaSec >= 0) eta = e.etaSec;
+    std::string who = e.rank < 0 ? "reference" : "rank " + std::to_string(e.rank);
+    std::fprintf(stderr, "\r%s batch %d: node %d/%d, %s   ", who.c_str(), e.batch, e.node, e.nodes,
+                 formatEta(eta).c_str());
+    std::fflush(stderr);
+  });
+  if (tty) std::fprintf(stderr, "\r%60s\r", "");
+  if (!printsReport) {
+    // the report is process 0's to print
+  } else if (json) {
+    std::cout << nlohmann::json(report).dump(2) << "\n";
+  } else {
+    std::cout << report.summary();
+  }
+  std::cout.flush();
+  if (report.error)
+    std::fprintf(stderr, "%s: run %s: %s\n", file.c_str(), report.error->refused() ? "refused" : "failed",
+                 report.error->toString().c_str());
+  return report.exitCode();
+}
+
+const VerbRegistrar kRegisterRun{Verb{"run", "re-run a plan on local ranks and compare with a single-device reference",
+                                      kHelp, runVerb}};
+
+}  // namespace
+}  // namespace ss::app

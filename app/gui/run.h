@@ -1,0 +1,31 @@
+#pragma once
+// The Run panel's engine: starts a run of the current plan in a child process through the run client
+// (app/run_client.h, from the runner work) and turns its streamed progress into a views::RunViewModel.
+// Never blocks: poll() only reads what has arrived.
+#include <memory>
+#include <string>
+
+#include "core/model/plan.h"
+#include "views/run_view.h"
+
+namespace ss::app {
+
+class RunPanel {
+ public:
+  RunPanel();
+  ~RunPanel();
+  const views::RunViewModel& model() const { return model_; }
+  // Starts a run of `plan` with sizes divided by `scale` (1 = real sizes). Ignored while one is running.
+  void start(const Plan& plan, int scale = 1);
+  void cancel();
+  // Reads progress that arrived; true when the model changed (the UI should redraw).
+  bool poll();
+  bool active() const { return model_.status == views::RunStatus::Running; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  views::RunViewModel model_;
+};
+
+}  // namespace ss::app

@@ -1,0 +1,294 @@
+#include "core/model/graph.h"
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <limits>
+#include <unordered_set>
+
+namespace ss {
+
+const char* dtypeName(DType t) {
+  switch (t) {
+    case DType::F32: return "f32";
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+    case DType::F64: return "f64";
+    case DType::I64: return "i64";
+    case DType::I32: return "i32";
+    case DType::I16: return "i16";
+    case DType::I8: return "i8";
+    case DType::U8: return "u8";
+    case DType::Bool: return "b8";
+    case DType::C64: return "c64";
+    case DType::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* dtypeTorchName(DType t) {
+  switch (t) {
+    case DType::F32: return "torch.float32";
+    case DType::F16: return "torch.float16";
+    case DType::BF16: return "torch.bfloat16";
+    case DType::F64: return "torch.float64";
+    case DType::I64: return "torch.int64";
+    case DType::I32: return "torch.int32";
+    case DType::I16: return "torch.int16";
+    case DType::I8: return "torch.int8";
+    case DType::U8: return "torch.uint8";
+    case DType::Bool: return "torch.bool";
+    case DType::C64: return "torch.complex64";
+    case DType::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+DType dtypeFromName(std::string_view s) {
+  if (s.rfind("torch.", 0) == 0) s.remove_prefix(6);
+  struct E { std::string_view a; DType t; };
+  static const E table[] = {
+      {"f32", DType::F32},   {"float32", DType::F32}, {"float", DType::F32},    {"f16", DType::F16},
+      {"float16", DType::F16}, {"half", DType::F16},  {"bf16", DType::BF16},    {"bfloat16", DType::BF16},
+      {"f64", DType::F64},   {"float64", DType::F64}, {"double", DType::F64},   {"i64", DType::I64},
+      {"int64", DType::I64}, {"long", DType::I64},    {"i32", DType::I32},      {"int32", DType::I32},
+      {"int", DType::I32},   {"i16", DType::I16},     {"int16", DType::I16},    {"i8", DType::I8},
+      {"int8", DType::I8},   {"u8", DType::U8},       {"uint8", DType::U8},     {"b8", DType::Bool},
+      {"bool", DType::Bool}, {"c64", DType::C64},     {"complex64", DType::C64}};
+  for (const auto& e : table)
+    if (e.a == s) return e.t;
+  return DType::Unknown;
+}
+
+int dtypeBytes(DType t) {
+  switch (t) {
+    case DType::F64: case DType::I64: case DType::C64: return 8;
+    case DType::F32: case DType::I32: return 4;
+    case DType::F16: case DType::BF16: case DType::I16: return 2;
+    case DType::I8: case DType::U8: case DType::Bool: return 1;
+    case DType::Unknown: return 4;
+  }
+  return 4;
+}
+
+bool shapeWithinLimits(const std::vector<int64_t>& shape) {
+  if (shape.size() > static_cast<size_t>(kMaxTensorRank)) return false;
+  __int128 numel = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || d > kMaxTensorDimSize) return false;
+    numel *= d;
+    if (numel > (__int128{1} << limits::kMaxTensorElementsLog2)) return false;
+  }
+  return true;
+}
+
+int64_t TensorMeta::numel() const {
+  int64_t n = 1;
+  for (auto s : shape) {
+    if (s <= 0) return 0;
+    n = n > std::numeric_limits<int64_t>::max() / s ? std::numeric_limits<int64_t>::max() : n * s;  // saturate
+  }
+  return n;
+}
+
+const char* phaseName(Phase p) {
+  switch (p) {
+    case Phase::Forward: return "forward";
+    case Phase::Backward: return "backward";
+    case Phase::Optimizer: return "optimizer";
+    case Phase::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+Phase phaseFromName(std::string_view s) {
+  if (s == "forward" || s == "fwd") return Phase::Forward;
+  if (s == "backward" || s == "bwd") return Phase::Backward;
+  if (s == "optimizer" || s == "optim") return Phase::Optimizer;
+  return Phase::Unknown;
+}
+
+const char* placeholderKindName(PlaceholderKind k) {
+  switch (k) {
+    case PlaceholderKind::Param: return "param";
+    case PlaceholderKind::Buffer: return "buffer";
+    case PlaceholderKind::Input: return "input";
+    case PlaceholderKind::Tangent: return "tangent";
+    case PlaceholderKind::None: return "none";
+  }
+  return "none";
+}
+
+PlaceholderKind placeholderKindFromName(std::string_view s) {
+  if (s == "param" || s == "parameter") return PlaceholderKind::Param;
+  if (s == "buffer") return PlaceholderKind::Buffer;
+  if (s == "input" || s == "user_input") return PlaceholderKind::Input;
+  if (s == "tangent") return PlaceholderKind::Tangent;
+  return PlaceholderKind::None;
+}
+
+std::string Node::opName() const {
+  std::string_view o = op;
+  if (o.rfind("torch.ops.", 0) == 0) o.remove_prefix(10);
+  size_t first = o.find('.');
+  if (first == std::string_view::npos) return std::string(o);
+  std::string_view rest = o.substr(first + 1);
+  size_t second = rest.find('.');
+  return std::string(second == std::string_view::npos ? rest : rest.substr(0, second));
+}
+
+namespace {
+void walkArg(const Arg& a, std::vector<TensorRef>& out) {
+  if (a.kind == Arg::Kind::Tensor) out.push_back(a.t);
+  else if (a.kind == Arg::Kind::List)
+    for (const auto& x : a.items) walkArg(x, out);
+}
+}  // namespace
+
+void collectTensorRefs(const Node& n, std::vector<TensorRef>& out) {
+  for (const auto& a : n.args) walkArg(a, out);
+  for (const auto& kv : n.kwargs) walkArg(kv.second, out);
+}
+
+namespace {
+uint64_t nameHash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+uint32_t nameTag(uint64_t h) { return static_cast<uint32_t>(h >> 32); }
+}  // namespace
+
+int Graph::find(std::string_view name) const {
+  if (nameSlots_.empty()) return -1;
+  const size_t mask = nameSlots_.size() - 1;
+  const uint64_t hash = nameHash(name);
+  const uint32_t tag = nameTag(hash);
+  for (size_t h = hash & mask;; h = (h + 1) & mask) {
+    const NameSlot& s = nameSlots_[h];
+    if (s.index < 0) return -1;
+    if (s.tag == tag && s.index < size() && nodes[s.index].name == name) return s.index;
+  }
+}
+
+void Graph::prefetchName(std::string_view name) const {
+  if (nameSlots_.empty()) return;
+  __builtin_prefetch(&nameSlots_[nameHash(name) & (nameSlots_.size() - 1)]);
+}
+
+// Probes for node i's name: an earlier node of that name is returned (and i noted as a duplicate), else i takes
+// the empty slot. The caller keeps the load factor <= 1/2.
+int Graph::insertName(int i) {
+  const std::string& name = nodes[i].name;
+  const size_t mask = nameSlots_.size() - 1;
+  const uint64_t hash = nameHash(name);
+  const uint32_t tag = nameTag(hash);
+  ++named_;
+  for (size_t h = hash & mask;; h = (h + 1) & mask) {
+    NameSlot& s = nameSlots_[h];
+    if (s.index < 0) {
+      s = NameSlot{i, tag};
+      return -1;
+    }
+    if (s.tag == tag && nodes[s.index].name == name) {
+      if (firstDuplicate_ < 0) firstDuplicate_ = i;
+      return s.index;
+    }
+  }
+}
+
+void Graph::reindex() {
+  // Load factor <= 1/2. A duplicate name keeps its first node, as the readers' uniqueness checks expect.
+  nameSlots_.assign(std::bit_ceil(nodes.size() * 2 + 2), NameSlot{});
+  named_ = 0;
+  firstDuplicate_ = -1;
+  for (int i = 0; i < size(); ++i) insertName(i);
+  // Inputs first, then each users list sized once (no regrowth on nodes read by many).
+  const int N = size();
+  inputs_.assign(nodes.size(), {});
+  users_.assign(nodes.size(), {});
+  outputNode_ = -1;
+  std::vector<int> userCount(nodes.size(), 0);
+  for (int i = 0; i < N; ++i) {
+    inputs_[i].reserve(nodes[i].args.size() + nodes[i].kwargs.size());
+    collectTensorRefs(nodes[i], inputs_[i]);
+    for (const TensorRef& r : inputs_[i])
+      if (r.node >= 0 && r.node < N) ++userCount[r.node];
+    if (nodes[i].kind == NodeKind::Output) outputNode_ = i;
+  }
+  for (int i = 0; i < N; ++i) users_[i].reserve(userCount[i]);
+  for (int i = 0; i < N; ++i)
+    for (int k = 0; k < static_cast<int>(inputs_[i].size()); ++k) {
+      const int p = inputs_[i][k].node;
+      if (p >= 0 && p < N) users_[p].emplace_back(i, k);
+    }
+}
+
+void Graph::indexEdgesOf(int i) {
+  if (inputs_.capacity() < nodes.capacity()) {  // one allocation for a reserved graph
+    inputs_.reserve(nodes.capacity());
+    users_.reserve(nodes.capacity());
+  }
+  inputs_.emplace_back();
+  users_.emplace_back();
+  std::vector<TensorRef>& ins = inputs_.back();
+  ins.reserve(nodes[i].args.size() + nodes[i].kwargs.size());
+  collectTensorRefs(nodes[i], ins);
+  // Only earlier nodes get users here; a reference to node i or later is not valid (validate() says so).
+  for (int k = 0; k < static_cast<int>(ins.size()); ++k)
+    if (ins[k].node >= 0 && ins[k].node < i) users_[ins[k].node].emplace_back(i, k);
+  if (nodes[i].kind == NodeKind::Output) outputNode_ = i;
+}
+
+int Graph::indexNext() {
+  const int last = size() - 1;
+  if (last < 0) return -1;
+  if (named_ != last || static_cast<size_t>(last + 1) * 2 > nameSlots_.size()) {
+    // Grow (or catch up with nodes appended or removed without it): the nodes before the last, in order, into a
+    // table sized for the nodes' capacity.
+    nameSlots_.assign(std::bit_ceil(std::max<size_t>(nodes.capacity(), nodes.size()) * 2 + 2), NameSlot{});
+    named_ = 0;
+    firstDuplicate_ = -1;
+    for (int i = 0; i < last; ++i) insertName(i);
+  }
+  if (static_cast<int>(inputs_.size()) != last || static_cast<int>(users_.size()) != last) {
+    inputs_.clear();
+    users_.clear();
+    outputNode_ = -1;
+    for (int i = 0; i < last; ++i) indexEdgesOf(i);
+  }
+  const int earlier = insertName(last);
+  indexEdgesOf(last);
+  return earlier;
+}
+
+const TensorMeta* Graph::meta(TensorRef r) const {
+  if (r.node < 0 || r.node >= size()) return nullptr;
+  const auto& outs = nodes[r.node].outputs;
+  if (r.output < 0 || r.output >= static_cast<int>(outs.size())) return nullptr;
+  return &outs[r.output];
+}
+
+std::string Graph::validate() const {
+  // After reindex() (the readers call validate right after it) the name index (its first duplicate) and the
+  // input lists answer without a second hash set and a second walk of every argument list; otherwise both are
+  // built here.
+  const bool indexed = this->indexed();
+  std::unordered_set<std::string_view> seen;  // views of the nodes' own names
+  std::vector<TensorRef> refs;
+  for (int i = 0; i < size(); ++i) {
+    const Node& n = nodes[i];
+    if (n.name.empty()) return "node " + std::to_string(i) + " has no name";
+    if (indexed ? i == firstDuplicate_ : !seen.insert(n.name).second) return "node name '" + n.name + "' is used twice";
+    if (!indexed) {
+      refs.clear();
+      collectTensorRefs(n, refs);
+    }
+    for (const auto& r : indexed ? inputs_[i] : refs) {
+      if (r.node < 0 || r.node >= i)
+        return "node '" + n.name + "' uses a tensor that is not defined before it";
+      if (r.output < 0 || (!nodes[r.node].outputs.empty() && r.output >= static_cast<int>(nodes[r.node].outputs.size())))
+        return "node '" + n.name + "' uses output " + std::to_string(r.output) + " of '" + nodes[r.node].name +
+               "', which has " + std::to_string(nodes[r.node].outputs.size()) + " outputs";
+    }
+  }
+  return {};
+}
+
+}  // namespace ss

@@ -1,0 +1,293 @@
+#include "views/inspector_view.h"
+
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "core/model/layout.h"
+#include "views/model/fix_all.h"
+#include "views/fonts.h"
+#include "views/theme.h"
+#include "views/ui_probe.h"
+
+namespace ss::views {
+
+std::vector<Placement> placementChoices(int tensorRank, const Placement& current) {
+  std::vector<Placement> out{Placement::replicate()};
+  for (int d = 0; d < tensorRank; ++d) out.push_back(Placement::shard(d));
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Avg, ReduceOp::Max, ReduceOp::Min, ReduceOp::Product}) {
+    out.push_back(Placement::partial(op));
+  }
+  bool found = false;
+  for (const Placement& p : out) found = found || p == current;
+  if (!found) out.push_back(current);
+  return out;
+}
+
+ShardingSpec withPlacement(const ShardingSpec& spec, int meshDim, const Placement& p) {
+  ShardingSpec s = spec;
+  s.placements.at(static_cast<size_t>(meshDim)) = p;
+  s.order.clear();
+  return s;
+}
+
+std::string argToString(const Arg& a, const Graph& g) {
+  switch (a.kind) {
+    case Arg::Kind::None: return "None";
+    case Arg::Kind::Bool: return a.b ? "True" : "False";
+    case Arg::Kind::Int: return std::to_string(a.i);
+    case Arg::Kind::Float: {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%g", a.f);
+      return buf;
+    }
+    case Arg::Kind::String: return "'" + a.s + "'";
+    case Arg::Kind::Tensor: {
+      std::string n = a.t.node >= 0 && a.t.node < g.size() ? g.nodes[static_cast<size_t>(a.t.node)].name : "?";
+      return a.t.output != 0 ? n + "[" + std::to_string(a.t.output) + "]" : n;
+    }
+    case Arg::Kind::List: {
+      std::string s = "[";
+      for (size_t i = 0; i < a.items.size(); ++i) s += (i ? ", " : "") + argToString(a.items[i], g);
+      return s + "]";
+    }
+    case Arg::Kind::DType: return dtypeTorchName(a.dt);
+    case Arg::Kind::Device: return "device('" + a.s + "')";
+    case Arg::Kind::Symbol: return a.s;
+  }
+  return "?";
+}
+
+namespace {
+
+// Combos, one per mesh dim. Returns true (and the new spec) when the user picked something different.
+bool specEditor(const char* id, const DeviceMesh& mesh, int tensorRank, const ShardingSpec& spec, ShardingSpec& out) {
+  bool changed = false;
+  ImGui::PushID(id);
+  for (int md = 0; md < mesh.ndim() && md < spec.meshDims(); ++md) {
+    if (md > 0) ImGui::SameLine();
+    ImGui::PushID(md);
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("P(product)").x + ImGui::GetFrameHeight() + 8);
+    const std::string preview = spec[md].shortString();
+    const std::string probe = std::string("inspector.") + id + "." + std::to_string(md);
+    const bool open = ImGui::BeginCombo("##pl", preview.c_str());
+    probeItem(probe);
+    if (open) {
+      for (const Placement& p : placementChoices(tensorRank, spec[md])) {
+        if (ImGui::Selectable(p.shortString().c_str(), p == spec[md]) && !(p == spec[md])) {
+          out = withPlacement(spec, md, p);
+          changed = true;
+        }
+        probeItem(probe + "=" + p.shortString());
+      }
+      ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("mesh dim %d (%s)", md, mesh.dimName(md).c_str());
+    ImGui::PopID();
+  }
+  ImGui::PopID();
+  return changed;
+}
+
+void specText(const ShardingSpec& spec, int rank, const DeviceMesh& mesh) {
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(specColor(spec)), "%s", spec.toMeshString().c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s  %s", spec.toTensorString(rank).c_str(), spec.toLongString().c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("JAX: %s", spec.toJaxString(rank, mesh).c_str());
+}
+
+}  // namespace
+
+void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorViewState& state, Selection& sel,
+                       CommandQueue& cmds) {
+  const Palette& pal = palette();
+  {
+    const bool mayHelp = fixAllMayHelp(diags);
+    ImGui::BeginDisabled(!mayHelp);
+    if (ImGui::Button("Fix all")) {
+      if (std::optional<Command> fix = fixAllCommand(plan)) cmds.push(std::move(*fix));
+      else state.fixMessage = "The fix planner found nothing it can change.";
+    }
+    probeItem("inspector.fixall");
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::SetTooltip(mayHelp ? "Insert the redistributes and edits the fix planner finds, as one undoable step"
+                                : "No errors to fix");
+    }
+    if (!state.fixMessage.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", state.fixMessage.c_str());
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", diags.hasErrors() ? "plan has errors" : "no errors");
+  }
+  ImGui::Separator();
+  if (sel.node < 0 || sel.node >= plan.graph.size()) {
+    ImGui::TextWrapped("Nothing selected. Click a node in the graph or a row in the diagnostics.");
+    return;
+  }
+  const int n = sel.node;
+  const Node& node = plan.graph.nodes[static_cast<size_t>(n)];
+  const NodeSpecs& specs = plan.specs[static_cast<size_t>(n)];
+  const Fonts& fonts = currentFonts();
+  if (fonts.large) ImGui::PushFont(fonts.large);
+  ImGui::TextUnformatted(node.name.c_str());
+  if (fonts.large) ImGui::PopFont();
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", node.op.c_str());
+  std::string meta = phaseName(node.phase);
+  if (node.kind == NodeKind::Placeholder) meta += std::string(", ") + placeholderKindName(node.placeholderKind);
+  if (!node.modulePath.empty()) meta += ", module " + node.modulePath;
+  ImGui::TextDisabled("%s", meta.c_str());
+  if (!node.source.file.empty()) {
+    ImGui::TextDisabled("%s:%d in %s", node.source.file.c_str(), node.source.line, node.source.func.c_str());
+    if (!node.source.code.empty()) {
+      if (fonts.mono) ImGui::PushFont(fonts.mono);
+      ImGui::TextWrapped("%s", node.source.code.c_str());
+      if (fonts.mono) ImGui::PopFont();
+    }
+  }
+  for (const Diagnostic* d : diags.forNode(n)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(severityColor(d->severity)));
+    ImGui::TextWrapped("%s%s: %s", diagKindName(d->kind), d->input >= 0 ? (" (input " + std::to_string(d->input) + ")").c_str() : "",
+                       d->message.c_str());
+    ImGui::PopStyleColor();
+    if (!d->fix.empty()) ImGui::TextWrapped("  fix: %s", d->fix.c_str());
+  }
+
+  // Outputs.
+  if (!node.outputs.empty() && ImGui::CollapsingHeader("Outputs", ImGuiTreeNodeFlags_DefaultOpen)) {
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      ImGui::PushID(static_cast<int>(o));
+      const TensorMeta& m = node.outputs[o];
+      ImGui::Text("%s%s %s", node.outputs.size() > 1 ? ("[" + std::to_string(o) + "] ").c_str() : "",
+                  m.known ? shapeToString(m.shape).c_str() : "?", dtypeName(m.dtype));
+      const std::optional<ShardingSpec>& s = o < specs.outputs.size() ? specs.outputs[o] : std::nullopt;
+      if (s) {
+        specText(*s, m.rank(), plan.mesh);
+        ShardingSpec edited;
+        if (specEditor("out", plan.mesh, m.rank(), *s, edited)) cmds.push(SetOutputSpec{n, static_cast<int>(o), edited});
+        if (m.known) {
+          Result<std::vector<int64_t>> ls = localShape(m.shape, plan.mesh, *s, 0);
+          if (ls.ok()) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("rank 0 holds %s", shapeToString(ls.value()).c_str());
+          }
+        }
+      } else {
+        ImGui::TextDisabled("no placement given");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Set replicated")) {
+          cmds.push(SetOutputSpec{n, static_cast<int>(o), ShardingSpec::replicated(plan.mesh.ndim())});
+        }
+      }
+      ImGui::PopID();
+    }
+  }
+
+  // AutoSP tag.
+  if (node.kind == NodeKind::Placeholder && ImGui::CollapsingHeader("AutoSP tag", ImGuiTreeNodeFlags_DefaultOpen)) {
+    auto it = plan.tags.find(n);
+    if (it != plan.tags.end()) {
+      const AutoSpTag& tag = it->second;
+      ImGui::Text("%s", tag.toString().c_str());
+      ImGui::SameLine();
+      ImGui::TextDisabled("AutoSP slices dim %d", tag.effectiveDim());
+      // What the plan's own placement shards, next to what AutoSP will slice.
+      const std::optional<ShardingSpec>& own = specs.outputs.empty() ? std::nullopt : specs.outputs[0];
+      if (own) {
+        std::vector<int> dims;
+        for (int d = 0; d < (node.outputs.empty() ? 0 : node.outputs[0].rank()); ++d) {
+          if (own->hasShardOn(d)) dims.push_back(d);
+        }
+        const bool agrees = dims.empty() || (dims.size() == 1 && dims[0] == tag.effectiveDim());
+        std::string planDims;
+        for (int d : dims) planDims += (planDims.empty() ? "" : ", ") + std::to_string(d);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(agrees ? pal.ok : pal.error), "the plan shards dim %s: %s",
+                           planDims.empty() ? "none" : planDims.c_str(), agrees ? "agrees" : "DISAGREES with the tag");
+      }
+      const int rank = node.outputs.empty() ? 0 : node.outputs[0].rank();
+      const std::string preview = tag.seqDim ? "seq_dim " + std::to_string(*tag.seqDim) : "bare (dim 1)";
+      ImGui::SetNextItemWidth(150);
+      if (ImGui::BeginCombo("seq_dim", preview.c_str())) {
+        if (ImGui::Selectable("bare (dim 1)", !tag.seqDim.has_value()) && tag.seqDim) {
+          cmds.push(SetSeqDim{n, AutoSpTag{tag.key, std::nullopt}});
+        }
+        for (int d = 0; d < std::max(rank, 2); ++d) {
+          const std::string lab = "seq_dim " + std::to_string(d);
+          if (ImGui::Selectable(lab.c_str(), tag.seqDim == d) && tag.seqDim != d) cmds.push(SetSeqDim{n, AutoSpTag{tag.key, d}});
+        }
+        ImGui::EndCombo();
+      }
+      ImGui::SameLine();
+      if (ImGui::SmallButton("Remove tag")) cmds.push(SetSeqDim{n, std::nullopt});
+    } else {
+      ImGui::SetNextItemWidth(140);
+      ImGui::InputText("key", state.tagKey, sizeof(state.tagKey));
+      ImGui::SameLine();
+      if (ImGui::SmallButton("Add tag") && state.tagKey[0] != 0) cmds.push(SetSeqDim{n, AutoSpTag{state.tagKey, std::nullopt}});
+    }
+  }
+
+  // Inputs.
+  const auto& ins = plan.graph.inputs(n);
+  if (!ins.empty() && ImGui::CollapsingHeader("Inputs", ImGuiTreeNodeFlags_DefaultOpen)) {
+    for (size_t i = 0; i < ins.size(); ++i) {
+      const int in = static_cast<int>(i);
+      ImGui::PushID(in);
+      const TensorRef ref = ins[i];
+      const std::string producer = plan.graph.nodes[static_cast<size_t>(ref.node)].name;
+      const TensorMeta* m = plan.graph.meta(ref);
+      const std::string label = "input " + std::to_string(i) + ": " + producer;
+      const bool edgeSelected = sel.input == in;
+      if (ImGui::Selectable(label.c_str(), edgeSelected, 0, ImVec2(ImGui::CalcTextSize(label.c_str()).x, 0))) {
+        sel.selectEdge(n, in);
+      }
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", m && m->known ? shapeToString(m->shape).c_str() : "?");
+      const std::optional<ShardingSpec> have = plan.producerSpec(n, in), want = plan.consumerSpec(n, in);
+      const Redistribute* r = plan.findRedistribute(n, in);
+      ImGui::Indent();
+      if (have) {
+        ImGui::TextUnformatted("arrives ");
+        ImGui::SameLine();
+        specText(*have, m ? m->rank() : -1, plan.mesh);
+      }
+      if (want) {
+        ImGui::TextUnformatted("wants   ");
+        ImGui::SameLine();
+        ShardingSpec edited;
+        if (specEditor("in", plan.mesh, m ? m->rank() : 0, *want, edited)) cmds.push(SetInputSpec{n, in, edited});
+        const bool own = in < static_cast<int>(specs.inputs.size()) && specs.inputs[i].has_value();
+        if (own) {
+          ImGui::SameLine();
+          if (ImGui::SmallButton("as produced")) cmds.push(SetInputSpec{n, in, std::nullopt});
+        }
+      }
+      if (r != nullptr) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.ok), "redistribute %s -> %s", r->from.toMeshString().c_str(),
+                           r->to.toMeshString().c_str());
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Remove")) cmds.push(RemoveRedistribute{n, in});
+      } else if (have && want && *have != *want) {
+        // In a solver's export the apply pass inserts this transition (the checker's redistribute-required).
+        if (plan.isSolverSolution()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.info), "the solver plans a transition");
+        else ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "layouts differ, no redistribute");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Insert redistribute")) cmds.push(InsertRedistribute{Redistribute{n, in, *have, *want}});
+      }
+      ImGui::Unindent();
+      ImGui::PopID();
+    }
+  }
+
+  // Args.
+  if (ImGui::CollapsingHeader("Args")) {
+    if (fonts.mono) ImGui::PushFont(fonts.mono);
+    for (size_t i = 0; i < node.args.size(); ++i) ImGui::TextWrapped("%zu: %s", i, argToString(node.args[i], plan.graph).c_str());
+    for (const auto& [k, v] : node.kwargs) ImGui::TextWrapped("%s=%s", k.c_str(), argToString(v, plan.graph).c_str());
+    if (fonts.mono) ImGui::PopFont();
+  }
+}
+
+}  // namespace ss::views

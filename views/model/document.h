@@ -1,0 +1,86 @@
+#pragma once
+// Document: the plan being edited, its file, its edit history and its current diagnostics. Plain C++ (no ImGui):
+// the GUI owns one, tests drive it directly.
+//
+// Contract: the plan changes only through apply/undo/redo (commands through ss::EditHistory), each followed
+// by an incremental re-check (ss::Checker::update on the touched nodes), so `diagnostics()` always describes
+// `plan()`. `revision()` bumps on every change (views key caches on it; the recovery writer watches it).
+// Errors never throw: they come back as Result and are kept in `lastError()` for the status bar.
+#include <cstdint>
+#include <optional>
+#include <vector>
+#include <string>
+
+#include "core/applied/session.h"
+#include "core/check/check.h"
+#include "core/plan/edit.h"
+#include "core/model/plan.h"
+#include "views/model/selection.h"
+
+namespace ss::views {
+
+class Document {
+ public:
+  Document() = default;
+  // Replaces the whole document (opened file or recovered edits); clears history. `path` may be empty.
+  void reset(Plan plan, std::string path);
+  Result<bool> open(const std::string& path);  // loads any supported format; keeps the old document on error
+  // The same with the command line's artifact flags (--solution, --applied, --mesh, --names, --group, --rank;
+  // `extras.primary` is ignored: `path` is the file).
+  Result<bool> open(const std::string& path, const SessionInputs& extras);
+
+  const Plan& plan() const { return plan_; }
+  // The checker's diagnostics, then each applied graph's (core/applied/): both describe plan().
+  const Diagnostics& diagnostics() const { return merged_; }
+  // The applied graphs opened with the plan (a TORCH_TRACE log, one per rank), matched to it; empty otherwise.
+  const std::vector<AppliedGraph>& applied() const { return applied_; }
+  // An applied graph opened alone: plan() is that graph on its (inferred or given) mesh; nullptr otherwise.
+  const AppliedAlone* appliedAlone() const { return alone_ ? &*alone_ : nullptr; }
+  const std::string& path() const { return path_; }
+  bool loaded() const { return loaded_; }
+  bool dirty() const { return history_.dirty() || forcedDirty_; }
+  // Save may write over `path`: it is a native plan file. A document read from another format (an autoparallel
+  // export, FX text) is never overwritten in the native format: saving asks for a new name first.
+  bool canSaveInPlace() const { return !path_.empty() && (plan_.sourceFormat == PlanFormat::Native || savedNative_); }
+  // A name for Save as: the path itself when native, else "<path without extension>.plan.json".
+  std::string suggestedSavePath() const;
+  uint64_t revision() const { return revision_; }
+  const EditHistory& history() const { return history_; }
+  const std::string& lastError() const { return lastError_; }
+  const std::string& lastMessage() const { return lastMessage_; }
+
+  Result<bool> apply(Command c);
+  Result<bool> undo();
+  Result<bool> redo();
+  // Applies every queued command in order; stops at the first error (kept in lastError). Returns how many applied.
+  int drain(CommandQueue& q);
+
+  // Atomic save through ss::savePlanFile; on error nothing changes (the document stays dirty).
+  Result<bool> save(const std::string& path);
+  // Marks the document as modified without history (a recovered document that was never saved).
+  void markDirty() { forcedDirty_ = true; ++revision_; }
+
+  // "falcon_index_put_2d.plan.json* - shardscope" (asterisk when unsaved).
+  std::string windowTitle() const;
+
+ private:
+  void afterEdit(const std::vector<int>& touched, const std::string& message);
+  void remerge();  // merged_ = the checker's diagnostics + the applied graphs' (re-judged against plan_)
+  Plan plan_;
+  std::vector<AppliedGraph> applied_;
+  std::optional<AppliedAlone> alone_;
+  Diagnostics merged_;
+  std::string path_;
+  EditHistory history_;
+  Checker checker_;
+  bool loaded_ = false;
+  bool forcedDirty_ = false;
+  bool savedNative_ = false;  // saved (natively) at least once since opening
+  uint64_t revision_ = 0;
+  std::string lastError_, lastMessage_;
+};
+
+// The file name part of a path ("a/b/c.plan.json" -> "c.plan.json").
+std::string baseName(const std::string& path);
+
+}  // namespace ss::views
