@@ -47,6 +47,12 @@ struct RunClient::Impl {
     if (reader.joinable()) reader.join();
     if (errReader.joinable()) errReader.join();
   }
+
+  // The stderr reader thread's body: keeps the last 8 KiB of the child's stderr in stderrTail, then closes errFd.
+  void readStderr(int errFd);
+  // The stdout reader thread's body: queues the child's events read from outFd, reaps `pid`, and queues a final
+  // report (over budget, cancelled or crashed) when the child sent none.
+  void readEvents(int outFd, pid_t pid);
 };
 
 RunClient::RunClient() : impl_(std::make_unique<Impl>()) {}
@@ -80,7 +86,120 @@ void writeAll(int fd, const std::string& data) {
   }
 }
 
+// A started runner: its pid and the parent's ends of its stdin, stdout and stderr pipes.
+struct Child {
+  pid_t pid;
+  int inFd, outFd, errFd;
+};
+
+// Forks and execs `runner` reading a plan on stdin (events on stdout, `optionsText` as its options), its three
+// pipes its only descriptors; returns the child and the parent's pipe ends, or why it could not.
+Result<Child> spawnRunner(const std::string& runner, const std::string& optionsText) {
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno), 0, 0, {}};
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    ::close(in[1]);
+    return Error{std::string("pipe: ") + std::strerror(errno), 0, 0, {}};
+  }
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno), 0, 0, {}};
+  if (pid == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    // The child holds nothing it does not need: only its three pipes (the runner closes the rest again itself).
+    ::close_range(3, ~0U, 0);
+    const char* argv[] = {runner.c_str(), "-", "--events", "--options", optionsText.c_str(), nullptr};
+    ::execv(runner.c_str(), const_cast<char* const*>(argv));
+    std::string msg = "cannot start " + runner + ": " + std::strerror(errno) + "\n";
+    (void)!::write(2, msg.data(), msg.size());
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  return Child{pid, in[1], out[0], err[0]};
+}
+
 }  // namespace
+
+void RunClient::Impl::readStderr(int errFd) {
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(errFd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n <= 0) continue;
+    std::lock_guard<std::mutex> lock(mutex);
+    stderrTail.append(buf, static_cast<size_t>(n));
+    if (stderrTail.size() > 8192) stderrTail.erase(0, stderrTail.size() - 8192);
+  }
+  ::close(errFd);
+}
+
+void RunClient::Impl::readEvents(int outFd, pid_t pid) {
+  Impl& m = *this;
+  std::string pending;
+  char buf[65536];
+  ssize_t n;
+  auto handleLine = [&](const std::string& line) {
+    if (line.empty()) return;
+    auto ev = parseRunEventLine(line);
+    if (!ev) return;  // not ours (a library printed to stdout): ignore
+    if (ev->kind == RunEvent::Kind::Report) {
+      std::lock_guard<std::mutex> lock(m.mutex);
+      if (m.sawReport) return;
+      m.sawReport = true;
+    }
+    m.push(std::move(*ev));
+  };
+  while ((n = ::read(outFd, buf, sizeof buf)) != 0) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    pending.append(buf, static_cast<size_t>(n));
+    size_t pos;
+    while ((pos = pending.find('\n')) != std::string::npos) {
+      handleLine(pending.substr(0, pos));
+      pending.erase(0, pos + 1);
+    }
+  }
+  handleLine(pending);
+  ::close(outFd);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (m.errReader.joinable()) m.errReader.join();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.pid = -1;
+  if (!m.sawReport) {
+    RunReport r;
+    RunError e;
+    if (m.overBudget) {
+      e.stage = "budget";
+      e.message = "the runner outlived its wall-clock budget of " + std::to_string(static_cast<int>(m.budgetSec)) +
+                  " s and was killed";
+    } else if (m.cancelled) {
+      e.stage = "cancelled";
+      e.message = "cancelled";
+    } else {
+      e.stage = "crash";
+      std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                            : "exited with code " + std::to_string(WEXITSTATUS(status));
+      std::string tail = lastLine(m.stderrTail);
+      e.message = "the runner " + why + " without a report" + (tail.empty() ? "" : ": " + tail);
+    }
+    r.error = e;
+    RunEvent ev;
+    ev.kind = RunEvent::Kind::Report;
+    ev.report = r;
+    m.queue.push_back(ev);
+    m.sawReport = true;
+  }
+  m.ended = true;
+  m.cv.notify_all();
+}
 
 std::string RunClient::findRunner() {
   if (const char* env = std::getenv("SHARDSCOPE_RUNNER"); env && *env && isExecutable(env)) return env;
@@ -126,31 +245,9 @@ Result<bool> RunClient::start(const Plan& plan, const RunOptions& options) {
   }
   std::string optionsText = nlohmann::json(options).dump();
 
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno), 0, 0, {}};
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
-    ::close(in[0]);
-    ::close(in[1]);
-    return Error{std::string("pipe: ") + std::strerror(errno), 0, 0, {}};
-  }
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno), 0, 0, {}};
-  if (pid == 0) {
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    // The child holds nothing it does not need: only its three pipes (the runner closes the rest again itself).
-    ::close_range(3, ~0U, 0);
-    const char* argv[] = {runner.c_str(), "-", "--events", "--options", optionsText.c_str(), nullptr};
-    ::execv(runner.c_str(), const_cast<char* const*>(argv));
-    std::string msg = "cannot start " + runner + ": " + std::strerror(errno) + "\n";
-    (void)!::write(2, msg.data(), msg.size());
-    ::_exit(127);
-  }
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
+  Result<Child> child = spawnRunner(runner, optionsText);
+  if (!child.ok()) return child.error();
+  const pid_t pid = child.value().pid;
   // (Re)initialise the state; the previous run's threads were joined above.
   std::lock_guard<std::mutex> lock(im.mutex);
   im.started = true;
@@ -161,86 +258,14 @@ Result<bool> RunClient::start(const Plan& plan, const RunOptions& options) {
   im.budgetSec = options.budgetSec;
   im.startedAt = std::chrono::steady_clock::now();
   im.stderrTail.clear();
-  int inFd = in[1], outFd = out[0], errFd = err[0];
+  int inFd = child.value().inFd, outFd = child.value().outFd, errFd = child.value().errFd;
   im.writer = std::thread([inFd, planText] {
     signal(SIGPIPE, SIG_IGN);
     writeAll(inFd, planText);
     ::close(inFd);
   });
-  im.errReader = std::thread([this, errFd] {
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(errFd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-      if (n <= 0) continue;
-      std::lock_guard<std::mutex> lock(impl_->mutex);
-      impl_->stderrTail.append(buf, static_cast<size_t>(n));
-      if (impl_->stderrTail.size() > 8192) impl_->stderrTail.erase(0, impl_->stderrTail.size() - 8192);
-    }
-    ::close(errFd);
-  });
-  im.reader = std::thread([this, outFd, pid] {
-    Impl& m = *impl_;
-    std::string pending;
-    char buf[65536];
-    ssize_t n;
-    auto handleLine = [&](const std::string& line) {
-      if (line.empty()) return;
-      auto ev = parseRunEventLine(line);
-      if (!ev) return;  // not ours (a library printed to stdout): ignore
-      if (ev->kind == RunEvent::Kind::Report) {
-        std::lock_guard<std::mutex> lock(m.mutex);
-        if (m.sawReport) return;
-        m.sawReport = true;
-      }
-      m.push(std::move(*ev));
-    };
-    while ((n = ::read(outFd, buf, sizeof buf)) != 0) {
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      pending.append(buf, static_cast<size_t>(n));
-      size_t pos;
-      while ((pos = pending.find('\n')) != std::string::npos) {
-        handleLine(pending.substr(0, pos));
-        pending.erase(0, pos + 1);
-      }
-    }
-    handleLine(pending);
-    ::close(outFd);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (m.errReader.joinable()) m.errReader.join();
-    std::lock_guard<std::mutex> lock(m.mutex);
-    m.pid = -1;
-    if (!m.sawReport) {
-      RunReport r;
-      RunError e;
-      if (m.overBudget) {
-        e.stage = "budget";
-        e.message = "the runner outlived its wall-clock budget of " + std::to_string(static_cast<int>(m.budgetSec)) +
-                    " s and was killed";
-      } else if (m.cancelled) {
-        e.stage = "cancelled";
-        e.message = "cancelled";
-      } else {
-        e.stage = "crash";
-        std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                              : "exited with code " + std::to_string(WEXITSTATUS(status));
-        std::string tail = lastLine(m.stderrTail);
-        e.message = "the runner " + why + " without a report" + (tail.empty() ? "" : ": " + tail);
-      }
-      r.error = e;
-      RunEvent ev;
-      ev.kind = RunEvent::Kind::Report;
-      ev.report = r;
-      m.queue.push_back(ev);
-      m.sawReport = true;
-    }
-    m.ended = true;
-    m.cv.notify_all();
-  });
+  im.errReader = std::thread([&im, errFd] { im.readStderr(errFd); });
+  im.reader = std::thread([&im, outFd, pid] { im.readEvents(outFd, pid); });
   return true;
 }
 

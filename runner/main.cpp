@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 #include <iterator>
@@ -121,16 +122,10 @@ class Watchdog {
   std::thread thread_;
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "infer-shapes") return ss::runner::inferShapesMain(argc - 1, argv + 1);
-  if (argc == 5 && std::string(argv[1]) == "--gemm-bench") {  // scripts/bench_run.sh: the product bound
-    std::printf("%s\n", ss::runner::gemmBenchJson(std::atoll(argv[2]), std::atoll(argv[3]), std::atoll(argv[4])).c_str());
-    return 0;
-  }
-  std::string planPath, optionsJson;
-  bool events = false;
+// Parses the flags and the plan argument; returns the exit status when main must stop now (a usage error,
+// --help, --sandbox-report), nothing when the run goes on.
+std::optional<int> parseCommandLine(int argc, char** argv, std::string& planPath, std::string& optionsJson,
+                                    bool& events) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--events") events = true;
@@ -152,16 +147,11 @@ int main(int argc, char** argv) {
     else return usage("more than one plan given");
   }
   if (planPath.empty()) return usage("no plan given");
+  return std::nullopt;
+}
 
-  ss::RunOptions options;
-  if (!optionsJson.empty()) {
-    try {
-      options = nlohmann::json::parse(optionsJson).get<ss::RunOptions>();
-    } catch (const std::exception& e) {
-      return usage(std::string("bad --options: ") + e.what());
-    }
-  }
-
+// Loads the plan from `planPath` (`-`: stdin); on failure reports why (as an event too with `events`).
+ss::Result<ss::Plan> loadPlan(const std::string& planPath, bool events) {
   ss::Result<ss::Plan> plan = ss::Error{"no plan", 0, 0, {}};
   if (planPath == "-") {
     std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -177,32 +167,64 @@ int main(int argc, char** argv) {
       emitReport(report);
     }
     std::fprintf(stderr, "%s\n", msg.c_str());
-    return 2;
   }
+  return plan;
+}
 
+// Whether the plan is refused before anything runs (an unsafe op, or ranks, threads or shapes a run cannot
+// take); a refusal is reported (as an event too with `events`).
+bool refusedBeforeRun(const ss::Plan& plan, const ss::RunOptions& options, const std::string& planPath, bool events) {
   // Refuse before anything runs (runPlan checks again, and every node is checked right before it runs).
-  if (auto unsafe = ss::unsafeNodes(plan->graph); !unsafe.empty()) {
+  if (auto unsafe = ss::unsafeNodes(plan.graph); !unsafe.empty()) {
     ss::RunReport report;
-    report.planName = plan->name;
+    report.planName = plan.name;
     report.error = ss::RunError{"unsafe-op", -1, unsafe[0].node, unsafe[0].name, unsafe[0].reason};
     if (events) emitReport(report);
     std::fprintf(stderr, "%s: refused: %s\n", planPath == "-" ? "<stdin>" : planPath.c_str(),
                  unsafe[0].toString().c_str());
-    return 2;
+    return true;
   }
 
   // Ranks, threads and shapes a run cannot take: refused before the sandbox (whose descriptor limit grows with the
   // ranks) and before anything starts.
-  if (std::vector<std::string> notes; auto refused = ss::runner::refusalBeforeRun(*plan, options, &notes)) {
+  if (std::vector<std::string> notes; auto refused = ss::runner::refusalBeforeRun(plan, options, &notes)) {
     ss::RunReport report;
-    report.planName = plan->name;
+    report.planName = plan.name;
     report.error = *refused;
     report.notes = notes;
     if (events) emitReport(report);
     std::fprintf(stderr, "%s: refused: %s\n", planPath == "-" ? "<stdin>" : planPath.c_str(),
                  refused->toString().c_str());
-    return 2;
+    return true;
   }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "infer-shapes") return ss::runner::inferShapesMain(argc - 1, argv + 1);
+  if (argc == 5 && std::string(argv[1]) == "--gemm-bench") {  // scripts/bench_run.sh: the product bound
+    std::printf("%s\n", ss::runner::gemmBenchJson(std::atoll(argv[2]), std::atoll(argv[3]), std::atoll(argv[4])).c_str());
+    return 0;
+  }
+  std::string planPath, optionsJson;
+  bool events = false;
+  if (const std::optional<int> stop = parseCommandLine(argc, argv, planPath, optionsJson, events)) return *stop;
+
+  ss::RunOptions options;
+  if (!optionsJson.empty()) {
+    try {
+      options = nlohmann::json::parse(optionsJson).get<ss::RunOptions>();
+    } catch (const std::exception& e) {
+      return usage(std::string("bad --options: ") + e.what());
+    }
+  }
+
+  ss::Result<ss::Plan> plan = loadPlan(planPath, events);
+  if (!plan) return 2;
+
+  if (refusedBeforeRun(*plan, options, planPath, events)) return 2;
 
   ss::runner::SandboxPolicy policy;
   policy.maxOpenFiles = ss::runner::openFilesFor(plan->mesh.size());

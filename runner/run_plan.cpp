@@ -431,17 +431,14 @@ RunError nodeError(const Plan& plan, const char* stage, int rank, const NodeErro
   return err;
 }
 
-// The run in this process: all ranks (cluster == nullptr) or the cluster's block of them.
-RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& options, const EventSink& onEvent,
-                    const std::atomic<bool>* cancel) {
-  // Big tensors' pages are faulted in once per run, not once per batch and rank (runner/reuse_allocator.h).
-  // Declared first, so destroyed last: once every tensor of this run is freed, its kept pages go back.
-  installReuseAllocator();
-  struct KeptMemoryRelease {
-    ~KeptMemoryRelease() { releaseKeptMemory(); }
-  } releaseAtEnd;
-  RunReport report;
-  Events events{onEvent, {}};
+// Sets report.error to a run-level error of `stage` (no rank, no node) and returns false: the run stops.
+bool failRun(RunReport& report, const std::string& stage, const std::string& msg) {
+  report.error = RunError{stage, -1, -1, "", msg};
+  return false;
+}
+
+// Fills the report's header from the plan and the options, emits Started; returns the number of batches.
+int startReport(const Plan& input, const RunOptions& options, RunReport& report, Events& events) {
   report.planName = input.name;
   report.ranks = static_cast<int>(input.mesh.size());
   report.meshShape = input.mesh.shape();
@@ -452,36 +449,36 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   report.seed = options.seed.value_or(input.run.seed);
   const int batches = options.batches > 0 ? options.batches : std::max(input.run.batches, 1);
   events.batches = batches;
-  auto fail = [&](const std::string& stage, const std::string& msg) {
-    report.error = RunError{stage, -1, -1, "", msg};
-    return report;
-  };
   {
     RunEvent e;
     e.kind = RunEvent::Kind::Started;
     e.text = input.name;
     events.emit(e);
   }
+  return batches;
+}
 
-  // ---- safety: refuse before anything runs (core/ops/op_safety.h) ----
+// Safety: false (report.error set, further unsafe nodes noted) when the plan must not run at all.
+bool safeToRun(const Plan& input, const RunOptions& options, RunReport& report) {
   if (auto unsafe = unsafeNodes(input.graph); !unsafe.empty()) {
     report.error = RunError{"unsafe-op", -1, unsafe[0].node, unsafe[0].name, unsafe[0].reason};
     for (size_t k = 1; k < unsafe.size() && k < 16; ++k) report.notes.push_back("also " + unsafe[k].toString());
-    return report;
+    return false;
   }
   if (auto refused = refusalBeforeRun(input, options, &report.notes)) {
     report.error = *refused;
-    return report;
+    return false;
   }
+  return true;
+}
 
-  // ---- device ----
-  const int ranks = static_cast<int>(input.mesh.size());
-  int gpus = 0;
-  bool nccl = false;
+// Checks --device, sets `gpus` (0: CPU), `nccl` and report.backend; false (report.error set) when it cannot run.
+bool chooseDevice(const RunOptions& options, int ranks, RunReport& report, Events& events, int& gpus, bool& nccl) {
   if (options.device == "cuda") {
 #ifdef SHARDSCOPE_CUDA
     gpus = static_cast<int>(c10::cuda::device_count());  // 0 when there is no driver or no device
-    if (gpus == 0) return fail("setup", "--device cuda: no CUDA device is available here; use --device cpu");
+    if (gpus == 0)
+      return failRun(report, "setup", "--device cuda: no CUDA device is available here; use --device cpu");
     nccl = gpus >= ranks;
     report.backend = nccl ? "nccl" : "gloo";
     if (!nccl)
@@ -489,141 +486,360 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
                               " GPU(s): collectives go through Gloo, staged through host memory (NCCL refuses two "
                               "ranks on one GPU)");
 #else
-    return fail("setup", "this runner was built without CUDA (configure with -DSHARDSCOPE_CUDA=ON and a CUDA "
-                         "LibTorch); use --device cpu");
+    return failRun(report, "setup",
+                   "this runner was built without CUDA (configure with -DSHARDSCOPE_CUDA=ON and a CUDA "
+                   "LibTorch); use --device cpu");
 #endif
   } else if (options.device != "cpu") {
-    return fail("setup", "unknown device '" + options.device + "' (cpu or cuda)");
+    return failRun(report, "setup", "unknown device '" + options.device + "' (cpu or cuda)");
   }
-  auto deviceOf = [&](int rank) {
-    return gpus > 0 ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(std::max(rank, 0) % gpus))
-                    : c10::Device(c10::kCPU);
-  };
+  return true;
+}
 
-  // ---- plan ----
-  auto scaled = scalePlan(input, options.scale);
-  if (!scaled) return fail("scale", scaled.error().message);
-  const Plan& plan = *scaled;
-  int lossNode = plan.run.lossNode.empty() ? -1 : plan.graph.find(plan.run.lossNode);
+// Sets `lossNode`; false (report.error set) when the scaled plan is not executable (loss node, specs, shapes).
+bool checkExecutable(const Plan& plan, RunReport& report, int& lossNode) {
+  lossNode = plan.run.lossNode.empty() ? -1 : plan.graph.find(plan.run.lossNode);
   if (lossNode < 0)
-    return fail("load", plan.run.lossNode.empty() ? "the plan names no loss node (run.loss)"
-                                                  : "loss node '" + plan.run.lossNode + "' is not in the graph");
+    return failRun(report, "load",
+                   plan.run.lossNode.empty() ? "the plan names no loss node (run.loss)"
+                                             : "loss node '" + plan.run.lossNode + "' is not in the graph");
   if (plan.specs.size() != static_cast<size_t>(plan.graph.size()))
-    return fail("load", "the plan has no specs per node");
+    return failRun(report, "load", "the plan has no specs per node");
   for (int n = 0; n < plan.graph.size(); ++n) {
     const Node& node = plan.graph.nodes[n];
     if (node.kind == NodeKind::Placeholder && (node.outputs.empty() || !node.outputs[0].known))
-      return fail("load", "placeholder '" + node.name + "' has no shape: the plan is not executable");
+      return failRun(report, "load", "placeholder '" + node.name + "' has no shape: the plan is not executable");
   }
+  return true;
+}
 
-  // ---- memory ----
+// Puts the memory estimate and what is available in the report; false (report.error set) when over 80% of it.
+bool memoryFits(const Plan& plan, const RunOptions& options, RunReport& report) {
   MemoryEstimate mem = estimateMemory(plan, options);
   report.memoryEstimateBytes = mem.totalBytes;
   report.memoryAvailableBytes = options.memoryLimitBytes > 0 ? options.memoryLimitBytes : availableMemoryBytes();
   if (report.memoryAvailableBytes > 0 && mem.totalBytes > report.memoryAvailableBytes / 10 * 8)
-    return fail("memory", "this run " + mem.toString() + " but only " + formatBytes(report.memoryAvailableBytes) +
-                              " is available (80% allowed); try --scale 2 or more");
+    return failRun(report, "memory",
+                   "this run " + mem.toString() + " but only " + formatBytes(report.memoryAvailableBytes) +
+                       " is available (80% allowed); try --scale 2 or more");
+  return true;
+}
 
-  const at::ScalarType floatType = floatTypeOf(options);
-  const std::vector<int> params = replicatedParams(plan);
-  const bool wantGrads = options.gradients && !params.empty();
-  const uint64_t seed = report.seed;
-  std::vector<double> refLoss(batches, 0), refGradNorm(batches, std::nan(""));
-  const std::vector<int> compared = comparableOutputs(plan, lossNode);
-  std::vector<std::vector<at::Tensor>> refOutputs(batches);
+// The state runPlanIn's sections share: the run's inputs and the scaled plan (runPlanIn), the data made once for
+// the whole run (prepareRun), the threads per rank (budgetThreads), the reference's results (runReference).
+struct RunState {
+  RunState(Cluster* cluster, const RunOptions& options, const std::atomic<bool>* cancel, RunReport& report,
+           Events& events, const Plan& plan, int batches, int ranks, int gpus, bool nccl, int lossNode)
+      : cluster(cluster), options(options), cancel(cancel), report(report), events(events), plan(plan),
+        batches(batches), ranks(ranks), gpus(gpus), nccl(nccl), lossNode(lossNode) {}
+
+  Cluster* cluster;
+  const RunOptions& options;
+  const std::atomic<bool>* cancel;
+  RunReport& report;
+  Events& events;
+  const Plan& plan;  // scaled
+  int batches, ranks, gpus;
+  bool nccl;
+  int lossNode;
+
+  // prepareRun
+  at::ScalarType floatType = at::kFloat;
+  std::vector<int> params;
+  bool wantGrads = false;
+  uint64_t seed = 0;
+  std::vector<double> refLoss, refGradNorm;
+  std::vector<int> compared;
+  std::vector<std::vector<at::Tensor>> refOutputs;
+  int firstRank = 0, endRank = 0;
+  std::optional<ReferenceStore> refs;
+  std::vector<bool> writers;
+  bool copyPieces = false;
+  std::vector<bool> recordGrad;
+  std::optional<Placeholders> wholes;
+  ReplicaPlan replicas;
+  bool dedup = false;
+  std::optional<ReplicaExchange> exchange;
+
+  // budgetThreads
+  int perRank = 1;
+
+  // The device of a rank's tensors (the reference's: rank 0's).
+  c10::Device deviceOf(int rank) const {
+    return gpus > 0 ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(std::max(rank, 0) % gpus))
+                    : c10::Device(c10::kCPU);
+  }
+};
+
+// Makes the data shared by the whole run in `run`; false (report.error set) when this process has too many ranks.
+bool prepareRun(RunState& run) {
+  const Plan& plan = run.plan;
+  const RunOptions& options = run.options;
+  const int batches = run.batches;
+  run.floatType = floatTypeOf(options);
+  run.params = replicatedParams(plan);
+  run.wantGrads = options.gradients && !run.params.empty();
+  run.seed = run.report.seed;
+  run.refLoss = std::vector<double>(batches, 0);
+  run.refGradNorm = std::vector<double>(batches, std::nan(""));
+  run.compared = comparableOutputs(plan, run.lossNode);
+  run.refOutputs = std::vector<std::vector<at::Tensor>>(batches);
   // Localisation: the reference's values of the first batch, compared inside the sharded run (docs/runner.md: one
   // batch of kept values is what localisation adds to the peak; seed 1 at real size: ~0.7 GB a batch).
-  const int firstRank = cluster ? static_cast<int>(cluster->block().first) : 0;
-  const int endRank = cluster ? static_cast<int>(cluster->block().end) : ranks;
+  const int firstRank = run.cluster ? static_cast<int>(run.cluster->block().first) : 0;
+  const int endRank = run.cluster ? static_cast<int>(run.cluster->block().end) : run.ranks;
+  run.firstRank = firstRank;
+  run.endRank = endRank;
   if (endRank - firstRank > limits::kMaxRunRanks)
-    return fail("limits", "this process would run " + std::to_string(endRank - firstRank) + " ranks, one thread each; at most " +
-                              std::to_string(limits::kMaxRunRanks) + " (start more processes)");
-  std::optional<ReferenceStore> refs;
-  if (options.localise) refs.emplace(plan, std::min(batches, kLocalisedBatches), endRank - firstRank);
-  const std::vector<bool> writers = inPlaceWriters(plan);
-  const bool copyPieces = mutatesInPlace(writers);
-  const std::vector<bool> recordGrad = wantGrads ? lossAncestors(plan, lossNode) : std::vector<bool>{};
-  Placeholders wholes(plan, seed, floatType);
+    return failRun(run.report, "limits",
+                   "this process would run " + std::to_string(endRank - firstRank) +
+                       " ranks, one thread each; at most " + std::to_string(limits::kMaxRunRanks) +
+                       " (start more processes)");
+  if (options.localise) run.refs.emplace(plan, std::min(batches, kLocalisedBatches), endRank - firstRank);
+  run.writers = inPlaceWriters(plan);
+  run.copyPieces = mutatesInPlace(run.writers);
+  run.recordGrad = run.wantGrads ? lossAncestors(plan, run.lossNode) : std::vector<bool>{};
+  run.wholes.emplace(plan, run.seed, run.floatType);
   // Replica deduplication between this process's rank threads (core/redistribute/replica.h); not across processes (values are
   // handed over in memory) nor on GPUs (a rank's tensors live on its own device).
-  const ReplicaPlan replicas = replicaClasses(plan, recordGrad, writers);
-  const bool dedup = options.dedup && replicas.enabled && !cluster && gpus == 0 && ranks > 1;
-  ReplicaExchange exchange(std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000)));
+  run.replicas = replicaClasses(plan, run.recordGrad, run.writers);
+  run.dedup = options.dedup && run.replicas.enabled && !run.cluster && run.gpus == 0 && run.ranks > 1;
+  run.exchange.emplace(std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000)));
+  return true;
+}
 
-  // ---- threads: one budget for rank threads, ATen's intra-op pool and the BLAS ----
+// Sets run.perRank and the report's thread counts (noting a slow BLAS); gives every core to the reference.
+void budgetThreads(RunState& run) {
+  RunReport& report = run.report;
+  const int ranks = run.ranks;
+  const bool dedup = run.dedup;
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   // Under deduplication the cores go to the ranks that compute the largest node (the others wait for its value).
-  const int workers = dedup ? static_cast<int>(std::max<int64_t>(replicas.busiestWorkers(), 1)) : std::max(ranks, 1);
-  const int perRank = options.threadsPerRank > 0 ? options.threadsPerRank : std::max(1, cores / workers);
+  const int workers =
+      dedup ? static_cast<int>(std::max<int64_t>(run.replicas.busiestWorkers(), 1)) : std::max(ranks, 1);
+  const int perRank = run.options.threadsPerRank > 0 ? run.options.threadsPerRank : std::max(1, cores / workers);
+  run.perRank = perRank;
   report.computingRanks = dedup ? workers : ranks;
   {
     BlasInfo blas = detectBlas();
     report.blas = blas.toString();
     if (!blas.optimized)
-      events.note(report, "products run on " + blas.name +
-                              " (tens of times slower than OpenBLAS): install libopenblas0-pthread (scripts/common.sh)");
+      run.events.note(report, "products run on " + blas.name +
+                                  " (tens of times slower than OpenBLAS): install libopenblas0-pthread "
+                                  "(scripts/common.sh)");
   }
   report.referenceThreads = cores;
   report.threadsPerRank = perRank;
   at::set_num_threads(cores);
   setBlasThreads(cores);
   report.blasThreads = detectBlas().threads;
+}
 
-  // ---- reference ----
+// Runs reference batch `b` on whole tensors: loss, outputs, gradient norm (and kept values) into `run`; may throw.
+void runReferenceBatch(RunState& run, int b) {
+  const Plan& plan = run.plan;
+  const int lossNode = run.lossNode;
+  const bool wantGrads = run.wantGrads;
+  const bool copyPieces = run.copyPieces;
+  Placeholders& wholes = *run.wholes;
+  auto& refs = run.refs;
+  Values values(plan.graph.size());
+  for (int n = 0; n < plan.graph.size(); ++n)
+    if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
+      at::Tensor whole = wholes.whole(n, b);
+      at::Tensor t = (copyPieces ? whole.clone() : whole.detach()).to(run.deviceOf(0));
+      if (wantGrads && plan.graph.nodes[n].placeholderKind == PlaceholderKind::Param && t.is_floating_point())
+        t.requires_grad_(true);
+      values[n] = {t};
+    }
+  wholes.taken(b, 1);
+  ExecEnv env;
+  env.plan = &plan;
+  env.floatType = run.floatType;
+  env.device = run.deviceOf(0);
+  env.stop = run.cancel;
+  env.progress = run.events.progress(-1, b);
+  env.releaseDead = true;
+  env.keep = {lossNode};
+  env.aliasSameTypeCopies = !copyPieces;
+  env.recordGrad = run.recordGrad;
+  if (refs && b < kLocalisedBatches)  // kept as each node runs: releaseDead drops values after their last reader
+    env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) { refs->keep(b, n, outs); };
+  runGraph(env, values);
+  run.refLoss[b] = lossValue(plan, lossNode, values);
+  run.refOutputs[b] = collectOutputs(plan, values, run.compared);
+  const at::Tensor loss = values[lossNode][0];
+  if (wantGrads && loss.requires_grad()) {
+    // Only the placeholders (gradients) and the loss are needed by the backward's own saved tensors.
+    for (int n = 0; n < plan.graph.size(); ++n)
+      if (plan.graph.nodes[n].kind != NodeKind::Placeholder) values[n].clear();
+    loss.backward();
+    run.refGradNorm[b] = gradNorm(values, run.params);
+  }
+}
+
+// Runs every reference batch, timed; false (report.error set) when it failed or was cancelled.
+bool runReference(RunState& run) {
+  RunReport& report = run.report;
   auto t0 = Clock::now();
-  events.refStart = t0;
-  for (int b = 0; b < batches; ++b) {
+  run.events.refStart = t0;
+  for (int b = 0; b < run.batches; ++b) {
     try {
-      Values values(plan.graph.size());
-      for (int n = 0; n < plan.graph.size(); ++n)
-        if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
-          at::Tensor whole = wholes.whole(n, b);
-          at::Tensor t = (copyPieces ? whole.clone() : whole.detach()).to(deviceOf(0));
-          if (wantGrads && plan.graph.nodes[n].placeholderKind == PlaceholderKind::Param && t.is_floating_point())
-            t.requires_grad_(true);
-          values[n] = {t};
-        }
-      wholes.taken(b, 1);
-      ExecEnv env;
-      env.plan = &plan;
-      env.floatType = floatType;
-      env.device = deviceOf(0);
-      env.stop = cancel;
-      env.progress = events.progress(-1, b);
-      env.releaseDead = true;
-      env.keep = {lossNode};
-      env.aliasSameTypeCopies = !copyPieces;
-      env.recordGrad = recordGrad;
-      if (refs && b < kLocalisedBatches)  // kept as each node runs: releaseDead drops values after their last reader
-        env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) { refs->keep(b, n, outs); };
-      runGraph(env, values);
-      refLoss[b] = lossValue(plan, lossNode, values);
-      refOutputs[b] = collectOutputs(plan, values, compared);
-      const at::Tensor loss = values[lossNode][0];
-      if (wantGrads && loss.requires_grad()) {
-        // Only the placeholders (gradients) and the loss are needed by the backward's own saved tensors.
-        for (int n = 0; n < plan.graph.size(); ++n)
-          if (plan.graph.nodes[n].kind != NodeKind::Placeholder) values[n].clear();
-        loss.backward();
-        refGradNorm[b] = gradNorm(values, params);
-      }
+      runReferenceBatch(run, b);
     } catch (const NodeError& e) {
-      report.error = nodeError(plan, "reference", -1, e);
-      return report;
+      report.error = nodeError(run.plan, "reference", -1, e);
+      return false;
     } catch (const RunStopped&) {
-      return fail("cancelled", "cancelled");
+      return failRun(report, "cancelled", "cancelled");
     } catch (const std::exception& e) {
-      return fail("reference", conciseMessage(e));
+      return failRun(report, "reference", conciseMessage(e));
     }
   }
   report.referenceSeconds = secondsSince(t0);
-  events.refSeconds = report.referenceSeconds;
+  run.events.refSeconds = report.referenceSeconds;
   // The reference's freed tensors sit in the main thread's malloc arena, which the rank threads (arenas of their
   // own) would not reuse: give them back to the system before the ranks allocate.
   ::malloc_trim(0);
+  return true;
+}
 
-  // ---- sharded ----
-  auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
+// What the rank threads of the sharded run share besides the RunState: runSharded's locals and results.
+struct RankLinks {
+  std::chrono::milliseconds timeout;
+  c10::intrusive_ptr<c10d::Store>& store;
+  RankRendezvous& rv;
+  const std::string& glooHost;
+  std::atomic<bool>& stop;  // set on cancel only
+  std::latch& connected;
+  std::vector<RankOutcome>& outcomes;
+  GradSum& gradSum;
+};
+
+// Runs batch `b` on `rank`: its pieces, the graph (measured if localised), its loss into `out`, its gradients summed.
+void runRankBatch(RunState& run, RankLinks& links, RankComm& comm, const c10::Device& device, RankOutcome& out,
+                  int rank, int b) {
+  const Plan& plan = run.plan;
+  const int lossNode = run.lossNode;
+  const bool wantGrads = run.wantGrads;
+  const bool copyPieces = run.copyPieces;
+  const bool dedup = run.dedup;
+  const ReplicaPlan& replicas = run.replicas;
+  const std::vector<int>& compared = run.compared;
+  auto& refs = run.refs;
+  auto& refOutputs = run.refOutputs;
+  Placeholders& wholes = *run.wholes;
+  Values values(plan.graph.size());
+  for (int n = 0; n < plan.graph.size(); ++n)
+    if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
+      at::Tensor t;
+      try {
+        t = localPiece(plan, n, wholes.whole(n, b), rank, copyPieces).to(device);
+      } catch (const std::exception& e) {
+        throw NodeError(n, conciseMessage(e));
+      }
+      if (wantGrads && plan.graph.nodes[n].placeholderKind == PlaceholderKind::Param && t.is_floating_point())
+        t.requires_grad_(true);
+      values[n] = {t};
+    }
+  wholes.taken(b, run.endRank - run.firstRank);  // this process's ranks take pieces
+  ExecEnv env;
+  env.plan = &plan;
+  env.rank = rank;
+  env.comm = &comm;
+  env.floatType = run.floatType;
+  env.device = device;
+  env.stop = &links.stop;
+  auto progress = run.events.progress(rank, b);
+  env.progress = [&](int done, int total) {
+    if (run.cancel && run.cancel->load() && !links.stop.load()) {
+      links.stop = true;
+      links.rv.abort("cancelled");
+    }
+    progress(done, total);
+  };
+  env.releaseDead = true;
+  env.keep = {lossNode};
+  env.aliasSameTypeCopies = !copyPieces;
+  env.recordGrad = run.recordGrad;
+  if (dedup) {
+    env.replicas = &replicas;
+    env.exchange = &*run.exchange;
+    env.batch = b;
+  }
+  if (refs && b < kLocalisedBatches)
+    env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) {
+      if (dedup && !replicas.computes(n, rank) && measuresShared(plan, replicas, n)) {
+        out.measureCopies.push_back({out.measures.size(), b, n, replicas.leaderOf(replicas.share[n], rank)});
+      } else {
+        measureNode(plan, *refs, b, n, outs, rank, &comm, out.measures);
+      }
+      refs->done(b, n);
+    };
+  runGraph(env, values);
+  out.losses.push_back(lossValue(plan, lossNode, values));
+  if (rank == 0) {
+    // Compared now, so neither this batch's outputs nor the reference's outlive it.
+    out.outputRelError.push_back(compared.empty() ? std::nan("")
+                                                  : maxRelError(collectOutputs(plan, values, compared), refOutputs[b]));
+    refOutputs[b].clear();
+  }
+  const at::Tensor loss = values[lossNode][0];
+  // Under deduplication only twin leaders run the backward: a twin's would be the same (core/redistribute/replica.h).
+  const bool backward = wantGrads && (!dedup || replicas.twinLeader(rank));
+  if (backward && loss.requires_grad()) {
+    for (int n = 0; n < plan.graph.size(); ++n)
+      if (plan.graph.nodes[n].kind != NodeKind::Placeholder) values[n].clear();
+    loss.backward();
+    links.gradSum.add(b, values, run.params, dedup ? static_cast<int>(replicas.twinCount()) : 1);
+  } else if (wantGrads && dedup && loss.requires_grad()) {
+    links.gradSum.add(b, values, run.params, 0);
+  }
+  values.clear();
+}
+
+// The thread of `rank`: connects it, runs every batch, records its error; leaving early stops its groups' ranks.
+void runRank(RunState& run, RankLinks& links, int rank) {
+  const Plan& plan = run.plan;
+  Cluster* cluster = run.cluster;
+  RankRendezvous& rv = links.rv;
+  RankOutcome& out = links.outcomes[rank];
+  int stage = 0;  // 0 setup, 1 running
+  try {
+    at::set_num_threads(run.perRank);
+    const c10::Device device = run.deviceOf(rank);
+#ifdef SHARDSCOPE_CUDA
+    c10::cuda::OptionalCUDAGuard guard;
+    if (device.is_cuda()) guard.set_device(device);
+#endif
+    RankComm comm(plan.mesh, rank, cluster ? cluster->newClient() : links.store, rv, links.timeout, device, run.nccl,
+                  links.glooHost);
+    stage = 1;
+    links.connected.arrive_and_wait();
+    for (int b = 0; b < run.batches; ++b) runRankBatch(run, links, comm, device, out, rank, b);
+  } catch (const NodeError& e) {
+    out.error = nodeError(plan, "sharded", rank, e);
+  } catch (const RunStopped&) {
+    // another rank failed or the run was cancelled: not this rank's error
+  } catch (const CollectiveError& e) {
+    out.error = RunError{"collective", rank, -1, "", e.what()};
+  } catch (const std::exception& e) {
+    out.error = RunError{stage == 0 ? "setup" : "sharded", rank, -1, "", conciseMessage(e)};
+  }
+  if (stage == 0) links.connected.count_down();  // failed in setup: the others need not wait for this rank
+  // A rank that leaves early (failed or stopped) makes the ranks that share a group with it stop at their next
+  // collective there (where they would wait forever for real), not between nodes: ranks that fail at the same
+  // node all get there and report it.
+  if (out.error || out.losses.size() < static_cast<size_t>(run.batches)) {
+    rv.fail(rank);
+    run.exchange->abort();
+  }
+}
+
+// Runs this process's ranks, a thread each; sizes `outcomes` and makes `gradSum`, which the ranks fill in.
+void runSharded(RunState& run, std::vector<RankOutcome>& outcomes, std::optional<GradSum>& gradSum) {
+  Cluster* cluster = run.cluster;
+  const int ranks = run.ranks;
+  auto timeout = std::chrono::milliseconds(static_cast<int64_t>(run.options.timeoutSec * 1000));
   c10::intrusive_ptr<c10d::Store> store;
   if (cluster) {
     store = cluster->store();
@@ -635,136 +851,46 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
   RankRendezvous& rv = cluster ? static_cast<RankRendezvous&>(cluster->rendezvous()) : localRv;
   const std::string glooHost = cluster ? cluster->glooHost() : std::string("127.0.0.1");
   if (cluster && cluster->process() == 0)
-    events.note(report, std::to_string(cluster->processes()) + " processes of " + std::to_string(endRank - firstRank) +
-                            " rank(s) each, rendezvous at " + cluster->where());
+    run.events.note(run.report, std::to_string(cluster->processes()) + " processes of " +
+                                    std::to_string(run.endRank - run.firstRank) + " rank(s) each, rendezvous at " +
+                                    cluster->where());
   std::atomic<bool> stop{false};  // set on cancel only
-  std::vector<RankOutcome> outcomes(ranks);
-  GradSum gradSum(ranks, batches);
+  outcomes = std::vector<RankOutcome>(ranks);
+  gradSum.emplace(ranks, run.batches);
   // Every local rank has its Gloo pairs connected before any rank runs: a rank with nothing to wait for (a plan
   // without collectives, or a taker of shared replicas) would otherwise finish and close its pairs while a
   // slower rank is still connecting to it ("Connection closed by peer" in that rank's setup).
-  std::latch connected(endRank - firstRank);
-  setBlasThreads(perRank);
-  t0 = Clock::now();
-  events.shardStart = t0;
-  auto rankMain = [&](int rank) {
-    RankOutcome& out = outcomes[rank];
-    int stage = 0;  // 0 setup, 1 running
-    try {
-      at::set_num_threads(perRank);
-      const c10::Device device = deviceOf(rank);
-#ifdef SHARDSCOPE_CUDA
-      c10::cuda::OptionalCUDAGuard guard;
-      if (device.is_cuda()) guard.set_device(device);
-#endif
-      RankComm comm(plan.mesh, rank, cluster ? cluster->newClient() : store, rv, timeout, device, nccl, glooHost);
-      stage = 1;
-      connected.arrive_and_wait();
-      for (int b = 0; b < batches; ++b) {
-        Values values(plan.graph.size());
-        for (int n = 0; n < plan.graph.size(); ++n)
-          if (plan.graph.nodes[n].kind == NodeKind::Placeholder) {
-            at::Tensor t;
-            try {
-              t = localPiece(plan, n, wholes.whole(n, b), rank, copyPieces).to(device);
-            } catch (const std::exception& e) {
-              throw NodeError(n, conciseMessage(e));
-            }
-            if (wantGrads && plan.graph.nodes[n].placeholderKind == PlaceholderKind::Param && t.is_floating_point())
-              t.requires_grad_(true);
-            values[n] = {t};
-          }
-        wholes.taken(b, endRank - firstRank);  // this process's ranks take pieces
-        ExecEnv env;
-        env.plan = &plan;
-        env.rank = rank;
-        env.comm = &comm;
-        env.floatType = floatType;
-        env.device = device;
-        env.stop = &stop;
-        auto progress = events.progress(rank, b);
-        env.progress = [&](int done, int total) {
-          if (cancel && cancel->load() && !stop.load()) {
-            stop = true;
-            rv.abort("cancelled");
-          }
-          progress(done, total);
-        };
-        env.releaseDead = true;
-        env.keep = {lossNode};
-        env.aliasSameTypeCopies = !copyPieces;
-        env.recordGrad = recordGrad;
-        if (dedup) {
-          env.replicas = &replicas;
-          env.exchange = &exchange;
-          env.batch = b;
-        }
-        if (refs && b < kLocalisedBatches)
-          env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) {
-            if (dedup && !replicas.computes(n, rank) && measuresShared(plan, replicas, n)) {
-              out.measureCopies.push_back({out.measures.size(), b, n, replicas.leaderOf(replicas.share[n], rank)});
-            } else {
-              measureNode(plan, *refs, b, n, outs, rank, &comm, out.measures);
-            }
-            refs->done(b, n);
-          };
-        runGraph(env, values);
-        out.losses.push_back(lossValue(plan, lossNode, values));
-        if (rank == 0) {
-          // Compared now, so neither this batch's outputs nor the reference's outlive it.
-          out.outputRelError.push_back(compared.empty() ? std::nan("")
-                                                        : maxRelError(collectOutputs(plan, values, compared), refOutputs[b]));
-          refOutputs[b].clear();
-        }
-        const at::Tensor loss = values[lossNode][0];
-        // Under deduplication only twin leaders run the backward: a twin's would be the same (core/redistribute/replica.h).
-        const bool backward = wantGrads && (!dedup || replicas.twinLeader(rank));
-        if (backward && loss.requires_grad()) {
-          for (int n = 0; n < plan.graph.size(); ++n)
-            if (plan.graph.nodes[n].kind != NodeKind::Placeholder) values[n].clear();
-          loss.backward();
-          gradSum.add(b, values, params, dedup ? static_cast<int>(replicas.twinCount()) : 1);
-        } else if (wantGrads && dedup && loss.requires_grad()) {
-          gradSum.add(b, values, params, 0);
-        }
-        values.clear();
-      }
-    } catch (const NodeError& e) {
-      out.error = nodeError(plan, "sharded", rank, e);
-    } catch (const RunStopped&) {
-      // another rank failed or the run was cancelled: not this rank's error
-    } catch (const CollectiveError& e) {
-      out.error = RunError{"collective", rank, -1, "", e.what()};
-    } catch (const std::exception& e) {
-      out.error = RunError{stage == 0 ? "setup" : "sharded", rank, -1, "", conciseMessage(e)};
-    }
-    if (stage == 0) connected.count_down();  // failed in setup: the others need not wait for this rank
-    // A rank that leaves early (failed or stopped) makes the ranks that share a group with it stop at their next
-    // collective there (where they would wait forever for real), not between nodes: ranks that fail at the same
-    // node all get there and report it.
-    if (out.error || out.losses.size() < static_cast<size_t>(batches)) {
-      rv.fail(rank);
-      exchange.abort();
-    }
-  };
+  std::latch connected(run.endRank - run.firstRank);
+  setBlasThreads(run.perRank);
+  auto t0 = Clock::now();
+  run.events.shardStart = t0;
+  RankLinks links{timeout, store, rv, glooHost, stop, connected, outcomes, *gradSum};
   {
     std::vector<std::thread> threads;
-    for (int r = firstRank; r < endRank; ++r) threads.emplace_back(rankMain, r);
+    for (int r = run.firstRank; r < run.endRank; ++r)
+      threads.emplace_back([&run, &links, r] { runRank(run, links, r); });
     for (auto& t : threads) t.join();
   }
-  report.shardedSeconds = secondsSince(t0);
-  wholes.clear();
+  run.report.shardedSeconds = secondsSince(t0);
+  run.wholes->clear();
+}
 
-  // ---- results (process 0 of a cluster gathers every process's ranks) ----
+// Gathers the ranks' outcomes (process 0), errors and localisation into the report; true: combine the batches.
+bool collectRankResults(RunState& run, std::vector<RankOutcome>& outcomes) {
+  Cluster* cluster = run.cluster;
+  RunReport& report = run.report;
+  Events& events = run.events;
+  const std::atomic<bool>* cancel = run.cancel;
+  const int ranks = run.ranks, batches = run.batches, firstRank = run.firstRank, endRank = run.endRank;
   if (cluster) {
     std::vector<RankResult> mine;
     for (int r = firstRank; r < endRank; ++r) mine.push_back(outcomes[r]);
     auto all = cluster->gatherResults(mine);
     if (!all) {
       report.error = RunError{"distributed", -1, -1, "", all.error().message};
-      return report;
+      return false;
     }
-    if (cluster->process() != 0) return report;  // process 0 makes the report; shareReport brings it here
+    if (cluster->process() != 0) return false;  // process 0 makes the report; shareReport brings it here
     for (int r = 0; r < ranks; ++r)
       if (r < firstRank || r >= endRank) static_cast<RankResult&>(outcomes[r]) = std::move(all->at(r));
   }
@@ -783,27 +909,35 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
                               "rank " + std::to_string(r) + " stopped before batch " +
                                   std::to_string(outcomes[r].losses.size()) + (why.empty() ? "" : ": " + why)};
     }
-  if (refs && !(cancel && cancel->load())) {
+  if (run.refs && !(cancel && cancel->load())) {
     resolveMeasureCopies(outcomes);
     std::vector<std::vector<BlockMeasure>> measures;
     for (auto& o : outcomes) measures.push_back(std::move(o.measures));
-    Localisation loc = localise(plan, refs->facts(), measures, report.rtol);
+    Localisation loc = localise(run.plan, run.refs->facts(), measures, report.rtol);
     report.localised = true;
     report.firstDivergence = loc.first;
     report.replicaDisagreement = loc.replicas;
   }
-  if (report.error) return report;
-  if (cancel && cancel->load()) return fail("cancelled", "cancelled");
+  if (report.error) return false;
+  if (cancel && cancel->load()) return failRun(report, "cancelled", "cancelled");
+  return true;
+}
 
+// Puts each batch's result (combined loss, compared outputs, gradient ratio) in the report and emits it; notes a ratio.
+void reportBatches(RunState& run, const std::vector<RankOutcome>& outcomes, const GradSum& gradSum) {
+  const Plan& plan = run.plan;
+  RunReport& report = run.report;
+  const int ranks = run.ranks;
+  const std::vector<int>& compared = run.compared;
   // Combine per-rank losses as the loss node's spec says: Partial(sum) mesh dims sum, the others average.
   double divisor = static_cast<double>(ranks);
-  const auto& lossSpecs = plan.specs[lossNode].outputs;
+  const auto& lossSpecs = plan.specs[run.lossNode].outputs;
   if (!lossSpecs.empty() && lossSpecs[0])
     for (int d = 0; d < plan.mesh.ndim(); ++d) {
       const Placement& p = (*lossSpecs[0])[d];
       if (p.isPartial() && p.reduce == ReduceOp::Sum) divisor /= static_cast<double>(plan.mesh.dimSize(d));
     }
-  for (int b = 0; b < batches; ++b) {
+  for (int b = 0; b < run.batches; ++b) {
     BatchResult br;
     br.batch = b;
     double sum = 0;
@@ -813,7 +947,7 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     }
     br.mean = sum / ranks;
     br.combined = sum / divisor;
-    br.reference = refLoss[b];
+    br.reference = run.refLoss[b];
     double diff = std::fabs(br.combined - br.reference);
     br.relError = br.reference != 0 ? diff / std::fabs(br.reference) : diff;
     br.outputsCompared = static_cast<int>(compared.size());
@@ -821,21 +955,75 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     br.match = std::isfinite(br.relError) && br.relError <= report.rtol &&
                (compared.empty() || (std::isfinite(br.outputRelError) && br.outputRelError <= report.rtol));
     // Gradients are summed in this process (GradSum): over processes there is no such sum yet, so no ratio.
-    double shardedNorm = cluster ? std::nan("") : gradSum.norm(b);
-    br.gradRatio = refGradNorm[b] > 0 ? shardedNorm / refGradNorm[b] : std::nan("");
+    double shardedNorm = run.cluster ? std::nan("") : gradSum.norm(b);
+    br.gradRatio = run.refGradNorm[b] > 0 ? shardedNorm / run.refGradNorm[b] : std::nan("");
     report.batches.push_back(br);
     RunEvent e;
     e.kind = RunEvent::Kind::Batch;
     e.batch = b;
     e.batchResult = br;
-    events.emit(e);
+    run.events.emit(e);
   }
-  if (!params.empty() && options.gradients && !report.batches.empty() && std::isfinite(report.batches[0].gradRatio) &&
-      std::fabs(report.batches[0].gradRatio - 1.0) > 1e-3)
-    events.note(report, "summed over ranks, the gradients of replicated parameters are " +
-                            std::to_string(report.batches[0].gradRatio).substr(0, 6) +
-                            "x the reference's (the gradient of the sum of per-rank losses: with local-mean "
-                            "losses this is AutoSP's sp_size factor)");
+  if (!run.params.empty() && run.options.gradients && !report.batches.empty() &&
+      std::isfinite(report.batches[0].gradRatio) && std::fabs(report.batches[0].gradRatio - 1.0) > 1e-3)
+    run.events.note(report, "summed over ranks, the gradients of replicated parameters are " +
+                                std::to_string(report.batches[0].gradRatio).substr(0, 6) +
+                                "x the reference's (the gradient of the sum of per-rank losses: with local-mean "
+                                "losses this is AutoSP's sp_size factor)");
+}
+
+// The run in this process: all ranks (cluster == nullptr) or the cluster's block of them.
+RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& options, const EventSink& onEvent,
+                    const std::atomic<bool>* cancel) {
+  // Big tensors' pages are faulted in once per run, not once per batch and rank (runner/reuse_allocator.h).
+  // Declared first, so destroyed last: once every tensor of this run is freed, its kept pages go back.
+  installReuseAllocator();
+  struct KeptMemoryRelease {
+    ~KeptMemoryRelease() { releaseKeptMemory(); }
+  } releaseAtEnd;
+  RunReport report;
+  Events events{onEvent, {}};
+  const int batches = startReport(input, options, report, events);
+
+  // ---- safety: refuse before anything runs (core/ops/op_safety.h) ----
+  if (!safeToRun(input, options, report)) return report;
+
+  // ---- device ----
+  const int ranks = static_cast<int>(input.mesh.size());
+  int gpus = 0;
+  bool nccl = false;
+  if (!chooseDevice(options, ranks, report, events, gpus, nccl)) return report;
+
+  // ---- plan ----
+  auto scaled = scalePlan(input, options.scale);
+  if (!scaled) {
+    failRun(report, "scale", scaled.error().message);
+    return report;
+  }
+  const Plan& plan = *scaled;
+  int lossNode = -1;
+  if (!checkExecutable(plan, report, lossNode)) return report;
+
+  // ---- memory ----
+  if (!memoryFits(plan, options, report)) return report;
+  // Declared after `scaled` (its plan) and `releaseAtEnd`, so destroyed before both.
+  RunState run(cluster, options, cancel, report, events, plan, batches, ranks, gpus, nccl, lossNode);
+  if (!prepareRun(run)) return report;
+
+  // ---- threads: one budget for rank threads, ATen's intra-op pool and the BLAS ----
+  budgetThreads(run);
+
+  // ---- reference ----
+  if (!runReference(run)) return report;
+
+  // ---- sharded ----
+  std::vector<RankOutcome> outcomes;
+  std::optional<GradSum> gradSum;
+  runSharded(run, outcomes, gradSum);
+
+  // ---- results (process 0 of a cluster gathers every process's ranks) ----
+  if (!collectRankResults(run, outcomes)) return report;
+  reportBatches(run, outcomes, *gradSum);
   return report;
 }
 

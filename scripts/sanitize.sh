@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds core + CLI + core tests with AddressSanitizer and UndefinedBehaviorSanitizer (-DSHARDSCOPE_SANITIZE=ON)
-# into build-asan and runs them: the Catch2 core tests (which also run the CLI as a process) and the CLI on
+# Builds core + CLI + core and CLI tests with AddressSanitizer and UndefinedBehaviorSanitizer (-DSHARDSCOPE_SANITIZE=ON)
+# into build-asan and runs them: the Catch2 core tests, the CLI tests (which run the CLI as a process) and the CLI on
 # every sample and test-data file. Any sanitizer report fails the run (exit 1).
 #   scripts/sanitize.sh            Env: BUILD_DIR (build-asan), JOBS (2), CXX (compiler, default c++)
 set -euo pipefail
@@ -11,7 +11,7 @@ if [[ ! -f $BUILD/build.ninja ]]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDSCOPE_SANITIZE=ON \
     -DSHARDSCOPE_WITH_TORCH=OFF -DSHARDSCOPE_WITH_GUI=OFF >/dev/null
 fi
-ninja -C "$BUILD" -j "$JOBS" shardscope shardscope_core_tests
+ninja -C "$BUILD" -j "$JOBS" shardscope shardscope_core_tests shardscope_cli_tests
 
 # A sanitizer finding exits 86, apart from the CLI's own codes 0-3.
 export ASAN_OPTIONS=detect_leaks=1:exitcode=86:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
@@ -19,6 +19,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86
 failed=0
 echo "== core tests under ASan+UBSan"
 "$BUILD/tests/shardscope_core_tests" || failed=1
+echo "== CLI tests (the binary run as a process) under ASan+UBSan"
+"$BUILD/tests/shardscope_cli_tests" || failed=1
 
 echo "== CLI on every sample and test file under ASan+UBSan"
 while IFS= read -r f; do

@@ -107,49 +107,22 @@ void layoutSide(const Plan& plan, const EdgeSummary& e, const ShardingSpec& spec
   ImGui::EndGroup();
 }
 
-}  // namespace
-
-void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& state, Selection& sel, CommandQueue& cmds) {
-  const Palette& pal = palette();
-  if (state.seenGeneration != sel.generation) {
-    state.seenGeneration = sel.generation;
-    state.input = sel.input >= 0 ? sel.input : interestingInput(plan, diags, sel.node);
-  }
-  if (sel.node < 0 || sel.node >= plan.graph.size()) {
-    ImGui::TextWrapped("Select an edge (or a node: its most interesting input is shown) to compare the layout a tensor "
-                       "arrives in with the one its consumer needs.");
-    return;
-  }
-  const auto& ins = plan.graph.inputs(sel.node);
-  if (ins.empty()) {
-    ImGui::TextWrapped("%s has no tensor inputs.", plan.graph.nodes[static_cast<size_t>(sel.node)].name.c_str());
-    return;
-  }
-  state.input = std::clamp(state.input, 0, static_cast<int>(ins.size()) - 1);
-  // Input picker.
-  {
-    const std::string cur = "input " + std::to_string(state.input) + ": " +
-                            plan.graph.nodes[static_cast<size_t>(ins[static_cast<size_t>(state.input)].node)].name;
-    ImGui::SetNextItemWidth(220);
-    if (ImGui::BeginCombo("##edgeinput", cur.c_str())) {
-      for (size_t i = 0; i < ins.size(); ++i) {
-        const std::string lab = "input " + std::to_string(i) + ": " + plan.graph.nodes[static_cast<size_t>(ins[i].node)].name;
-        if (ImGui::Selectable(lab.c_str(), static_cast<int>(i) == state.input)) state.input = static_cast<int>(i);
-      }
-      ImGui::EndCombo();
+// The combo that picks which of the consumer's inputs (`ins`) the view shows, into state.input.
+void inputPicker(const Plan& plan, const std::vector<TensorRef>& ins, EdgeViewState& state) {
+  const std::string cur = "input " + std::to_string(state.input) + ": " +
+                          plan.graph.nodes[static_cast<size_t>(ins[static_cast<size_t>(state.input)].node)].name;
+  ImGui::SetNextItemWidth(220);
+  if (ImGui::BeginCombo("##edgeinput", cur.c_str())) {
+    for (size_t i = 0; i < ins.size(); ++i) {
+      const std::string lab = "input " + std::to_string(i) + ": " + plan.graph.nodes[static_cast<size_t>(ins[i].node)].name;
+      if (ImGui::Selectable(lab.c_str(), static_cast<int>(i) == state.input)) state.input = static_cast<int>(i);
     }
+    ImGui::EndCombo();
   }
-  const EdgeSummary e = summarizeEdge(plan, diags, sel.node, state.input);
-  ImGui::SameLine();
-  ImGui::TextUnformatted(e.title.c_str());
-  if (!e.valid) {
-    ImGui::TextWrapped("%s", e.why.c_str());
-    return;
-  }
-  ImGui::SameLine();
-  ImGui::TextDisabled("global %s %s", shapeToString(e.meta.shape).c_str(), dtypeName(e.meta.dtype));
-  // One compact line of diagnostic kinds (the inspector and the diagnostics pane carry the full messages);
-  // hovering shows them here too.
+}
+
+// The edge's diagnostic kinds on one line, each hovered for its message and fix.
+void diagnosticKinds(const EdgeSummary& e) {
   for (size_t i = 0; i < e.diagnostics.size(); ++i) {
     const Diagnostic* d = e.diagnostics[i];
     if (i > 0) ImGui::SameLine();
@@ -164,38 +137,50 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
       ImGui::EndTooltip();
     }
   }
+}
 
-  // Redistribute steps and actions, above the pictures so they never scroll away.
+// The redistribute's steps as a table: mesh dim, collective, placements, group, bytes and time per step.
+void stepsTable(const Plan& plan, const EdgeSummary& e, const Palette& pal) {
+  if (ImGui::BeginTable("##steps", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("mesh dim");
+    ImGui::TableSetupColumn("collective");
+    ImGui::TableSetupColumn("from -> to");
+    ImGui::TableSetupColumn("group");
+    ImGui::TableSetupColumn("bytes/rank");
+    ImGui::TableSetupColumn("est. time");
+    ImGui::TableHeadersRow();
+    for (const RedistributeStep& s : e.redistribute.steps) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%d (%s)", s.meshDim, plan.mesh.dimName(s.meshDim).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.highlight), "%s", collectiveName(s.kind));
+      ImGui::TableNextColumn();
+      ImGui::Text("%s -> %s", s.from.shortString().c_str(), s.to.shortString().c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(s.groupSize));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(formatBytes(std::max(s.bytesSent, s.bytesReceived)).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(formatTimeUs(s.timeUs).c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
+// Whether the layouts match, the redistribute (steps, totals, Play) and Insert/Remove; actions go to `cmds`.
+// GCC 12 reports a false -Wmaybe-uninitialized inside std::variant's move when a Command is built and pushed
+// here (GCC bug 105562 family); every member is initialised by the aggregate.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+void redistributeActions(const Plan& plan, const EdgeSummary& e, EdgeViewState& state, Selection& sel,
+                         CommandQueue& cmds, const Palette& pal) {
   if (!e.differs) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.ok), "Layouts match: no redistribute needed.");
   } else if (!e.redistribute.possible) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "No valid redistribute: %s", e.redistribute.whyNot.c_str());
   } else {
-    if (ImGui::BeginTable("##steps", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-      ImGui::TableSetupColumn("mesh dim");
-      ImGui::TableSetupColumn("collective");
-      ImGui::TableSetupColumn("from -> to");
-      ImGui::TableSetupColumn("group");
-      ImGui::TableSetupColumn("bytes/rank");
-      ImGui::TableSetupColumn("est. time");
-      ImGui::TableHeadersRow();
-      for (const RedistributeStep& s : e.redistribute.steps) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::Text("%d (%s)", s.meshDim, plan.mesh.dimName(s.meshDim).c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.highlight), "%s", collectiveName(s.kind));
-        ImGui::TableNextColumn();
-        ImGui::Text("%s -> %s", s.from.shortString().c_str(), s.to.shortString().c_str());
-        ImGui::TableNextColumn();
-        ImGui::Text("%lld", static_cast<long long>(s.groupSize));
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(formatBytes(std::max(s.bytesSent, s.bytesReceived)).c_str());
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(formatTimeUs(s.timeUs).c_str());
-      }
-      ImGui::EndTable();
-    }
+    stepsTable(plan, e, pal);
     ImGui::Text("total %s, %s", formatBytes(e.redistribute.totalBytes()).c_str(),
                 formatTimeUs(e.redistribute.totalTimeUs()).c_str());
     ImGui::SameLine();
@@ -218,9 +203,11 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
     }
     probeItem("edge.insert");
   }
-  ImGui::Separator();
+}
+#pragma GCC diagnostic pop
 
-  // The two layouts: side by side when each fits, else stacked.
+// The two layouts, arriving and wanted: side by side when each fits the width (state.sideBySide), else stacked.
+void twoLayouts(const Plan& plan, const EdgeSummary& e, EdgeViewState& state, const Selection& sel) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float cellNeed = ImGui::CalcTextSize(shapeToString(e.meta.shape).c_str()).x + 16;
   const int64_t cols = plan.mesh.ndim() == 1 ? std::min<int64_t>(plan.mesh.size(), 16) : plan.mesh.dimSize(plan.mesh.ndim() - 1);
@@ -241,6 +228,48 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
     layoutSide(plan, e, target, dstCaption.c_str(), e.existing ? localShapeSummary(plan, e.meta, target) : e.wantShapes,
                avail.x, h, sel.pinnedRank);
   }
+}
+
+}  // namespace
+
+void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& state, Selection& sel, CommandQueue& cmds) {
+  const Palette& pal = palette();
+  if (state.seenGeneration != sel.generation) {
+    state.seenGeneration = sel.generation;
+    state.input = sel.input >= 0 ? sel.input : interestingInput(plan, diags, sel.node);
+  }
+  if (sel.node < 0 || sel.node >= plan.graph.size()) {
+    ImGui::TextWrapped("Select an edge (or a node: its most interesting input is shown) to compare the layout a tensor "
+                       "arrives in with the one its consumer needs.");
+    return;
+  }
+  const auto& ins = plan.graph.inputs(sel.node);
+  if (ins.empty()) {
+    ImGui::TextWrapped("%s has no tensor inputs.", plan.graph.nodes[static_cast<size_t>(sel.node)].name.c_str());
+    return;
+  }
+  state.input = std::clamp(state.input, 0, static_cast<int>(ins.size()) - 1);
+  // Input picker.
+  inputPicker(plan, ins, state);
+  const EdgeSummary e = summarizeEdge(plan, diags, sel.node, state.input);
+  ImGui::SameLine();
+  ImGui::TextUnformatted(e.title.c_str());
+  if (!e.valid) {
+    ImGui::TextWrapped("%s", e.why.c_str());
+    return;
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("global %s %s", shapeToString(e.meta.shape).c_str(), dtypeName(e.meta.dtype));
+  // One compact line of diagnostic kinds (the inspector and the diagnostics pane carry the full messages);
+  // hovering shows them here too.
+  diagnosticKinds(e);
+
+  // Redistribute steps and actions, above the pictures so they never scroll away.
+  redistributeActions(plan, e, state, sel, cmds, pal);
+  ImGui::Separator();
+
+  // The two layouts: side by side when each fits, else stacked.
+  twoLayouts(plan, e, state, sel);
 }
 
 }  // namespace ss::views

@@ -96,40 +96,30 @@ void specText(const ShardingSpec& spec, int rank, const DeviceMesh& mesh) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("JAX: %s", spec.toJaxString(rank, mesh).c_str());
 }
 
-}  // namespace
-
-void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorViewState& state, Selection& sel,
-                       CommandQueue& cmds) {
-  const Palette& pal = palette();
-  {
-    const bool mayHelp = fixAllMayHelp(diags);
-    ImGui::BeginDisabled(!mayHelp);
-    if (ImGui::Button("Fix all")) {
-      if (std::optional<Command> fix = fixAllCommand(plan)) cmds.push(std::move(*fix));
-      else state.fixMessage = "The fix planner found nothing it can change.";
-    }
-    probeItem("inspector.fixall");
-    ImGui::EndDisabled();
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-      ImGui::SetTooltip(mayHelp ? "Insert the redistributes and edits the fix planner finds, as one undoable step"
-                                : "No errors to fix");
-    }
-    if (!state.fixMessage.empty()) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("%s", state.fixMessage.c_str());
-    }
+// The "Fix all" button, the planner's last message and whether the plan has errors, on one line.
+void fixAllBar(const Plan& plan, const Diagnostics& diags, InspectorViewState& state, CommandQueue& cmds) {
+  const bool mayHelp = fixAllMayHelp(diags);
+  ImGui::BeginDisabled(!mayHelp);
+  if (ImGui::Button("Fix all")) {
+    if (std::optional<Command> fix = fixAllCommand(plan)) cmds.push(std::move(*fix));
+    else state.fixMessage = "The fix planner found nothing it can change.";
+  }
+  probeItem("inspector.fixall");
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::SetTooltip(mayHelp ? "Insert the redistributes and edits the fix planner finds, as one undoable step"
+                              : "No errors to fix");
+  }
+  if (!state.fixMessage.empty()) {
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", diags.hasErrors() ? "plan has errors" : "no errors");
+    ImGui::TextDisabled("%s", state.fixMessage.c_str());
   }
-  ImGui::Separator();
-  if (sel.node < 0 || sel.node >= plan.graph.size()) {
-    ImGui::TextWrapped("Nothing selected. Click a node in the graph or a row in the diagnostics.");
-    return;
-  }
-  const int n = sel.node;
-  const Node& node = plan.graph.nodes[static_cast<size_t>(n)];
-  const NodeSpecs& specs = plan.specs[static_cast<size_t>(n)];
-  const Fonts& fonts = currentFonts();
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", diags.hasErrors() ? "plan has errors" : "no errors");
+}
+
+// The selected node's name, op, phase, module, source line and its diagnostics.
+void nodeHeader(const Diagnostics& diags, const Node& node, int n, const Fonts& fonts) {
   if (fonts.large) ImGui::PushFont(fonts.large);
   ImGui::TextUnformatted(node.name.c_str());
   if (fonts.large) ImGui::PopFont();
@@ -154,8 +144,10 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
     ImGui::PopStyleColor();
     if (!d->fix.empty()) ImGui::TextWrapped("  fix: %s", d->fix.c_str());
   }
+}
 
-  // Outputs.
+// The node's outputs: shape, dtype and placement each, with a placement editor (edits go to `cmds`).
+void outputsSection(const Plan& plan, const Node& node, const NodeSpecs& specs, int n, CommandQueue& cmds) {
   if (!node.outputs.empty() && ImGui::CollapsingHeader("Outputs", ImGuiTreeNodeFlags_DefaultOpen)) {
     for (size_t o = 0; o < node.outputs.size(); ++o) {
       ImGui::PushID(static_cast<int>(o));
@@ -184,8 +176,11 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
       ImGui::PopID();
     }
   }
+}
 
-  // AutoSP tag.
+// A placeholder's AutoSP tag: shown against the plan's placement, with seq_dim, remove and add (to `cmds`).
+void autoSpTagSection(const Plan& plan, const Node& node, const NodeSpecs& specs, int n, InspectorViewState& state,
+                      CommandQueue& cmds, const Palette& pal) {
   if (node.kind == NodeKind::Placeholder && ImGui::CollapsingHeader("AutoSP tag", ImGuiTreeNodeFlags_DefaultOpen)) {
     auto it = plan.tags.find(n);
     if (it != plan.tags.end()) {
@@ -228,8 +223,11 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
       if (ImGui::SmallButton("Add tag") && state.tagKey[0] != 0) cmds.push(SetSeqDim{n, AutoSpTag{state.tagKey, std::nullopt}});
     }
   }
+}
 
-  // Inputs.
+// The node's inputs: producer, shape, arriving and wanted placement, redistribute state and its actions.
+void inputsSection(const Plan& plan, const NodeSpecs& specs, int n, Selection& sel, CommandQueue& cmds,
+                   const Palette& pal) {
   const auto& ins = plan.graph.inputs(n);
   if (!ins.empty() && ImGui::CollapsingHeader("Inputs", ImGuiTreeNodeFlags_DefaultOpen)) {
     for (size_t i = 0; i < ins.size(); ++i) {
@@ -280,6 +278,33 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
       ImGui::PopID();
     }
   }
+}
+
+}  // namespace
+
+void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorViewState& state, Selection& sel,
+                       CommandQueue& cmds) {
+  const Palette& pal = palette();
+  fixAllBar(plan, diags, state, cmds);
+  ImGui::Separator();
+  if (sel.node < 0 || sel.node >= plan.graph.size()) {
+    ImGui::TextWrapped("Nothing selected. Click a node in the graph or a row in the diagnostics.");
+    return;
+  }
+  const int n = sel.node;
+  const Node& node = plan.graph.nodes[static_cast<size_t>(n)];
+  const NodeSpecs& specs = plan.specs[static_cast<size_t>(n)];
+  const Fonts& fonts = currentFonts();
+  nodeHeader(diags, node, n, fonts);
+
+  // Outputs.
+  outputsSection(plan, node, specs, n, cmds);
+
+  // AutoSP tag.
+  autoSpTagSection(plan, node, specs, n, state, cmds, pal);
+
+  // Inputs.
+  inputsSection(plan, specs, n, sel, cmds, pal);
 
   // Args.
   if (ImGui::CollapsingHeader("Args")) {

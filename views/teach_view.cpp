@@ -201,22 +201,14 @@ std::string momentCaption(const TeachPlan& tp, const TeachMoment& m) {
          tp.steps[static_cast<size_t>(m.step)].headline();
 }
 
-}  // namespace
+// The cell grid's geometry, as frameGrid sizes it.
+struct FrameGrid {
+  int64_t cols, rows;
+  float aspect, textH, arcRoom, rowGap, colGap, cw, ch;
+};
 
-ImVec2 teachArrowPoint(const TeachArrow& a, float u) {
-  const float v = 1.0f - u;
-  return ImVec2(v * v * a.x0 + 2 * v * u * a.cx + u * u * a.x1, v * v * a.y0 + 2 * v * u * a.cy + u * u * a.y1);
-}
-
-TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFrameOptions& o) {
-  TeachFrame f;
-  if (!tp.possible) {
-    f.error = tp.whyNot;
-    return f;
-  }
-  f.atoms = teachAtoms(tp, o.dimA, o.dimB);
-  f.caption = momentCaption(tp, m);
-  const DeviceMesh& mesh = tp.mesh;
+// Sizes the cell grid of `mesh` to fit o.width x o.height, cells in f.atoms' proportions; sets f.width, f.height.
+FrameGrid frameGrid(const DeviceMesh& mesh, const TeachFrameOptions& o, TeachFrame& f) {
   const int64_t ranks = mesh.size();
   // Grid: the last mesh dim across, the others down (a 1-D mesh wraps past 8 per row).
   int64_t cols = mesh.ndim() == 1 ? std::min<int64_t>(ranks, 8) : mesh.dimSize(mesh.ndim() - 1);
@@ -236,7 +228,16 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
   const float ch = cellH(cw);
   f.width = colGap + static_cast<float>(cols) * (cw + colGap);
   f.height = 2 * arcRoom + static_cast<float>(rows) * (ch + rowGap) - rowGap;
+  return FrameGrid{cols, rows, aspect, textH, arcRoom, rowGap, colGap, cw, ch};
+}
 
+// Adds f.cells, one per rank in grid order `g`: the layout shown at `m` and the atoms each rank holds then.
+void addCells(const TeachPlan& tp, const TeachMoment& m, const FrameGrid& g, TeachFrame& f) {
+  const DeviceMesh& mesh = tp.mesh;
+  const int64_t ranks = mesh.size();
+  const int64_t cols = g.cols;
+  const float aspect = g.aspect, textH = g.textH, arcRoom = g.arcRoom, rowGap = g.rowGap, colGap = g.colGap;
+  const float cw = g.cw, ch = g.ch;
   // Held atoms at this moment.
   std::vector<std::vector<AtomHeld>> held;
   const std::vector<RankShard>* shown = &tp.layoutBefore;
@@ -262,32 +263,19 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
     c.held = std::move(held[static_cast<size_t>(r)]);
     f.cells.push_back(std::move(c));
   }
-  if (m.step < 0) {
-    f.detail = "the layout before the redistribute";
-    f.lines.push_back("start (" + tp.from.toMeshString() + "):");
-    for (const RankShard& s : tp.layoutBefore)
-      f.lines.push_back("  " + rankLabel(mesh, s.rank) + " holds " + blockOf(s).toString() + " local " +
-                        shapeToString(s.localShape) + (s.partial ? " (partial)" : ""));
-    return f;
-  }
-  const TeachStep& s = tp.steps[static_cast<size_t>(m.step)];
-  f.lines = s.lines(tp.meta, mesh);
-  const bool complete = !m.overview && m.round >= stepUnits(s);
-  if (m.overview)
-    f.detail = s.rounds == 0   ? "no communication: the layout after the step"
-               : s.rounds == 1 ? "one round: every transfer at once, and the layout after"
-                               : std::to_string(s.rounds) + " rounds: the chips on each arrow in round order, and the layout after";
-  else if (complete) f.detail = "after: " + s.after.toMeshString();
-  else if (s.rounds == 0) f.detail = "no communication";
-  else f.detail = "round " + std::to_string(m.round + 1) + " of " + std::to_string(s.rounds);
-  if (complete) return f;
+}
 
-  // Arrows: one per (src, dst) pair of the transfers shown (the step's, or the round in flight's).
-  auto shownTransfer = [&](const Transfer& t) { return m.overview || t.round == m.round; };
+// Whether moment `m` shows transfer `t`: in overview all of the step's, else the round in flight's.
+bool shownTransfer(const TeachMoment& m, const Transfer& t) { return m.overview || t.round == m.round; }
+
+// Adds one arrow per (src, dst) pair of step `s`'s transfers shown at `m`; returns src * ranks + dst -> index
+// into f.arrows. Cells must be in place.
+std::unordered_map<int64_t, size_t> addArrows(const TeachStep& s, const TeachMoment& m, int64_t ranks, float arcRoom,
+                                              TeachFrame& f) {
   std::unordered_map<int64_t, size_t> arrowOf;  // src * ranks + dst -> index into f.arrows
   for (size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
-    if (!shownTransfer(t)) continue;
+    if (!shownTransfer(m, t)) continue;
     auto found = arrowOf.find(t.src * ranks + t.dst);
     if (found == arrowOf.end()) {
       const Rect& a = f.cells[static_cast<size_t>(t.src)].rect;
@@ -318,11 +306,16 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
     arrow.paddingOnly = arrow.paddingOnly && t.elements == 0;
     ++arrow.transfers;
   }
-  // Chips: the block's atoms in miniature, on the arrow (in flight at `progress`; at rest by round in overview).
+  return arrowOf;
+}
+
+// Adds a chip per transfer of step `s` shown at `m`, on its arrow (`arrowOf` as addArrows returned it).
+void addChips(const TeachStep& s, const TeachMoment& m, int64_t ranks, float arcRoom,
+              const std::unordered_map<int64_t, size_t>& arrowOf, TeachFrame& f) {
   const float miniW = f.cells.empty() ? 0 : f.cells[0].mini.w(), miniH = f.cells.empty() ? 0 : f.cells[0].mini.h();
   for (size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
-    if (!shownTransfer(t)) continue;
+    if (!shownTransfer(m, t)) continue;
     const TeachArrow& arrow = f.arrows[arrowOf.at(t.src * ranks + t.dst)];
     const float u = m.overview ? static_cast<float>(t.round + 1) / static_cast<float>(s.rounds + 1) : m.progress;
     const std::vector<int> atoms = t.elements > 0 ? f.atoms.covered(t.block) : std::vector<int>{};
@@ -365,6 +358,51 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
     chip.of = static_cast<int>(s.step.groupSize);
     f.chips.push_back(std::move(chip));
   }
+}
+
+}  // namespace
+
+ImVec2 teachArrowPoint(const TeachArrow& a, float u) {
+  const float v = 1.0f - u;
+  return ImVec2(v * v * a.x0 + 2 * v * u * a.cx + u * u * a.x1, v * v * a.y0 + 2 * v * u * a.cy + u * u * a.y1);
+}
+
+TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFrameOptions& o) {
+  TeachFrame f;
+  if (!tp.possible) {
+    f.error = tp.whyNot;
+    return f;
+  }
+  f.atoms = teachAtoms(tp, o.dimA, o.dimB);
+  f.caption = momentCaption(tp, m);
+  const DeviceMesh& mesh = tp.mesh;
+  const int64_t ranks = mesh.size();
+  const FrameGrid g = frameGrid(mesh, o, f);
+  addCells(tp, m, g, f);
+  if (m.step < 0) {
+    f.detail = "the layout before the redistribute";
+    f.lines.push_back("start (" + tp.from.toMeshString() + "):");
+    for (const RankShard& s : tp.layoutBefore)
+      f.lines.push_back("  " + rankLabel(mesh, s.rank) + " holds " + blockOf(s).toString() + " local " +
+                        shapeToString(s.localShape) + (s.partial ? " (partial)" : ""));
+    return f;
+  }
+  const TeachStep& s = tp.steps[static_cast<size_t>(m.step)];
+  f.lines = s.lines(tp.meta, mesh);
+  const bool complete = !m.overview && m.round >= stepUnits(s);
+  if (m.overview)
+    f.detail = s.rounds == 0   ? "no communication: the layout after the step"
+               : s.rounds == 1 ? "one round: every transfer at once, and the layout after"
+                               : std::to_string(s.rounds) + " rounds: the chips on each arrow in round order, and the layout after";
+  else if (complete) f.detail = "after: " + s.after.toMeshString();
+  else if (s.rounds == 0) f.detail = "no communication";
+  else f.detail = "round " + std::to_string(m.round + 1) + " of " + std::to_string(s.rounds);
+  if (complete) return f;
+
+  // Arrows: one per (src, dst) pair of the transfers shown (the step's, or the round in flight's).
+  const auto arrowOf = addArrows(s, m, ranks, g.arcRoom, f);
+  // Chips: the block's atoms in miniature, on the arrow (in flight at `progress`; at rest by round in overview).
+  addChips(s, m, ranks, g.arcRoom, arrowOf, f);
   return f;
 }
 

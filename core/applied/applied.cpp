@@ -511,164 +511,168 @@ bool isComm(CollectiveKind k) {
          k == CollectiveKind::AllToAll;
 }
 
-}  // namespace
-
-Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& copts) {
-  Diagnostics d;
-  const Graph& pg = plan.graph;
-  const Graph& ag = a.graph.graph;
-  const std::string where = "rank " + std::to_string(a.rank) + " " + coordString(a.coord);
-  std::vector<char> claimed(a.collectives.size(), 0);
-  RedistIndex redist;
-  redist.build(plan);
-  a.transitionsPlanned = a.transitionsFound = 0;
-  a.transitions.clear();
-  a.unplanned.clear();
-  for (auto& col : a.collectives) col.planConsumer = col.planInput = -1;  // re-judged from scratch (after an edit)
-  for (int c = 0; c < pg.size(); ++c) {
-    const Node& cn = pg.nodes[c];
-    if (cn.kind != NodeKind::Call) continue;
-    const auto& ins = pg.inputs(c);
-    for (int k = 0; k < static_cast<int>(ins.size()); ++k) {
-      auto src = plan.producerSpec(c, k);
-      std::optional<ShardingSpec> dst;
-      if (int r = redist.find(c, k); r >= 0) {
-        src = plan.redistributes[r].from;
-        dst = plan.redistributes[r].to;
-      } else {
-        dst = plan.consumerSpec(c, k);
-      }
-      if (!src || !dst || *src == *dst) continue;
-      // This edge's findings: at the consumer and input, what arrives against what the plan wants there.
-      auto edgeError = [&](DiagKind kind) {
-        Diagnostic x;
-        x.severity = Severity::Error;
-        x.kind = kind;
-        x.node = c;
-        x.input = k;
-        x.have = src;
-        x.want = dst;
-        return x;
-      };
-      const TensorMeta* meta = pg.meta(ins[k]);
-      if (!meta) continue;
-      RedistributePlan rp = planRedistribute(*meta, plan.mesh, *src, *dst, copts.cost);
-      if (!rp.possible) continue;  // the checker reports it
-      ++a.transitionsPlanned;
-      AppliedTransition tr;
-      tr.consumer = c;
-      tr.input = k;
-      tr.from = src;
-      tr.to = dst;
-      for (const auto& st : rp.steps)
-        if (isComm(st.kind)) tr.planned.push_back(st);
-      // A plan alias has no counterpart (the apply pass's cleanup removes aliases): its transition is performed
-      // before the alias's first user, judged there at the input that reads the alias.
-      int judgeAt = c, judgeInput = k;
-      if (a.appliedOf[c] < 0 && pg.nodes[c].opName() == "alias") {
-        // Breadth-first through alias chains: the first user (in plan order) that has a counterpart.
-        std::vector<int> frontier{c};
-        for (int hops = 0; hops < 16 && !frontier.empty() && judgeAt == c; ++hops) {
-          std::vector<int> next;
-          for (int f : frontier)
-            for (const auto& [u, in] : pg.users(f)) {
-              if (judgeAt != c) break;
-              if (a.appliedOf[u] >= 0) {
-                judgeAt = u;
-                judgeInput = in;
-              } else if (pg.nodes[u].opName() == "alias") {
-                next.push_back(u);
-              }
-            }
-          frontier = std::move(next);
-        }
-      }
-      const int ac = a.appliedOf[judgeAt];
-      if (ac < 0) {  // the consumer has no counterpart: nothing to judge
-        a.transitions.push_back(std::move(tr));
-        continue;
-      }
-      tr.appliedConsumer = ac;
-      if (judgeInput < static_cast<int>(ag.inputs(ac).size())) tr.appliedProducer = ag.inputs(ac)[judgeInput].node;
-      int reached = -1;
-      std::vector<int> path = pathCollectives(a, ac, judgeInput, &reached);
-      // Each communicating step needs a collective of its kind on its mesh dim (an all_to_all may be done as an
-      // all_gather then a local chunk; the flattened mesh's collective covers every dim).
-      std::vector<const RedistributeStep*> missing;
-      std::vector<char> used(path.size(), 0);
-      for (const auto& st : rp.steps) {
-        if (!isComm(st.kind)) continue;
-        bool ok = false;
-        for (size_t q = 0; q < path.size() && !ok; ++q) {
-          const AppliedCollective& col = a.collectives[path[q]];
-          const bool kindOk = col.kind == st.kind || (st.kind == CollectiveKind::AllToAll && col.kind == CollectiveKind::AllGather);
-          const bool dimOk = col.meshDim == st.meshDim || col.meshDim == -2 ||
-                             (col.meshDim == -1 && col.groupSize == plan.mesh.dimSize(st.meshDim));
-          if (kindOk && dimOk) {
-            ok = true;
-            if (!used[q]) used[q] = 1;
+// Where the transition into input k of plan node c is judged: there, or for a plan alias at a user with a counterpart.
+std::pair<int, int> judgePoint(const Graph& pg, const AppliedGraph& a, int c, int k) {
+  int judgeAt = c, judgeInput = k;
+  if (a.appliedOf[c] < 0 && pg.nodes[c].opName() == "alias") {
+    // Breadth-first through alias chains: the first user (in plan order) that has a counterpart.
+    std::vector<int> frontier{c};
+    for (int hops = 0; hops < 16 && !frontier.empty() && judgeAt == c; ++hops) {
+      std::vector<int> next;
+      for (int f : frontier)
+        for (const auto& [u, in] : pg.users(f)) {
+          if (judgeAt != c) break;
+          if (a.appliedOf[u] >= 0) {
+            judgeAt = u;
+            judgeInput = in;
+          } else if (pg.nodes[u].opName() == "alias") {
+            next.push_back(u);
           }
         }
-        if (!ok) missing.push_back(&st);
-      }
-      for (size_t q = 0; q < path.size(); ++q)
-        if (used[q]) {
-          tr.collectives.push_back(path[q]);
-          claimed[path[q]] = 1;
-          a.collectives[path[q]].planConsumer = c;
-          a.collectives[path[q]].planInput = k;
-        }
-      // What arrives and what the consumer's spec needs, on this rank.
-      const auto& aIns = ag.inputs(ac);
-      // A decomposed consumer's image is the last piece of its chain, whose inputs are not the consumer's.
-      const bool decomposed = isDecomposedInApplied(matchKey(pg.nodes[judgeAt]));
-      const TensorMeta* arrives =
-          !decomposed && judgeInput < static_cast<int>(aIns.size()) ? ag.meta(aIns[judgeInput]) : nullptr;
-      std::optional<std::vector<int64_t>> need;
-      if (meta->known)
-        if (auto l = localShape(meta->shape, plan.mesh, *dst, plan.mesh.rankOf(a.coord))) need = *l;
-      const std::string inName = inputName(plan, c, k);
-      const std::string inLabel = "input " + std::to_string(k) + (inName.empty() ? "" : " (" + inName + ")");
-      for (const RedistributeStep* st : missing) tr.missing.push_back(*st);
-      tr.state = missing.empty() ? TransitionState::Applied : TransitionState::Missing;
-      a.transitions.push_back(std::move(tr));
-      if (missing.empty()) {
-        ++a.transitionsFound;
-        if (arrives && arrives->known && need && arrives->shape != *need) {
-          Diagnostic x = edgeError(DiagKind::LocalShapeMismatch);
-          x.message = "on " + where + " " + inLabel + " of " + cn.name + " arrives with local shape " +
-                      shapeToString(arrives->shape) + " in the applied graph; the plan's " + dst->toMeshString() +
-                      " of " + shapeToString(meta->shape) + " gives " + shapeToString(*need);
-          d.items.push_back(std::move(x));
-        }
-        continue;
-      }
-      Diagnostic x = edgeError(DiagKind::TransitionNotApplied);
-      std::string steps;
-      int64_t bytes = 0;
-      double us = 0;
-      for (const RedistributeStep* st : missing) {
-        steps += (steps.empty() ? "" : " and ") + std::string(collectiveName(st->kind)) + " on " + meshDimString(plan.mesh, st->meshDim);
-        bytes += st->bytesSent;
-        us += st->timeUs;
-      }
-      const std::string producer = pg.nodes[ins[k].node].name;
-      x.message = "the planned " + src->toMeshString() + " -> " + dst->toMeshString() + " (" + steps + ", " +
-                  formatBytes(bytes) + " per rank) is not in the applied graph: on " + where + " " + cn.name + " " +
-                  inLabel + " receives local " + (arrives && arrives->known ? shapeToString(arrives->shape) : "?") +
-                  " where " + dst->toMeshString() + " needs " + (need ? shapeToString(*need) : "?");
-      x.fix = "the apply pass must insert " + rp.summary() + " on the edge " + producer + " -> " + cn.name +
-              " (input " + std::to_string(k) + ")";
-      a.transitions.back().fix = x.fix;  // this transition's record (pushed above)
-      const int readsFrom = judgeInput < static_cast<int>(aIns.size()) ? aIns[judgeInput].node : -1;
-      x.notes.push_back("applied graph: '" + ag.nodes[ac].name + "' reads '" + (readsFrom >= 0 ? ag.nodes[readsFrom].name : "?") +
-                        "'" + (path.empty() ? " with no collective between them" : " through collectives of other kinds or mesh dims"));
-      for (const RedistributeStep* st : missing) x.notes.push_back("missing: " + st->toString());
-      (void)us;
-      d.items.push_back(std::move(x));
+      frontier = std::move(next);
     }
   }
-  // Collectives no planned transition explains.
+  return {judgeAt, judgeInput};
+}
+
+// The communicating steps of `rp` no collective on `path` performs; marks in `used` the collectives that perform one.
+std::vector<const RedistributeStep*> missingSteps(const Plan& plan, const AppliedGraph& a, const RedistributePlan& rp,
+                                                  const std::vector<int>& path, std::vector<char>& used) {
+  std::vector<const RedistributeStep*> missing;
+  for (const auto& st : rp.steps) {
+    if (!isComm(st.kind)) continue;
+    bool ok = false;
+    for (size_t q = 0; q < path.size() && !ok; ++q) {
+      const AppliedCollective& col = a.collectives[path[q]];
+      const bool kindOk = col.kind == st.kind || (st.kind == CollectiveKind::AllToAll && col.kind == CollectiveKind::AllGather);
+      const bool dimOk = col.meshDim == st.meshDim || col.meshDim == -2 ||
+                         (col.meshDim == -1 && col.groupSize == plan.mesh.dimSize(st.meshDim));
+      if (kindOk && dimOk) {
+        ok = true;
+        if (!used[q]) used[q] = 1;
+      }
+    }
+    if (!ok) missing.push_back(&st);
+  }
+  return missing;
+}
+
+// Judges the planned transition into input k of call node c on this rank: records it in `a`, its findings in `d`.
+void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copts, const RedistIndex& redist,
+                     const std::string& where, int c, int k, std::vector<char>& claimed, Diagnostics& d) {
+  const Graph& pg = plan.graph;
+  const Graph& ag = a.graph.graph;
+  const Node& cn = pg.nodes[c];
+  const auto& ins = pg.inputs(c);
+  auto src = plan.producerSpec(c, k);
+  std::optional<ShardingSpec> dst;
+  if (int r = redist.find(c, k); r >= 0) {
+    src = plan.redistributes[r].from;
+    dst = plan.redistributes[r].to;
+  } else {
+    dst = plan.consumerSpec(c, k);
+  }
+  if (!src || !dst || *src == *dst) return;
+  // This edge's findings: at the consumer and input, what arrives against what the plan wants there.
+  auto edgeError = [&](DiagKind kind) {
+    Diagnostic x;
+    x.severity = Severity::Error;
+    x.kind = kind;
+    x.node = c;
+    x.input = k;
+    x.have = src;
+    x.want = dst;
+    return x;
+  };
+  const TensorMeta* meta = pg.meta(ins[k]);
+  if (!meta) return;
+  RedistributePlan rp = planRedistribute(*meta, plan.mesh, *src, *dst, copts.cost);
+  if (!rp.possible) return;  // the checker reports it
+  ++a.transitionsPlanned;
+  AppliedTransition tr;
+  tr.consumer = c;
+  tr.input = k;
+  tr.from = src;
+  tr.to = dst;
+  for (const auto& st : rp.steps)
+    if (isComm(st.kind)) tr.planned.push_back(st);
+  // A plan alias has no counterpart (the apply pass's cleanup removes aliases): its transition is performed
+  // before the alias's first user, judged there at the input that reads the alias.
+  const auto [judgeAt, judgeInput] = judgePoint(pg, a, c, k);
+  const int ac = a.appliedOf[judgeAt];
+  if (ac < 0) {  // the consumer has no counterpart: nothing to judge
+    a.transitions.push_back(std::move(tr));
+    return;
+  }
+  tr.appliedConsumer = ac;
+  if (judgeInput < static_cast<int>(ag.inputs(ac).size())) tr.appliedProducer = ag.inputs(ac)[judgeInput].node;
+  int reached = -1;
+  std::vector<int> path = pathCollectives(a, ac, judgeInput, &reached);
+  // Each communicating step needs a collective of its kind on its mesh dim (an all_to_all may be done as an
+  // all_gather then a local chunk; the flattened mesh's collective covers every dim).
+  std::vector<char> used(path.size(), 0);
+  std::vector<const RedistributeStep*> missing = missingSteps(plan, a, rp, path, used);
+  for (size_t q = 0; q < path.size(); ++q)
+    if (used[q]) {
+      tr.collectives.push_back(path[q]);
+      claimed[path[q]] = 1;
+      a.collectives[path[q]].planConsumer = c;
+      a.collectives[path[q]].planInput = k;
+    }
+  // What arrives and what the consumer's spec needs, on this rank.
+  const auto& aIns = ag.inputs(ac);
+  // A decomposed consumer's image is the last piece of its chain, whose inputs are not the consumer's.
+  const bool decomposed = isDecomposedInApplied(matchKey(pg.nodes[judgeAt]));
+  const TensorMeta* arrives =
+      !decomposed && judgeInput < static_cast<int>(aIns.size()) ? ag.meta(aIns[judgeInput]) : nullptr;
+  std::optional<std::vector<int64_t>> need;
+  if (meta->known)
+    if (auto l = localShape(meta->shape, plan.mesh, *dst, plan.mesh.rankOf(a.coord))) need = *l;
+  const std::string inName = inputName(plan, c, k);
+  const std::string inLabel = "input " + std::to_string(k) + (inName.empty() ? "" : " (" + inName + ")");
+  for (const RedistributeStep* st : missing) tr.missing.push_back(*st);
+  tr.state = missing.empty() ? TransitionState::Applied : TransitionState::Missing;
+  a.transitions.push_back(std::move(tr));
+  if (missing.empty()) {
+    ++a.transitionsFound;
+    if (arrives && arrives->known && need && arrives->shape != *need) {
+      Diagnostic x = edgeError(DiagKind::LocalShapeMismatch);
+      x.message = "on " + where + " " + inLabel + " of " + cn.name + " arrives with local shape " +
+                  shapeToString(arrives->shape) + " in the applied graph; the plan's " + dst->toMeshString() +
+                  " of " + shapeToString(meta->shape) + " gives " + shapeToString(*need);
+      d.items.push_back(std::move(x));
+    }
+    return;
+  }
+  Diagnostic x = edgeError(DiagKind::TransitionNotApplied);
+  std::string steps;
+  int64_t bytes = 0;
+  double us = 0;
+  for (const RedistributeStep* st : missing) {
+    steps += (steps.empty() ? "" : " and ") + std::string(collectiveName(st->kind)) + " on " + meshDimString(plan.mesh, st->meshDim);
+    bytes += st->bytesSent;
+    us += st->timeUs;
+  }
+  const std::string producer = pg.nodes[ins[k].node].name;
+  x.message = "the planned " + src->toMeshString() + " -> " + dst->toMeshString() + " (" + steps + ", " +
+              formatBytes(bytes) + " per rank) is not in the applied graph: on " + where + " " + cn.name + " " +
+              inLabel + " receives local " + (arrives && arrives->known ? shapeToString(arrives->shape) : "?") +
+              " where " + dst->toMeshString() + " needs " + (need ? shapeToString(*need) : "?");
+  x.fix = "the apply pass must insert " + rp.summary() + " on the edge " + producer + " -> " + cn.name +
+          " (input " + std::to_string(k) + ")";
+  a.transitions.back().fix = x.fix;  // this transition's record (pushed above)
+  const int readsFrom = judgeInput < static_cast<int>(aIns.size()) ? aIns[judgeInput].node : -1;
+  x.notes.push_back("applied graph: '" + ag.nodes[ac].name + "' reads '" + (readsFrom >= 0 ? ag.nodes[readsFrom].name : "?") +
+                    "'" + (path.empty() ? " with no collective between them" : " through collectives of other kinds or mesh dims"));
+  for (const RedistributeStep* st : missing) x.notes.push_back("missing: " + st->toString());
+  (void)us;
+  d.items.push_back(std::move(x));
+}
+
+// Collectives no planned transition explains (not `claimed`): a warning each, recorded in a.unplanned.
+void reportUnplannedCollectives(const Plan& plan, AppliedGraph& a, const std::vector<char>& claimed, Diagnostics& d) {
+  const Graph& pg = plan.graph;
+  const Graph& ag = a.graph.graph;
   for (size_t q = 0; q < a.collectives.size(); ++q) {
     if (claimed[q]) continue;
     const AppliedCollective& col = a.collectives[q];
@@ -697,7 +701,12 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
                 ") performs no transition the plan has" + (consumer >= 0 ? " (it feeds " + pg.nodes[consumer].name + ")" : "");
     d.items.push_back(std::move(x));
   }
-  // Matched nodes whose applied shape is not the plan's layout on this rank.
+}
+
+// Matched nodes whose applied shape is not the plan's layout on this rank: an error each.
+void reportLocalShapeMismatches(const Plan& plan, const AppliedGraph& a, const std::string& where, Diagnostics& d) {
+  const Graph& pg = plan.graph;
+  const Graph& ag = a.graph.graph;
   for (int p = 0; p < pg.size(); ++p) {
     const int j = a.appliedOf[p];
     if (j < 0 || pg.nodes[p].kind == NodeKind::Output) continue;
@@ -715,6 +724,30 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
                 shapeToString(pg.nodes[p].outputs[0].shape) + " gives " + shapeToString(*want);
     d.items.push_back(std::move(x));
   }
+}
+
+}  // namespace
+
+Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& copts) {
+  Diagnostics d;
+  const Graph& pg = plan.graph;
+  const std::string where = "rank " + std::to_string(a.rank) + " " + coordString(a.coord);
+  std::vector<char> claimed(a.collectives.size(), 0);
+  RedistIndex redist;
+  redist.build(plan);
+  a.transitionsPlanned = a.transitionsFound = 0;
+  a.transitions.clear();
+  a.unplanned.clear();
+  for (auto& col : a.collectives) col.planConsumer = col.planInput = -1;  // re-judged from scratch (after an edit)
+  for (int c = 0; c < pg.size(); ++c) {
+    const Node& cn = pg.nodes[c];
+    if (cn.kind != NodeKind::Call) continue;
+    const auto& ins = pg.inputs(c);
+    for (int k = 0; k < static_cast<int>(ins.size()); ++k)
+      checkTransition(plan, a, copts, redist, where, c, k, claimed, d);
+  }
+  reportUnplannedCollectives(plan, a, claimed, d);
+  reportLocalShapeMismatches(plan, a, where, d);
   std::stable_sort(d.items.begin(), d.items.end(), [](const Diagnostic& x, const Diagnostic& y) {
     return std::make_pair(x.node < 0 ? INT32_MAX : x.node, x.input) < std::make_pair(y.node < 0 ? INT32_MAX : y.node, y.input);
   });

@@ -237,17 +237,10 @@ void checkSeqDim(const NodeEnv& env, int n, std::vector<Diagnostic>& out) {
   out.push_back(std::move(d));
 }
 
-// `ctx` is the calling thread's scratch, reused node after node so that its vectors and specs keep their
-// capacity (a fresh context allocated five times per node); every field a rule reads is set here first.
-std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext& ctx) {
+// Output specs: validateNode's findings become `out`; the usable declared ones go into ctx.declaredOut; uneven shards.
+void checkOutputSpecs(const NodeEnv& env, int n, rules::RuleContext& ctx, std::vector<Diagnostic>& out) {
   const Plan& plan = env.plan;
   const Node& node = plan.graph.nodes[n];
-  std::vector<Diagnostic> out;
-  // A solver's solution (its export, or its placements applied to a graph) marks every src != dst edge as a
-  // transition it planned: report those as redistribute-required, not as missing.
-  const bool autoparallel = plan.isSolverSolution();
-
-  // Output specs: valid, and how they split.
   // The rule context owns the one copy of the declared output specs (invalid ones are dropped from it).
   std::vector<std::optional<ShardingSpec>>& declaredOut = ctx.declaredOut;
   if (n < static_cast<int>(plan.specs.size())) declaredOut = plan.specs[n].outputs;
@@ -271,8 +264,12 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext&
     }
     if (meta && env.opts.reportUnevenShards) checkShards(plan, n, static_cast<int>(o), *declaredOut[o], *meta, out);
   }
+}
 
-  // Edges: what arrives, against what the consumer declares.
+// Edges: findings on each input edge into `out`, what arrives into ctx; returns whether an edge lacks its redistribute.
+bool checkEdges(const NodeEnv& env, int n, bool autoparallel, rules::RuleContext& ctx, std::vector<Diagnostic>& out) {
+  const Plan& plan = env.plan;
+  const Node& node = plan.graph.nodes[n];
   const auto& refs = plan.graph.inputs(n);
   bool edgeMissing = false;  // then the output the rule computes follows from the missing edge: not reported
   ctx.node = &node;
@@ -360,22 +357,17 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext&
     if (arriving) ctx.inSpecs[i] = *arriving;  // into the scratch's spec: its placements' storage is reused
     else ctx.inSpecs[i].reset();
   }
+  return edgeMissing;
+}
 
-  if (node.kind == NodeKind::Placeholder) checkSeqDim(env, n, out);
-  if (node.kind != NodeKind::Call) return out;
-  if (auto why = unsafeReason(node)) {  // core/ops/op_safety.h: the runner would refuse this node
-    out.push_back(make(Severity::Error, DiagKind::UnsafeOp, n, -1, *why));
-    return out;
-  }
-
-  // Shapes first, from the op table (core/ops/op_shapes.h), whatever the specs: inputs that cannot go together
-  // are an error at their input, and every declared output is compared with what the op makes of its inputs.
-  // An applied graph (local shapes, no specs) is so checked alone.
+// Shapes from the op table: findings into `out`; false when the inputs cannot go together (the check stops there).
+bool checkShapes(const Plan& plan, int n, const rules::RuleContext& ctx, std::vector<Diagnostic>& out) {
+  const Node& node = plan.graph.nodes[n];
   const ops::ShapeResult shapes = ops::inferOutputs(
       node, [&plan](TensorRef r) { return metaOf(plan, r); }, ctx.argsComplete);
   if (shapes.verdict == ops::ShapeVerdict::Mismatch) {
     out.push_back(make(Severity::Error, DiagKind::ShapeMismatch, n, shapes.input, shapes.message));
-    return out;
+    return false;
   }
   for (size_t o = 0; shapes.verdict == ops::ShapeVerdict::Known && o < shapes.outputs.size() && o < node.outputs.size(); ++o) {
     const TensorMeta& got = shapes.outputs[o];
@@ -385,17 +377,24 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext&
                            " declares shape " + shapeToString(node.outputs[o].shape) + ", but " + rules::ruleKey(node.op) +
                            " of its inputs gives " + shapeToString(got.shape)));
   }
+  return true;
+}
 
+// The op's sharding rule on the arriving specs: findings into `out`; false when the check stops at its verdict.
+bool checkRule(const NodeEnv& env, int n, rules::RuleContext& ctx, bool edgeMissing, std::vector<Diagnostic>& out) {
+  const Plan& plan = env.plan;
+  const Node& node = plan.graph.nodes[n];
+  const std::vector<std::optional<ShardingSpec>>& declaredOut = ctx.declaredOut;
   rules::RuleFn rule = rules::findRule(node.op);
   if (!rule) {
     Diagnostic d = make(Severity::Info, DiagKind::UncheckedOp, n, -1, "no sharding rule for " + node.op + "; its specs are not checked");
     out.push_back(std::move(d));
-    return out;
+    return false;
   }
   rules::RuleResult r = rule(ctx);
   if (r.verdict == rules::Verdict::BadShapes) {
     out.push_back(make(Severity::Error, DiagKind::ShapeMismatch, n, r.input, r.message));
-    return out;
+    return false;
   }
   if (!r.ok()) {
     bool partial = r.verdict == rules::Verdict::PartialIntoNonlinear;
@@ -410,7 +409,7 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext&
     else if (r.input < 0)
       d.fix = "make the output Replicate";
     out.push_back(std::move(d));
-    return out;
+    return false;
   }
   for (size_t o = 0; o < r.outputs.size() && o < declaredOut.size(); ++o) {
     if (edgeMissing || !r.outputs[o] || !declaredOut[o] || *r.outputs[o] == *declaredOut[o]) continue;
@@ -428,6 +427,38 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext&
   // (a documented difference, docs/checks.md "Checked against DTensor"): say so at the node.
   for (const std::string& why : r.implicitRedistributes)
     out.push_back(make(Severity::Info, DiagKind::ImplicitRedistribute, n, -1, why));
+  return true;
+}
+
+// `ctx` is the calling thread's scratch, reused node after node so that its vectors and specs keep their
+// capacity (a fresh context allocated five times per node); every field a rule reads is set here first.
+std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext& ctx) {
+  const Plan& plan = env.plan;
+  const Node& node = plan.graph.nodes[n];
+  std::vector<Diagnostic> out;
+  // A solver's solution (its export, or its placements applied to a graph) marks every src != dst edge as a
+  // transition it planned: report those as redistribute-required, not as missing.
+  const bool autoparallel = plan.isSolverSolution();
+
+  // Output specs: valid, and how they split.
+  checkOutputSpecs(env, n, ctx, out);
+
+  // Edges: what arrives, against what the consumer declares.
+  const bool edgeMissing = checkEdges(env, n, autoparallel, ctx, out);
+
+  if (node.kind == NodeKind::Placeholder) checkSeqDim(env, n, out);
+  if (node.kind != NodeKind::Call) return out;
+  if (auto why = unsafeReason(node)) {  // core/ops/op_safety.h: the runner would refuse this node
+    out.push_back(make(Severity::Error, DiagKind::UnsafeOp, n, -1, *why));
+    return out;
+  }
+
+  // Shapes first, from the op table (core/ops/op_shapes.h), whatever the specs: inputs that cannot go together
+  // are an error at their input, and every declared output is compared with what the op makes of its inputs.
+  // An applied graph (local shapes, no specs) is so checked alone.
+  if (!checkShapes(plan, n, ctx, out)) return out;
+
+  if (!checkRule(env, n, ctx, edgeMissing, out)) return out;
   std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) { return a.input < b.input; });
   return out;
 }

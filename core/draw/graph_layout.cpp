@@ -218,6 +218,211 @@ float layoutTemplate(const std::vector<int>& nodes, const std::vector<int>& bloc
   return nodes.empty() ? 0.f : maxX - minX;
 }
 
+// One layout run: the sanitized input every section reads and the working arrays each section hands to the next.
+// The sections run in order (blocks, lanes, freeNodes, geometry) and write into `out`.
+struct LayoutRun {
+  LayoutRun(const LayoutInput& in, const LayoutOptions& opts, LayoutProgress* progress, GraphLayout& out, int n,
+            int blockCount, int layerCount, const std::vector<float>& width, std::vector<int>& blockOf,
+            const Adjacency& adj)
+      : in(in),
+        opts(opts),
+        progress(progress),
+        out(out),
+        n(n),
+        blockCount(blockCount),
+        layerCount(layerCount),
+        width(width),
+        blockOf(blockOf),
+        adj(adj) {}
+
+  const LayoutInput& in;
+  const LayoutOptions& opts;
+  LayoutProgress* progress;
+  GraphLayout& out;
+  const int n, blockCount, layerCount;
+  const std::vector<float>& width;
+  std::vector<int>& blockOf;  // moved into out by geometry()
+  const Adjacency& adj;
+  // Handed on: per block its members and template width; per node its x in its block, the barycenter sweeps'
+  // scratch (wantOf, prevX) and whether a lane fixed it; per layer the x range the lanes occupy; the lanes' centre.
+  std::vector<std::vector<int>> members;
+  std::vector<float> relX, blockWidth, wantOf, prevX;
+  std::vector<float> occMin, occMax;
+  std::vector<uint8_t> fixed;
+  float spineCentre = 0.f;
+
+  // Blocks: members, layer range, structural class; lays out one template per class and stamps the others.
+  // Returns false when cancelled.
+  bool blocks() {
+    members.resize(blockCount);
+    for (int v = 0; v < n; ++v) if (blockOf[v] >= 0) members[blockOf[v]].push_back(v);
+    out.blocks.resize(blockCount);
+    std::vector<int> local(n, -1);
+    relX.assign(n, 0.f);
+    blockWidth.assign(blockCount, 0.f);
+    wantOf.assign(n, 0.f);
+    prevX.assign(n, 0.f);
+    std::unordered_map<uint64_t, std::vector<int>> classesByHash;
+    std::vector<std::vector<int64_t>> classCode;
+    std::vector<int64_t> code;
+    for (int b = 0; b < blockCount; ++b) {
+      LayoutBlock& blk = out.blocks[b];
+      blk.name = in.blockNames[b];
+      blk.family = b < static_cast<int>(in.blockFamily.size()) ? in.blockFamily[b] : -1;
+      blk.nodeCount = static_cast<int>(members[b].size());
+      if (members[b].empty()) continue;
+      blk.firstLayer = std::numeric_limits<int>::max();
+      for (size_t i = 0; i < members[b].size(); ++i) {
+        const int v = members[b][i];
+        local[v] = static_cast<int>(i);
+        blk.firstLayer = std::min(blk.firstLayer, out.layer[v]);
+        blk.lastLayer = std::max(blk.lastLayer, out.layer[v]);
+      }
+      blockCode(members[b], local, b, blockOf, out.layer, blk.firstLayer, in, width, adj, blk.family, code);
+      auto& candidates = classesByHash[hashCode(code)];
+      for (int c : candidates) if (classCode[c] == code) { blk.cls = c; break; }
+      if (blk.cls >= 0) {
+        const auto& tmpl = members[out.classes[blk.cls].templateBlock];
+        for (size_t i = 0; i < tmpl.size(); ++i) relX[members[b][i]] = relX[tmpl[i]];
+        blockWidth[b] = blockWidth[out.classes[blk.cls].templateBlock];
+        blk.stamped = true;
+        ++out.stampedBlocks;
+      } else {
+        blk.cls = static_cast<int>(out.classes.size());
+        out.classes.push_back({b, 0});
+        classCode.push_back(code);
+        candidates.push_back(blk.cls);
+        blockWidth[b] = layoutTemplate(members[b], blockOf, b, out.layer, blk.firstLayer, blk.lastLayer, width, adj,
+                                       opts, relX, wantOf, prevX);
+        ++out.templatesLaidOut;
+      }
+      ++out.classes[blk.cls].instances;
+      if ((b & 63) == 0) {
+        report(progress, 0.2f + 0.3f * static_cast<float>(b) / static_cast<float>(blockCount));
+        if (cancelled(progress)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Lanes: places every block in a lane (fixing its nodes' x) and records per layer the x range lanes occupy.
+  void lanes() {
+    out.x.assign(n, 0.f);
+    std::vector<int> blockOrder;
+    for (int b = 0; b < blockCount; ++b) if (!members[b].empty()) blockOrder.push_back(b);
+    std::stable_sort(blockOrder.begin(), blockOrder.end(),
+                     [&](int a, int b) { return out.blocks[a].firstLayer < out.blocks[b].firstLayer; });
+    std::vector<int> laneEnd;
+    std::vector<float> laneWidth;
+    std::vector<int> laneOf(blockCount, -1);
+    for (int b : blockOrder) {
+      int lane = -1;
+      for (size_t k = 0; k < laneEnd.size(); ++k) if (laneEnd[k] < out.blocks[b].firstLayer) { lane = static_cast<int>(k); break; }
+      if (lane < 0) { lane = static_cast<int>(laneEnd.size()); laneEnd.push_back(-1); laneWidth.push_back(0.f); }
+      laneEnd[lane] = out.blocks[b].lastLayer;
+      laneWidth[lane] = std::max(laneWidth[lane], blockWidth[b]);
+      laneOf[b] = lane;
+    }
+    std::vector<float> laneX(laneWidth.size(), 0.f);
+    for (size_t k = 1; k < laneX.size(); ++k) laneX[k] = laneX[k - 1] + laneWidth[k - 1] + opts.laneGap;
+    occMin.assign(layerCount, std::numeric_limits<float>::max());
+    occMax.assign(layerCount, -std::numeric_limits<float>::max());
+    fixed.assign(n, 0);
+    for (int b : blockOrder) {
+      const float left = laneX[laneOf[b]] + (laneWidth[laneOf[b]] - blockWidth[b]) * 0.5f;
+      for (int v : members[b]) { out.x[v] = left + relX[v]; fixed[v] = 1; }
+      for (int l = out.blocks[b].firstLayer; l <= out.blocks[b].lastLayer; ++l) {
+        occMin[l] = std::min(occMin[l], left);
+        occMax[l] = std::max(occMax[l], left + blockWidth[b]);
+      }
+    }
+    spineCentre = laneX.empty() ? 0.f : (laneX.back() + laneWidth.back()) * 0.5f;
+  }
+
+  // Free nodes: places the nodes no lane fixed, beside the lanes of their layer. Returns false when cancelled.
+  bool freeNodes() {
+    std::vector<std::vector<int>> freeByLayer(layerCount);
+    for (int v = 0; v < n; ++v) if (!fixed[v]) freeByLayer[out.layer[v]].push_back(v);
+    std::vector<uint8_t> placed(fixed);
+    LayerPlacer placer;
+    std::vector<int> leftItems, rightItems;
+    const int passes = std::max(1, opts.sweeps);
+    for (int pass = 0; pass < passes; ++pass) {
+      const bool down = pass % 2 == 0;
+      for (int i = 0; i < layerCount; ++i) {
+        const int l = down ? i : layerCount - 1 - i;
+        auto& items = freeByLayer[l];
+        if (items.empty()) continue;
+        for (int v : items) {
+          double sum = 0;
+          int count = 0;
+          auto visit = [&](int u) {
+            if (!placed[u]) return;
+            sum += out.x[u] + width[u] * 0.5;
+            ++count;
+          };
+          if (down || pass > 0) for (int k = adj.inStart[v]; k < adj.inStart[v + 1]; ++k) visit(adj.inNode[k]);
+          if (!down || pass > 0 || count == 0)
+            for (int k = adj.outStart[v]; k < adj.outStart[v + 1]; ++k) visit(adj.outNode[k]);
+          prevX[v] = out.x[v];
+          wantOf[v] = count ? static_cast<float>(sum / count) : (placed[v] ? out.x[v] + width[v] * 0.5f : spineCentre);
+        }
+        if (occMin[l] <= occMax[l]) {
+          const float mid = (occMin[l] + occMax[l]) * 0.5f;
+          leftItems.clear();
+          rightItems.clear();
+          for (int v : items) (wantOf[v] < mid ? leftItems : rightItems).push_back(v);
+          placer.place(leftItems, wantOf, width, prevX, opts.nodeGap, occMin[l] - opts.laneGap,
+                       -std::numeric_limits<float>::max(), out.x);
+          placer.place(rightItems, wantOf, width, prevX, opts.nodeGap, std::numeric_limits<float>::max(),
+                       occMax[l] + opts.laneGap, out.x);
+        } else {
+          placer.place(items, wantOf, width, prevX, opts.nodeGap, std::numeric_limits<float>::max(),
+                       -std::numeric_limits<float>::max(), out.x);
+        }
+        for (int v : items) placed[v] = 1;
+        if ((i & 1023) == 0 && cancelled(progress)) return false;
+      }
+      report(progress, 0.6f + 0.3f * static_cast<float>(pass + 1) / static_cast<float>(passes));
+    }
+    return true;
+  }
+
+  // Geometry, long edges, the per-layer index sorted by x, block bounds; hands blockOf over to out.
+  void geometry() {
+    const float pitch = opts.nodeHeight + opts.layerGap;
+    out.layerTop.resize(layerCount);
+    for (int l = 0; l < layerCount; ++l) out.layerTop[l] = static_cast<float>(l) * pitch;
+    out.y.resize(n);
+    out.h.assign(n, opts.nodeHeight);
+    out.w = width;
+    for (int v = 0; v < n; ++v) {
+      out.y[v] = out.layerTop[out.layer[v]];
+      out.bounds.include(out.nodeRect(v));
+      out.maxNodeWidth = std::max(out.maxNodeWidth, width[v]);
+    }
+    out.longEdge.resize(out.edges.size());
+    for (size_t e = 0; e < out.edges.size(); ++e)
+      out.longEdge[e] = out.layer[out.edges[e].dst] - out.layer[out.edges[e].src] > opts.maxRoutedSpan;
+    out.layerStart.assign(layerCount + 1, 0);
+    for (int v = 0; v < n; ++v) ++out.layerStart[out.layer[v] + 1];
+    for (int l = 0; l < layerCount; ++l) out.layerStart[l + 1] += out.layerStart[l];
+    out.byLayer.resize(n);
+    {
+      std::vector<int> fill(out.layerStart.begin(), out.layerStart.end() - 1);
+      for (int v = 0; v < n; ++v) out.byLayer[fill[out.layer[v]]++] = v;
+    }
+    for (int l = 0; l < layerCount; ++l)
+      std::sort(out.byLayer.begin() + out.layerStart[l], out.byLayer.begin() + out.layerStart[l + 1],
+                [&](int a, int b) { return out.x[a] != out.x[b] ? out.x[a] < out.x[b] : a < b; });
+    out.blockOf = std::move(blockOf);
+    for (int b = 0; b < blockCount; ++b) {
+      out.blocks[b].bounds = Rectd::none();
+      for (int v : members[b]) out.blocks[b].bounds.include(out.nodeRect(v));
+    }
+  }
+};
+
 }  // namespace
 
 // ---- entry point ----
@@ -250,164 +455,20 @@ std::optional<GraphLayout> layoutGraph(const LayoutInput& in, const LayoutOption
   if (cancelled(progress)) return std::nullopt;
 
   // Blocks: members, layer range, structural classes, template layouts.
-  std::vector<std::vector<int>> members(blockCount);
-  for (int v = 0; v < n; ++v) if (blockOf[v] >= 0) members[blockOf[v]].push_back(v);
-  out.blocks.resize(blockCount);
-  std::vector<int> local(n, -1);
-  std::vector<float> relX(n, 0.f), blockWidth(blockCount, 0.f), wantOf(n, 0.f), prevX(n, 0.f);
-  std::unordered_map<uint64_t, std::vector<int>> classesByHash;
-  std::vector<std::vector<int64_t>> classCode;
-  std::vector<int64_t> code;
-  for (int b = 0; b < blockCount; ++b) {
-    LayoutBlock& blk = out.blocks[b];
-    blk.name = in.blockNames[b];
-    blk.family = b < static_cast<int>(in.blockFamily.size()) ? in.blockFamily[b] : -1;
-    blk.nodeCount = static_cast<int>(members[b].size());
-    if (members[b].empty()) continue;
-    blk.firstLayer = std::numeric_limits<int>::max();
-    for (size_t i = 0; i < members[b].size(); ++i) {
-      const int v = members[b][i];
-      local[v] = static_cast<int>(i);
-      blk.firstLayer = std::min(blk.firstLayer, out.layer[v]);
-      blk.lastLayer = std::max(blk.lastLayer, out.layer[v]);
-    }
-    blockCode(members[b], local, b, blockOf, out.layer, blk.firstLayer, in, width, adj, blk.family, code);
-    auto& candidates = classesByHash[hashCode(code)];
-    for (int c : candidates) if (classCode[c] == code) { blk.cls = c; break; }
-    if (blk.cls >= 0) {
-      const auto& tmpl = members[out.classes[blk.cls].templateBlock];
-      for (size_t i = 0; i < tmpl.size(); ++i) relX[members[b][i]] = relX[tmpl[i]];
-      blockWidth[b] = blockWidth[out.classes[blk.cls].templateBlock];
-      blk.stamped = true;
-      ++out.stampedBlocks;
-    } else {
-      blk.cls = static_cast<int>(out.classes.size());
-      out.classes.push_back({b, 0});
-      classCode.push_back(code);
-      candidates.push_back(blk.cls);
-      blockWidth[b] = layoutTemplate(members[b], blockOf, b, out.layer, blk.firstLayer, blk.lastLayer, width, adj,
-                                     opts, relX, wantOf, prevX);
-      ++out.templatesLaidOut;
-    }
-    ++out.classes[blk.cls].instances;
-    if ((b & 63) == 0) {
-      report(progress, 0.2f + 0.3f * static_cast<float>(b) / static_cast<float>(blockCount));
-      if (cancelled(progress)) return std::nullopt;
-    }
-  }
+  LayoutRun run(in, opts, progress, out, n, blockCount, layerCount, width, blockOf, adj);
+  if (!run.blocks()) return std::nullopt;
   report(progress, 0.5f);
 
   // Lanes: blocks in layer order, each in the first lane free at its first layer; lanes side by side from x=0.
-  out.x.assign(n, 0.f);
-  std::vector<int> blockOrder;
-  for (int b = 0; b < blockCount; ++b) if (!members[b].empty()) blockOrder.push_back(b);
-  std::stable_sort(blockOrder.begin(), blockOrder.end(),
-                   [&](int a, int b) { return out.blocks[a].firstLayer < out.blocks[b].firstLayer; });
-  std::vector<int> laneEnd;
-  std::vector<float> laneWidth;
-  std::vector<int> laneOf(blockCount, -1);
-  for (int b : blockOrder) {
-    int lane = -1;
-    for (size_t k = 0; k < laneEnd.size(); ++k) if (laneEnd[k] < out.blocks[b].firstLayer) { lane = static_cast<int>(k); break; }
-    if (lane < 0) { lane = static_cast<int>(laneEnd.size()); laneEnd.push_back(-1); laneWidth.push_back(0.f); }
-    laneEnd[lane] = out.blocks[b].lastLayer;
-    laneWidth[lane] = std::max(laneWidth[lane], blockWidth[b]);
-    laneOf[b] = lane;
-  }
-  std::vector<float> laneX(laneWidth.size(), 0.f);
-  for (size_t k = 1; k < laneX.size(); ++k) laneX[k] = laneX[k - 1] + laneWidth[k - 1] + opts.laneGap;
-  std::vector<float> occMin(layerCount, std::numeric_limits<float>::max());
-  std::vector<float> occMax(layerCount, -std::numeric_limits<float>::max());
-  std::vector<uint8_t> fixed(n, 0);
-  for (int b : blockOrder) {
-    const float left = laneX[laneOf[b]] + (laneWidth[laneOf[b]] - blockWidth[b]) * 0.5f;
-    for (int v : members[b]) { out.x[v] = left + relX[v]; fixed[v] = 1; }
-    for (int l = out.blocks[b].firstLayer; l <= out.blocks[b].lastLayer; ++l) {
-      occMin[l] = std::min(occMin[l], left);
-      occMax[l] = std::max(occMax[l], left + blockWidth[b]);
-    }
-  }
-  const float spineCentre = laneX.empty() ? 0.f : (laneX.back() + laneWidth.back()) * 0.5f;
+  run.lanes();
   report(progress, 0.6f);
   if (cancelled(progress)) return std::nullopt;
 
   // Free nodes: barycenter sweeps around the fixed lanes.
-  std::vector<std::vector<int>> freeByLayer(layerCount);
-  for (int v = 0; v < n; ++v) if (!fixed[v]) freeByLayer[out.layer[v]].push_back(v);
-  std::vector<uint8_t> placed(fixed);
-  LayerPlacer placer;
-  std::vector<int> leftItems, rightItems;
-  const int passes = std::max(1, opts.sweeps);
-  for (int pass = 0; pass < passes; ++pass) {
-    const bool down = pass % 2 == 0;
-    for (int i = 0; i < layerCount; ++i) {
-      const int l = down ? i : layerCount - 1 - i;
-      auto& items = freeByLayer[l];
-      if (items.empty()) continue;
-      for (int v : items) {
-        double sum = 0;
-        int count = 0;
-        auto visit = [&](int u) {
-          if (!placed[u]) return;
-          sum += out.x[u] + width[u] * 0.5;
-          ++count;
-        };
-        if (down || pass > 0) for (int k = adj.inStart[v]; k < adj.inStart[v + 1]; ++k) visit(adj.inNode[k]);
-        if (!down || pass > 0 || count == 0)
-          for (int k = adj.outStart[v]; k < adj.outStart[v + 1]; ++k) visit(adj.outNode[k]);
-        prevX[v] = out.x[v];
-        wantOf[v] = count ? static_cast<float>(sum / count) : (placed[v] ? out.x[v] + width[v] * 0.5f : spineCentre);
-      }
-      if (occMin[l] <= occMax[l]) {
-        const float mid = (occMin[l] + occMax[l]) * 0.5f;
-        leftItems.clear();
-        rightItems.clear();
-        for (int v : items) (wantOf[v] < mid ? leftItems : rightItems).push_back(v);
-        placer.place(leftItems, wantOf, width, prevX, opts.nodeGap, occMin[l] - opts.laneGap,
-                     -std::numeric_limits<float>::max(), out.x);
-        placer.place(rightItems, wantOf, width, prevX, opts.nodeGap, std::numeric_limits<float>::max(),
-                     occMax[l] + opts.laneGap, out.x);
-      } else {
-        placer.place(items, wantOf, width, prevX, opts.nodeGap, std::numeric_limits<float>::max(),
-                     -std::numeric_limits<float>::max(), out.x);
-      }
-      for (int v : items) placed[v] = 1;
-      if ((i & 1023) == 0 && cancelled(progress)) return std::nullopt;
-    }
-    report(progress, 0.6f + 0.3f * static_cast<float>(pass + 1) / static_cast<float>(passes));
-  }
+  if (!run.freeNodes()) return std::nullopt;
 
   // Geometry, long edges, spatial index, block bounds.
-  const float pitch = opts.nodeHeight + opts.layerGap;
-  out.layerTop.resize(layerCount);
-  for (int l = 0; l < layerCount; ++l) out.layerTop[l] = static_cast<float>(l) * pitch;
-  out.y.resize(n);
-  out.h.assign(n, opts.nodeHeight);
-  out.w = width;
-  for (int v = 0; v < n; ++v) {
-    out.y[v] = out.layerTop[out.layer[v]];
-    out.bounds.include(out.nodeRect(v));
-    out.maxNodeWidth = std::max(out.maxNodeWidth, width[v]);
-  }
-  out.longEdge.resize(out.edges.size());
-  for (size_t e = 0; e < out.edges.size(); ++e)
-    out.longEdge[e] = out.layer[out.edges[e].dst] - out.layer[out.edges[e].src] > opts.maxRoutedSpan;
-  out.layerStart.assign(layerCount + 1, 0);
-  for (int v = 0; v < n; ++v) ++out.layerStart[out.layer[v] + 1];
-  for (int l = 0; l < layerCount; ++l) out.layerStart[l + 1] += out.layerStart[l];
-  out.byLayer.resize(n);
-  {
-    std::vector<int> fill(out.layerStart.begin(), out.layerStart.end() - 1);
-    for (int v = 0; v < n; ++v) out.byLayer[fill[out.layer[v]]++] = v;
-  }
-  for (int l = 0; l < layerCount; ++l)
-    std::sort(out.byLayer.begin() + out.layerStart[l], out.byLayer.begin() + out.layerStart[l + 1],
-              [&](int a, int b) { return out.x[a] != out.x[b] ? out.x[a] < out.x[b] : a < b; });
-  out.blockOf = std::move(blockOf);
-  for (int b = 0; b < blockCount; ++b) {
-    out.blocks[b].bounds = Rectd::none();
-    for (int v : members[b]) out.blocks[b].bounds.include(out.nodeRect(v));
-  }
+  run.geometry();
   report(progress, 1.f);
   return out;
 }

@@ -3,7 +3,7 @@
 //
 // Contract:
 // - An op is allowed when its namespace and name (the overload does not matter; a leading "torch.ops." is ignored)
-//   are on the list in core/ops/op_safety.cpp, or it is the in-place form (`name_`) or a backward (`name_backward`,
+//   are on the list in core/ops/op_table.cpp (its runs-in flags), or it is the in-place form (`name_`) or a backward (`name_backward`,
 //   `name_backward_data`) of an aten op on the list. Everything else is refused: ops that read or write files
 //   (`aten.from_file`, ops taking file names), share or swap storage (`set_`, `share_memory_`, pinned memory),
 //   touch raw pointers, the OS or process state, and any op of an unknown namespace (custom ops).
@@ -42,8 +42,5 @@ struct UnsafeNode {
 };
 // Every unsafe call node in graph order (empty: the graph may run).
 std::vector<UnsafeNode> unsafeNodes(const Graph& graph);
-
-// The allow-list itself, sorted ("aten.add", "operator.getitem", ...), for docs and tests.
-std::vector<std::string> pureTensorOps();
 
 }  // namespace ss

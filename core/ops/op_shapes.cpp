@@ -175,12 +175,7 @@ std::optional<Shape> indexedShape(const Ctx& c, const TensorMeta& m, const Arg* 
   return s;
 }
 
-}  // namespace detail
-namespace {
-
-using namespace detail;
-
-const RuleTable& rules() {
+const RuleTable& shapeRules() {
   static const RuleTable table = [] {
     RuleTable t;
     addElementwiseRules(t);
@@ -192,27 +187,10 @@ const RuleTable& rules() {
   return table;
 }
 
+}  // namespace detail
+namespace {
 
-struct Entry {
-  Rule fn;
-  bool tensorOnly = false;  // reads nothing but tensor inputs (runs on autoparallel exports too)
-};
-
-const std::unordered_map<std::string, Entry, rules::RuleKeyHash, std::equal_to<>>& table() {
-  static const auto t = [] {
-    std::unordered_map<std::string, Entry, rules::RuleKeyHash, std::equal_to<>> out;
-    for (auto& [k, fn] : rules()) out.emplace(k, Entry{fn, false});
-    // Ops whose shapes follow from their tensor inputs alone (numbers omitted do not change them).
-    for (const char* k : {"mm", "bmm", "addmm", "baddbmm", "matmul", "wait_tensor", "clone", "neg", "exp", "rsqrt",
-                          "sigmoid", "reciprocal", "silu", "gelu", "relu", "tanh", "abs", "sqrt", "log", "add", "sub",
-                          "mul", "div", "pow", "where", "fma", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
-                          "bitwise_or", "bitwise_and", "bitwise_not", "logical_not", "view_as_complex", "view_as_real",
-                          "_conj", "detach", "alias", "contiguous", "copy_", "copy", "_grouped_mm", "getitem"})
-      if (auto it = out.find(k); it != out.end()) it->second.tensorOnly = true;
-    return out;
-  }();
-  return t;
-}
+using namespace detail;
 
 // A symbolic scalar: a SymInt/SymBool/SymFloat value (unknown meta of rank 0 and a scalar dtype). Unknown
 // tensors are told apart by their shape: a symbolic size is -1 (load_args, and this table's results).
@@ -243,19 +221,6 @@ bool readsSymbolicScalar(const Ctx& c) {
   return false;
 }
 
-// Ops whose shape rules only copy, reorder, compare or broadcast sizes (never add or multiply them): they run on
-// inputs with symbolic sizes (-1) and pass the -1s on. Any other op with such an input is data-shaped (unknown).
-const std::unordered_set<std::string_view>& symbolicSafe() {
-  static const std::unordered_set<std::string_view> s = {
-      "mm", "bmm", "_grouped_mm", "permute", "transpose", "t", "unsqueeze", "squeeze", "getitem", "wait_tensor",
-      "all_reduce", "clone", "convert_element_type", "_to_copy", "to", "alias", "detach", "contiguous", "copy_",
-      "add", "sub", "mul", "div", "neg", "exp", "reciprocal", "sigmoid", "silu", "rsqrt", "pow", "where", "fma",
-      "clamp_min", "clamp", "eq", "ne", "lt", "le", "gt", "ge", "full", "zeros", "ones", "empty", "new_zeros",
-      "new_ones", "new_empty", "new_full", "zeros_like", "ones_like", "empty_like", "index_put", "scatter_add",
-      "slice_scatter", "device_put", "index", "gather"};
-  return s;
-}
-
 bool isComparison(std::string_view name) {
   return name == "ge" || name == "gt" || name == "le" || name == "lt" || name == "eq" || name == "ne";
 }
@@ -268,7 +233,8 @@ ShapeResult inferOutputs(const Node& n, const MetaLookup& meta, bool argsComplet
   bool symbolic = false;  // a rule read an input with symbolic sizes
   Ctx c{n, meta, &res};
   c.sawSymbolic = &symbolic;
-  c.allowSymbolic = symbolicSafe().count(rules::ruleKeyView(n.op)) > 0;
+  const OpEntry* entry = findOp(n.op);
+  c.allowSymbolic = entry && entry->symbolicSafe;
   std::optional<Metas> r;
   const std::string_view op = n.op;
   if (op.starts_with("operator.") && op != "operator.getitem") {
@@ -283,10 +249,8 @@ ShapeResult inferOutputs(const Node& n, const MetaLookup& meta, bool argsComplet
       return res;
     }
   }
-  const auto& t = table();
-  auto it = t.find(rules::ruleKeyView(op));
-  if (it == t.end() || (!argsComplete && !it->second.tensorOnly)) return res;
-  r = it->second.fn(c);
+  if (!entry || !entry->shape || (!argsComplete && !entry->tensorOnly)) return res;
+  r = (*entry->shape)(c);
   if (res.verdict == ShapeVerdict::Mismatch && symbolic) {
     // Sizes compared against a -1 say nothing: the data decides. Not a mismatch, and nothing is known.
     res = ShapeResult{};
@@ -338,14 +302,8 @@ ShapeResult inferOutputs(const Node& n, const MetaLookup& meta, bool argsComplet
 
 bool hasShapeRule(std::string_view op) {
   if (op.starts_with("operator.")) return true;
-  return table().count(rules::ruleKeyView(op)) > 0;
-}
-
-std::vector<std::string> shapeRuledOps() {
-  std::vector<std::string> out;
-  for (const auto& kv : table()) out.push_back(kv.first);
-  std::sort(out.begin(), out.end());
-  return out;
+  const OpEntry* e = findOp(op);
+  return e && e->shape;
 }
 
 }  // namespace ss::ops

@@ -3,7 +3,8 @@
 // metas of its outputs, or that its inputs cannot go together. The one source of op shape semantics: FX shape
 // inference (core/io/fx/infer.h) fills unknown outputs from it, and the checker (core/check/check.cpp) compares every
 // declared output against it and reports inputs that do not fit (so an applied graph, whose shapes are local, is
-// checked alone). Sharding semantics live in core/rules/*; an op is added to both tables by name.
+// checked alone). Sharding semantics live in core/rules/*; the op table (core/ops/op_table.h) holds both rules with the op's
+// other facts.
 //
 // Contract: total (never throws), pure, cheap enough to run twice per node of a 100k-node graph. A rule:
 //   - Known: one meta per output (an entry may be unknown: an output whose size depends on data);
@@ -40,7 +41,5 @@ inline ShapeResult inferOutputs(const Node& n, const Graph& g, bool argsComplete
 }
 // True when the op (any namespace/overload spelling, as rules::ruleKey reads it) has a shape rule.
 bool hasShapeRule(std::string_view op);
-// Every op key with a shape rule, sorted (docs and tests).
-std::vector<std::string> shapeRuledOps();
 
 }  // namespace ss::ops

@@ -1,8 +1,8 @@
 // Internal to the op table's shape facts (core/ops/op_shapes*.cpp): the argument context a shape rule reads, the
 // helpers rules share, and the parts of the table. Not part of core's interface: use core/ops/op_shapes.h.
 //
-// The table is filled by the add*Rules functions in the order op_shapes.cpp calls them (a later entry for the
-// same op replaces an earlier one). A new op is one entry in the file of its kind.
+// The shape rules are filled by the add*Rules functions in the order op_shapes.cpp calls them (a later entry for
+// the same op replaces an earlier one). A new op: its rule in the file of its kind, its facts in core/ops/op_table.cpp.
 #pragma once
 
 #include <functional>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/ops/op_shapes.h"
+#include "core/ops/op_table.h"
 #include "core/rules/engine.h"
 
 namespace ss::ops::detail {
@@ -155,10 +156,11 @@ std::optional<Metas> matmulOf(const Ctx& c, size_t ka, size_t kb, bool batched);
 // broadcast together.
 std::optional<Shape> indexedShape(const Ctx& c, const TensorMeta& m, const Arg* list);
 
-// A shape rule: the outputs' metas, or nullopt when they are not known (fail() says when the inputs do not fit).
-using Rule = std::function<std::optional<Metas>(const Ctx&)>;
+// A shape rule (Rule: core/ops/op_table.h); the table of them, filled by the add*Rules functions.
 using RuleTable = std::unordered_map<std::string, Rule>;
 
+// Every shape rule by rule key, in the order below (op_shapes.cpp); the op table joins them with the op's facts.
+const RuleTable& shapeRules();
 // Elementwise ops, casts and matrix products (op_shapes_tensor.cpp).
 void addElementwiseRules(RuleTable& t);
 // Views, reductions, slicing, joining and splitting (op_shapes_tensor.cpp).

@@ -322,17 +322,13 @@ std::string nodeName(const Plan& p, int n) {
 
 // ---- entry point ----
 
-PlanDiff diffPlans(const Plan& a, const Plan& b, const DiffOptions& opts) {
-  PlanDiff d;
-  matchNodes(a, b, d);
-  const CostModel& model = opts.check.cost;
-  std::map<Phase, PhaseDelta> phases;
-  const EdgeCosts ca = costEdges(a, model, phases, false);
-  const EdgeCosts cb = costEdges(b, model, phases, true);
-  RedistIndex ra, rb;
-  ra.build(a);
-  rb.build(b);
+namespace {
 
+// One node's changes, contiguous in d.changes: [begin, end); nodeA -1 for an added node, nodeB -1 for a removed one.
+struct Span { int nodeA, nodeB; size_t begin, end; };
+
+// Lists the changes in d.changes: the mesh, then A's nodes in graph order, then B's added ones; returns their spans.
+std::vector<Span> listChanges(const Plan& a, const Plan& b, const RedistIndex& ra, const RedistIndex& rb, PlanDiff& d) {
   std::vector<PlanChange>& ch = d.changes;
   if (!(a.mesh == b.mesh)) {
     PlanChange c;
@@ -341,8 +337,8 @@ PlanDiff diffPlans(const Plan& a, const Plan& b, const DiffOptions& opts) {
     c.after = b.mesh.toString();
     ch.push_back(std::move(c));
   }
-  // Changes in A's graph order; each node's changes are contiguous, so ownership is resolved per node below.
-  struct Span { int nodeA, nodeB; size_t begin, end; };
+  // Changes in A's graph order; each node's changes are contiguous, so ownership is resolved per node
+  // (chargeEdgeCosts).
   std::vector<Span> spans;
   for (int n = 0; n < a.graph.size(); ++n) {
     const int m = d.aToB[static_cast<size_t>(n)];
@@ -369,7 +365,13 @@ PlanDiff diffPlans(const Plan& a, const Plan& b, const DiffOptions& opts) {
     spans.push_back({-1, m, ch.size(), ch.size() + 1});
     ch.push_back(std::move(c));
   }
+  return spans;
+}
 
+// Charges each edge whose cost differs between A and B (and each removed or added node's edges) to its owning change.
+void chargeEdgeCosts(const Plan& a, const EdgeCosts& ca, const EdgeCosts& cb, const std::vector<Span>& spans,
+                     PlanDiff& d) {
+  std::vector<PlanChange>& ch = d.changes;
   // Ownership of edge costs. Per change: the edges it owns so far (for the one-edge collectives text).
   std::vector<int> owned(ch.size(), 0);
   // Output spec changes by A node (matched nodes only), to own outgoing edges.
@@ -445,7 +447,10 @@ PlanDiff diffPlans(const Plan& a, const Plan& b, const DiffOptions& opts) {
       }
     }
   }
+}
 
+// Appends the cost deltas per phase to d.phases (in phase order) and adds them up into d's totals.
+void addPhaseTotals(const std::map<Phase, PhaseDelta>& phases, PlanDiff& d) {
   for (Phase p : {Phase::Forward, Phase::Backward, Phase::Optimizer, Phase::Unknown}) {
     auto it = phases.find(p);
     if (it == phases.end()) continue;
@@ -455,6 +460,26 @@ PlanDiff diffPlans(const Plan& a, const Plan& b, const DiffOptions& opts) {
     d.timeBeforeUs += it->second.timeBeforeUs;
     d.timeAfterUs += it->second.timeAfterUs;
   }
+}
+
+}  // namespace
+
+PlanDiff diffPlans(const Plan& a, const Plan& b, const DiffOptions& opts) {
+  PlanDiff d;
+  matchNodes(a, b, d);
+  const CostModel& model = opts.check.cost;
+  std::map<Phase, PhaseDelta> phases;
+  const EdgeCosts ca = costEdges(a, model, phases, false);
+  const EdgeCosts cb = costEdges(b, model, phases, true);
+  RedistIndex ra, rb;
+  ra.build(a);
+  rb.build(b);
+
+  const std::vector<Span> spans = listChanges(a, b, ra, rb, d);
+
+  chargeEdgeCosts(a, ca, cb, spans, d);
+
+  addPhaseTotals(phases, d);
 
   d.diagnosticsA = opts.diagnosticsA != nullptr ? *opts.diagnosticsA : checkPlan(a, opts.check);
   d.diagnosticsB = opts.diagnosticsB != nullptr ? *opts.diagnosticsB : checkPlan(b, opts.check);

@@ -10,6 +10,9 @@
 namespace ss::rules {
 
 using RuleTable = std::unordered_map<std::string, RuleFn, RuleKeyHash, std::equal_to<>>;
+// Every family's rules by rule key (registry.cpp); the op table (core/ops/op_table.h) joins them with the op's
+// other facts.
+const RuleTable& familyRules();
 
 void registerPointwiseRules(RuleTable& t);   // pointwise.cpp: elementwise ops, conversions, getitem
 void registerMatmulRules(RuleTable& t);      // matmul.cpp: mm, bmm, addmm, matmul, linear, embedding(+backward)

@@ -26,7 +26,9 @@ bool walk(const Arg& a, const Arg* target, int& counter, int& found) {
   return false;
 }
 
-const RuleTable& table() {
+}  // namespace
+
+const RuleTable& familyRules() {
   static const RuleTable t = [] {
     RuleTable r;
     registerPointwiseRules(r);
@@ -44,8 +46,6 @@ const RuleTable& table() {
   }();
   return t;
 }
-
-}  // namespace
 
 const Arg* RuleContext::arg(int pos, std::string_view kw) const {
   if (!node) return nullptr;
@@ -131,14 +131,14 @@ std::string_view ruleKeyView(std::string_view op) {
 std::string ruleKey(std::string_view op) { return std::string(ruleKeyView(op)); }
 
 RuleFn findRule(std::string_view op) {
-  const auto& t = table();
+  const auto& t = familyRules();
   auto it = t.find(ruleKeyView(op));
   return it == t.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> ruledOps() {
   std::vector<std::string> out;
-  for (const auto& kv : table()) out.push_back(kv.first);
+  for (const auto& kv : familyRules()) out.push_back(kv.first);
   std::sort(out.begin(), out.end());
   return out;
 }

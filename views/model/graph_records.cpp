@@ -296,104 +296,117 @@ void GraphRecords::clear() {
   nodesVisited = 0;
 }
 
-void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOptions& opts, GraphRecords& out) {
-  out.clear();
-  const GraphLayout& L = m.layout;
-  const int n = L.nodeCount();
-  if (n == 0) return;
-  const Rectd vis = canvas.visibleWorld();
-  const double zoom = canvas.zoom;
-  const double ox = canvas.origin.x - canvas.offset.x * zoom, oy = canvas.origin.y - canvas.offset.y * zoom;
-  auto sx = [&](double wx) { return static_cast<float>(ox + wx * zoom); };
-  auto sy = [&](double wy) { return static_cast<float>(oy + wy * zoom); };
-  const float nodePx = static_cast<float>(L.nodeHeight * zoom);
-  const bool merge = nodePx < opts.mergeBelowPx;
-  out.merged = merge;
-  auto hiddenByBlock = [&](int v) { return m.blockOf[v] >= 0 && m.collapsed[m.blockOf[v]]; };
+namespace {
 
-  // Block frames (and collapsed blocks as solid boxes).
-  for (size_t b = 0; b < L.blocks.size(); ++b) {
-    const auto& blk = L.blocks[b];
-    if (blk.nodeCount == 0 || !blk.bounds.overlaps(vis)) continue;
-    // A frame smaller than a few pixels says nothing; a collapsed block is still drawn (it replaces its nodes).
-    if (!m.collapsed[b] && (blk.bounds.height() * zoom < 12.0 || blk.bounds.width() * zoom < 6.0)) continue;
-    const Rectd r = blk.bounds.expanded(8);
-    out.blocks.push_back({static_cast<int>(b), sx(r.min.x), sy(r.min.y), sx(r.max.x), sy(r.max.y),
-                          m.collapsed[b] != 0, m.blockSeverity[b]});
-  }
+// One record pass: the model, the view and its world-to-screen map that every section reads, and the records
+// it writes. Each section appends to `out` in the order buildGraphRecords calls them.
+struct RecordPass {
+  const GraphModel& m;
+  const GraphLayout& L;
+  const Canvas& canvas;
+  const RecordOptions& opts;
+  GraphRecords& out;
+  const int n;
+  const Rectd vis;
+  const double zoom, ox, oy;
+  const float nodePx;
+  const bool merge;
+  const float cell;  // the merge grid: cell size in pixels, width and height in cells
+  const int gw, gh;
+  const int l0, l1;  // the layers in view, [l0, l1)
 
-  // Nodes: visible layers, binary-searched x range in each.
-  const float cell = std::max(1.f, opts.cellPx);
-  const int gw = static_cast<int>(std::ceil(canvas.size.x / cell)) + 1;
-  const int gh = static_cast<int>(std::ceil(canvas.size.y / cell)) + 1;
-  using CellAcc = GraphRecords::CellAcc;
-  auto& acc = out.cellAcc;
-  acc.clear();
-  if (merge && out.cellGrid.size() != static_cast<size_t>(gw) * gh) out.cellGrid.assign(static_cast<size_t>(gw) * gh, -1);
-  out.touched.clear();
-  const auto [l0, l1] = L.layersIn(vis.min.y, vis.max.y);
-  // Zoomed in: every node in the visible layers' x range. Far out (merged): each block whose members all pass
-  // the filter becomes one rectangle in its most common colour (problems keep their markers), so the pass costs
-  // O(blocks + free nodes in view), not O(nodes); the remaining nodes go through the cell grid.
-  auto mergeNode = [&](int v, float x0, float y0, float x1, float y1) {
-    const int cy = std::clamp(static_cast<int>((0.5f * (y0 + y1) - static_cast<float>(canvas.origin.y)) / cell), 0, gh - 1);
-    const int cx0 = std::clamp(static_cast<int>((x0 - static_cast<float>(canvas.origin.x)) / cell), 0, gw - 1);
-    const int cx1 = std::clamp(static_cast<int>((x1 - static_cast<float>(canvas.origin.x)) / cell), 0, gw - 1);
-    // A node paints every cell it covers but is counted once, in the cell holding its centre.
-    const int cxMid = std::clamp(static_cast<int>((0.5f * (x0 + x1) - static_cast<float>(canvas.origin.x)) / cell), cx0, cx1);
-    for (int cx = cx0; cx <= cx1; ++cx) {
-      int32_t& slot = out.cellGrid[static_cast<size_t>(cy) * gw + cx];
-      const int counted = cx == cxMid ? 1 : 0;
-      if (slot < 0) {
-        slot = static_cast<int32_t>(acc.size());
-        acc.push_back({m.colour[v], m.severity[v], counted});
-        out.touched.push_back(cy * gw + cx);
-      } else {
-        CellAcc& c = acc[slot];
-        c.count += counted;
-        if (m.severity[v] > c.severity) { c.severity = m.severity[v]; c.colour = m.colour[v]; }
-      }
-    }
-  };
-  if (!merge) {
-    for (int l = l0; l < l1; ++l) {
-      const auto [b, e] = L.nodesIn(l, vis.min.x, vis.max.x);
-      out.nodesVisited += e - b;
-      for (int i = b; i < e; ++i) {
-        const int v = L.byLayer[i];
-        if (!m.visible[v] || hiddenByBlock(v)) continue;
-        const NodeDetail detail = nodePx >= opts.fullAbovePx    ? NodeDetail::Full
-                                  : nodePx >= opts.titleAbovePx ? NodeDetail::Title
-                                                                : NodeDetail::Box;
-        out.nodes.push_back({v, sx(L.x[v]), sy(L.y[v]), sx(L.x[v] + L.w[v]), sy(L.y[v] + L.h[v]), m.colour[v],
-                             m.severity[v], detail, v == opts.selectedNode, m.match[v] != 0,
-                             v == opts.divergentNode, opts.divergentNode >= 0 && v > opts.divergentNode,
-                             v < static_cast<int>(m.markOf.size()) ? m.markOf[v] : -1});
-      }
-    }
-  } else {
-    auto visit = [&](int v) {
-      ++out.nodesVisited;
-      if (!m.visible[v] || hiddenByBlock(v)) return;
-      if (L.x[v] + L.w[v] < vis.min.x || L.x[v] > vis.max.x || L.y[v] + L.h[v] < vis.min.y || L.y[v] > vis.max.y) return;
-      mergeNode(v, sx(L.x[v]), sy(L.y[v]), sx(L.x[v] + L.w[v]), sy(L.y[v] + L.h[v]));
-    };
+  float sx(double wx) const { return static_cast<float>(ox + wx * zoom); }
+  float sy(double wy) const { return static_cast<float>(oy + wy * zoom); }
+  bool hiddenByBlock(int v) const { return m.blockOf[v] >= 0 && m.collapsed[m.blockOf[v]]; }
+
+  // Appends a frame per block in view big enough to say something, and every collapsed block in view.
+  void blocks() {
     for (size_t b = 0; b < L.blocks.size(); ++b) {
       const auto& blk = L.blocks[b];
-      if (blk.nodeCount == 0 || m.collapsed[b] || !blk.bounds.overlaps(vis)) continue;
-      if (!m.blockWhole[b]) {
-        for (int k = m.blockStart[b]; k < m.blockStart[b + 1]; ++k) visit(m.blockMembers[k]);
-        continue;
-      }
-      out.nodesVisited += blk.nodeCount;
-      const float x0 = sx(blk.bounds.min.x), y0 = sy(blk.bounds.min.y);
-      const float x1 = std::max(sx(blk.bounds.max.x), x0 + 1.f), y1 = std::max(sy(blk.bounds.max.y), y0 + 1.f);
-      out.cells.push_back({x0, y0, x1, y1, m.blockColour[b], 0, blk.nodeCount});
+      if (blk.nodeCount == 0 || !blk.bounds.overlaps(vis)) continue;
+      // A frame smaller than a few pixels says nothing; a collapsed block is still drawn (it replaces its nodes).
+      if (!m.collapsed[b] && (blk.bounds.height() * zoom < 12.0 || blk.bounds.width() * zoom < 6.0)) continue;
+      const Rectd r = blk.bounds.expanded(8);
+      out.blocks.push_back({static_cast<int>(b), sx(r.min.x), sy(r.min.y), sx(r.max.x), sy(r.max.y),
+                            m.collapsed[b] != 0, m.blockSeverity[b]});
     }
-    for (int l = l0; l < l1; ++l)
-      for (int k = m.freeStart[l]; k < m.freeStart[l + 1]; ++k) visit(m.freeNodes[k]);
   }
-  if (merge) {
+
+  // Appends the nodes in view: one record each zoomed in; merged, whole blocks as cells and the rest through
+  // the cell grid (left in out.touched / out.cellAcc for mergedCells).
+  void nodes() {
+    using CellAcc = GraphRecords::CellAcc;
+    auto& acc = out.cellAcc;
+    acc.clear();
+    if (merge && out.cellGrid.size() != static_cast<size_t>(gw) * gh) out.cellGrid.assign(static_cast<size_t>(gw) * gh, -1);
+    out.touched.clear();
+    // Zoomed in: every node in the visible layers' x range. Far out (merged): each block whose members all pass
+    // the filter becomes one rectangle in its most common colour (problems keep their markers), so the pass costs
+    // O(blocks + free nodes in view), not O(nodes); the remaining nodes go through the cell grid.
+    auto mergeNode = [&](int v, float x0, float y0, float x1, float y1) {
+      const int cy = std::clamp(static_cast<int>((0.5f * (y0 + y1) - static_cast<float>(canvas.origin.y)) / cell), 0, gh - 1);
+      const int cx0 = std::clamp(static_cast<int>((x0 - static_cast<float>(canvas.origin.x)) / cell), 0, gw - 1);
+      const int cx1 = std::clamp(static_cast<int>((x1 - static_cast<float>(canvas.origin.x)) / cell), 0, gw - 1);
+      // A node paints every cell it covers but is counted once, in the cell holding its centre.
+      const int cxMid = std::clamp(static_cast<int>((0.5f * (x0 + x1) - static_cast<float>(canvas.origin.x)) / cell), cx0, cx1);
+      for (int cx = cx0; cx <= cx1; ++cx) {
+        int32_t& slot = out.cellGrid[static_cast<size_t>(cy) * gw + cx];
+        const int counted = cx == cxMid ? 1 : 0;
+        if (slot < 0) {
+          slot = static_cast<int32_t>(acc.size());
+          acc.push_back({m.colour[v], m.severity[v], counted});
+          out.touched.push_back(cy * gw + cx);
+        } else {
+          CellAcc& c = acc[slot];
+          c.count += counted;
+          if (m.severity[v] > c.severity) { c.severity = m.severity[v]; c.colour = m.colour[v]; }
+        }
+      }
+    };
+    if (!merge) {
+      for (int l = l0; l < l1; ++l) {
+        const auto [b, e] = L.nodesIn(l, vis.min.x, vis.max.x);
+        out.nodesVisited += e - b;
+        for (int i = b; i < e; ++i) {
+          const int v = L.byLayer[i];
+          if (!m.visible[v] || hiddenByBlock(v)) continue;
+          const NodeDetail detail = nodePx >= opts.fullAbovePx    ? NodeDetail::Full
+                                    : nodePx >= opts.titleAbovePx ? NodeDetail::Title
+                                                                  : NodeDetail::Box;
+          out.nodes.push_back({v, sx(L.x[v]), sy(L.y[v]), sx(L.x[v] + L.w[v]), sy(L.y[v] + L.h[v]), m.colour[v],
+                               m.severity[v], detail, v == opts.selectedNode, m.match[v] != 0,
+                               v == opts.divergentNode, opts.divergentNode >= 0 && v > opts.divergentNode,
+                               v < static_cast<int>(m.markOf.size()) ? m.markOf[v] : -1});
+        }
+      }
+    } else {
+      auto visit = [&](int v) {
+        ++out.nodesVisited;
+        if (!m.visible[v] || hiddenByBlock(v)) return;
+        if (L.x[v] + L.w[v] < vis.min.x || L.x[v] > vis.max.x || L.y[v] + L.h[v] < vis.min.y || L.y[v] > vis.max.y) return;
+        mergeNode(v, sx(L.x[v]), sy(L.y[v]), sx(L.x[v] + L.w[v]), sy(L.y[v] + L.h[v]));
+      };
+      for (size_t b = 0; b < L.blocks.size(); ++b) {
+        const auto& blk = L.blocks[b];
+        if (blk.nodeCount == 0 || m.collapsed[b] || !blk.bounds.overlaps(vis)) continue;
+        if (!m.blockWhole[b]) {
+          for (int k = m.blockStart[b]; k < m.blockStart[b + 1]; ++k) visit(m.blockMembers[k]);
+          continue;
+        }
+        out.nodesVisited += blk.nodeCount;
+        const float x0 = sx(blk.bounds.min.x), y0 = sy(blk.bounds.min.y);
+        const float x1 = std::max(sx(blk.bounds.max.x), x0 + 1.f), y1 = std::max(sy(blk.bounds.max.y), y0 + 1.f);
+        out.cells.push_back({x0, y0, x1, y1, m.blockColour[b], 0, blk.nodeCount});
+      }
+      for (int l = l0; l < l1; ++l)
+        for (int k = m.freeStart[l]; k < m.freeStart[l + 1]; ++k) visit(m.freeNodes[k]);
+    }
+  }
+
+  // Merged only: turns the cell grid nodes() filled into row runs of equal cells and clears the grid again.
+  void mergedCells() {
+    using CellAcc = GraphRecords::CellAcc;
+    const auto& acc = out.cellAcc;
     // Row-major order, then runs of equal cells on a row become one rectangle.
     std::sort(out.touched.begin(), out.touched.end());
     for (size_t i = 0; i < out.touched.size();) {
@@ -413,6 +426,10 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
       i = j;
     }
     for (int key : out.touched) out.cellGrid[key] = -1;
+  }
+
+  // Merged only: fixed-size markers for problems, the divergent node and the selection, and collective boxes.
+  void markers() {
     // Problems and the selection stay visible however far out: markers of a fixed size.
     auto mark = [&](int v) {
       if (v < 0 || v >= n || !m.visible[v]) return;
@@ -436,99 +453,107 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
     }
   }
 
-  // Edges. Long ones become stubs at each visible end (unless merged: then special ones are drawn whole).
-  const double stubWorld = opts.stubPx / zoom;
-  const Rectd visStub = vis.expanded(stubWorld);
-  size_t plain = 0;
-  // Far out (merged), only problem edges and the selection's edges are drawn: visit just those.
-  std::vector<int>& candidates = out.edgeScratch;
-  candidates.clear();
-  if (merge) {
-    candidates = m.problemEdges;
-    if (opts.selectedNode >= 0 && opts.selectedNode < n) {
-      for (int k = m.inEdgeStart[opts.selectedNode]; k < m.inEdgeStart[opts.selectedNode + 1]; ++k)
-        candidates.push_back(m.inEdges[k]);
-      for (int k = m.outEdgeStart[opts.selectedNode]; k < m.outEdgeStart[opts.selectedNode + 1]; ++k)
-        candidates.push_back(m.outEdges[k]);
-    }
-    if (opts.selectedEdge >= 0) candidates.push_back(opts.selectedEdge);
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    out.plainEdgesSkipped = !L.edges.empty();
-  } else if (l1 - l0 + m.maxShortSpan + 2 < L.layerCount()) {
-    // Only part of the graph is in view: an edge can show only if it enters a node in layers
-    // [s0, max(s1, l1 + maxShortSpan)) (short edges, target stubs) or leaves one in [s0, s1) (source stubs),
-    // where [s0, s1) are the layers within a stub's reach of the view.
-    const auto [s0, s1] = L.layersIn(visStub.min.y, visStub.max.y);
-    const int last = std::min(L.layerCount(), std::max(s1, l1 + m.maxShortSpan));
-    for (int k = L.layerStart[s0]; k < L.layerStart[last]; ++k) {
-      const int v = L.byLayer[k];
-      for (int q = m.inEdgeStart[v]; q < m.inEdgeStart[v + 1]; ++q) candidates.push_back(m.inEdges[q]);
-    }
-    for (int k = L.layerStart[s0]; k < L.layerStart[s1]; ++k) {
-      const int v = L.byLayer[k];
-      for (int q = m.outEdgeStart[v]; q < m.outEdgeStart[v + 1]; ++q) {
-        const int e = m.outEdges[q], dl = L.layer[L.edges[e].dst];
-        if (dl >= last) candidates.push_back(e);  // not already taken as an in-edge above
+  // Fills out.edgeScratch with the edges that may show: merged, the special ones; else those near the view.
+  void edgeCandidates(const Rectd& visStub) {
+    // Far out (merged), only problem edges and the selection's edges are drawn: visit just those.
+    std::vector<int>& candidates = out.edgeScratch;
+    candidates.clear();
+    if (merge) {
+      candidates = m.problemEdges;
+      if (opts.selectedNode >= 0 && opts.selectedNode < n) {
+        for (int k = m.inEdgeStart[opts.selectedNode]; k < m.inEdgeStart[opts.selectedNode + 1]; ++k)
+          candidates.push_back(m.inEdges[k]);
+        for (int k = m.outEdgeStart[opts.selectedNode]; k < m.outEdgeStart[opts.selectedNode + 1]; ++k)
+          candidates.push_back(m.outEdges[k]);
       }
-    }
-  } else {
-    candidates.resize(L.edges.size());
-    for (size_t e = 0; e < L.edges.size(); ++e) candidates[e] = static_cast<int>(e);
-  }
-  const size_t edgeCount = candidates.size();
-  for (size_t i = 0; i < edgeCount; ++i) {
-    const size_t e = static_cast<size_t>(candidates[i]);
-    const auto& ed = L.edges[e];
-    const int s = ed.src, d = ed.dst;
-    if (!m.visible[s] || !m.visible[d]) continue;
-    const bool hs = hiddenByBlock(s), hd = hiddenByBlock(d);
-    if (hs && hd && m.blockOf[s] == m.blockOf[d]) continue;
-    const EdgeKind kind = m.edgeKind[e];
-    const bool selected = static_cast<int>(e) == opts.selectedEdge;
-    const bool touchesSelection = selected || s == opts.selectedNode || d == opts.selectedNode;
-    const bool special = kind != EdgeKind::Normal || touchesSelection;
-    if (merge && kind != EdgeKind::NeedsRedistribute && kind != EdgeKind::NotApplied && !touchesSelection) continue;
-    const double axw = L.x[s] + L.w[s] * 0.5, ayw = L.y[s] + L.h[s];
-    const double bxw = L.x[d] + L.w[d] * m.entryFraction[e], byw = L.y[d];
-    if (L.longEdge[e] && !merge) {
-      const bool srcIn = visStub.contains({axw, ayw}), dstIn = visStub.contains({bxw, byw});
-      if (srcIn) out.stubs.push_back({static_cast<int>(e), sx(axw), sy(ayw), true, kind, selected});
-      if (dstIn) {
-        out.stubs.push_back({static_cast<int>(e), sx(bxw), sy(byw), false, kind, selected});
-        if (kind != EdgeKind::Normal) out.badges.push_back({static_cast<int>(e), sx(bxw), sy(byw) - opts.stubPx, kind});
+      if (opts.selectedEdge >= 0) candidates.push_back(opts.selectedEdge);
+      std::sort(candidates.begin(), candidates.end());
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+      out.plainEdgesSkipped = !L.edges.empty();
+    } else if (l1 - l0 + m.maxShortSpan + 2 < L.layerCount()) {
+      // Only part of the graph is in view: an edge can show only if it enters a node in layers
+      // [s0, max(s1, l1 + maxShortSpan)) (short edges, target stubs) or leaves one in [s0, s1) (source stubs),
+      // where [s0, s1) are the layers within a stub's reach of the view.
+      const auto [s0, s1] = L.layersIn(visStub.min.y, visStub.max.y);
+      const int last = std::min(L.layerCount(), std::max(s1, l1 + m.maxShortSpan));
+      for (int k = L.layerStart[s0]; k < L.layerStart[last]; ++k) {
+        const int v = L.byLayer[k];
+        for (int q = m.inEdgeStart[v]; q < m.inEdgeStart[v + 1]; ++q) candidates.push_back(m.inEdges[q]);
       }
-      if (!special && (srcIn || dstIn)) ++plain;
-      continue;
-    }
-    const Rectd box{{std::min(axw, bxw), ayw}, {std::max(axw, bxw), byw}};
-    if (!box.overlaps(vis)) continue;
-    out.edges.push_back({static_cast<int>(e), sx(axw), sy(ayw), sx(bxw), sy(byw), kind, selected});
-    if (!special) ++plain;
-    if (kind != EdgeKind::Normal) {
-      // The badge sits in the gap just above the consumer: the midpoint of an edge over several layers lies on
-      // the nodes of a layer between. On the curve GraphView draws (a cubic with vertical tangents), else the line.
-      const int dl = L.layer[d];
-      double yb = (ayw + byw) * 0.5, xb = (axw + bxw) * 0.5;
-      if (dl - L.layer[s] > 1 && dl >= 1 && byw > ayw) {
-        yb = (L.layerTop[static_cast<size_t>(dl - 1)] + L.nodeHeight + byw) * 0.5;
-        const double f = (yb - ayw) / (byw - ayw);
-        double t = f;
-        if ((byw - ayw) * zoom > 30.0) {  // y(t) = ay + D (1.5 t (1 - t) + t^3): bisection (it is monotonic)
-          double lo = 0, hi = 1;
-          for (int it = 0; it < 30; ++it) {
-            t = 0.5 * (lo + hi);
-            (1.5 * t * (1 - t) + t * t * t < f ? lo : hi) = t;
-          }
-          xb = axw + (bxw - axw) * (3 * (1 - t) * t * t + t * t * t);
-        } else {
-          xb = axw + (bxw - axw) * t;
+      for (int k = L.layerStart[s0]; k < L.layerStart[s1]; ++k) {
+        const int v = L.byLayer[k];
+        for (int q = m.outEdgeStart[v]; q < m.outEdgeStart[v + 1]; ++q) {
+          const int e = m.outEdges[q], dl = L.layer[L.edges[e].dst];
+          if (dl >= last) candidates.push_back(e);  // not already taken as an in-edge above
         }
       }
-      out.badges.push_back({static_cast<int>(e), sx(xb), sy(yb), kind});
+    } else {
+      candidates.resize(L.edges.size());
+      for (size_t e = 0; e < L.edges.size(); ++e) candidates[e] = static_cast<int>(e);
     }
   }
-  if (plain > opts.maxPlainEdges) {
+
+  // Appends an edge, stubs or badges per candidate in view; returns how many ordinary (not special) ones.
+  size_t edges(const Rectd& visStub) {
+    size_t plain = 0;
+    const std::vector<int>& candidates = out.edgeScratch;
+    const size_t edgeCount = candidates.size();
+    for (size_t i = 0; i < edgeCount; ++i) {
+      const size_t e = static_cast<size_t>(candidates[i]);
+      const auto& ed = L.edges[e];
+      const int s = ed.src, d = ed.dst;
+      if (!m.visible[s] || !m.visible[d]) continue;
+      const bool hs = hiddenByBlock(s), hd = hiddenByBlock(d);
+      if (hs && hd && m.blockOf[s] == m.blockOf[d]) continue;
+      const EdgeKind kind = m.edgeKind[e];
+      const bool selected = static_cast<int>(e) == opts.selectedEdge;
+      const bool touchesSelection = selected || s == opts.selectedNode || d == opts.selectedNode;
+      const bool special = kind != EdgeKind::Normal || touchesSelection;
+      if (merge && kind != EdgeKind::NeedsRedistribute && kind != EdgeKind::NotApplied && !touchesSelection) continue;
+      const double axw = L.x[s] + L.w[s] * 0.5, ayw = L.y[s] + L.h[s];
+      const double bxw = L.x[d] + L.w[d] * m.entryFraction[e], byw = L.y[d];
+      if (L.longEdge[e] && !merge) {
+        const bool srcIn = visStub.contains({axw, ayw}), dstIn = visStub.contains({bxw, byw});
+        if (srcIn) out.stubs.push_back({static_cast<int>(e), sx(axw), sy(ayw), true, kind, selected});
+        if (dstIn) {
+          out.stubs.push_back({static_cast<int>(e), sx(bxw), sy(byw), false, kind, selected});
+          if (kind != EdgeKind::Normal) out.badges.push_back({static_cast<int>(e), sx(bxw), sy(byw) - opts.stubPx, kind});
+        }
+        if (!special && (srcIn || dstIn)) ++plain;
+        continue;
+      }
+      const Rectd box{{std::min(axw, bxw), ayw}, {std::max(axw, bxw), byw}};
+      if (!box.overlaps(vis)) continue;
+      out.edges.push_back({static_cast<int>(e), sx(axw), sy(ayw), sx(bxw), sy(byw), kind, selected});
+      if (!special) ++plain;
+      if (kind != EdgeKind::Normal) {
+        // The badge sits in the gap just above the consumer: the midpoint of an edge over several layers lies on
+        // the nodes of a layer between. On the curve GraphView draws (a cubic with vertical tangents), else the line.
+        const int dl = L.layer[d];
+        double yb = (ayw + byw) * 0.5, xb = (axw + bxw) * 0.5;
+        if (dl - L.layer[s] > 1 && dl >= 1 && byw > ayw) {
+          yb = (L.layerTop[static_cast<size_t>(dl - 1)] + L.nodeHeight + byw) * 0.5;
+          const double f = (yb - ayw) / (byw - ayw);
+          double t = f;
+          if ((byw - ayw) * zoom > 30.0) {  // y(t) = ay + D (1.5 t (1 - t) + t^3): bisection (it is monotonic)
+            double lo = 0, hi = 1;
+            for (int it = 0; it < 30; ++it) {
+              t = 0.5 * (lo + hi);
+              (1.5 * t * (1 - t) + t * t * t < f ? lo : hi) = t;
+            }
+            xb = axw + (bxw - axw) * (3 * (1 - t) * t * t + t * t * t);
+          } else {
+            xb = axw + (bxw - axw) * t;
+          }
+        }
+        out.badges.push_back({static_cast<int>(e), sx(xb), sy(yb), kind});
+      }
+    }
+    return plain;
+  }
+
+  // Too many ordinary edges: drops them (and their stubs), keeping special ones and the selection's.
+  void dropPlainEdges() {
     out.plainEdgesSkipped = true;
     auto isPlain = [&](EdgeKind k, int e, int s, int d) {
       (void)e;
@@ -541,6 +566,43 @@ void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOp
       return isPlain(r.kind, r.edge, L.edges[r.edge].src, L.edges[r.edge].dst);
     });
   }
+};
+
+}  // namespace
+
+void buildGraphRecords(const GraphModel& m, const Canvas& canvas, const RecordOptions& opts, GraphRecords& out) {
+  out.clear();
+  const GraphLayout& L = m.layout;
+  const int n = L.nodeCount();
+  if (n == 0) return;
+  const Rectd vis = canvas.visibleWorld();
+  const double zoom = canvas.zoom;
+  const double ox = canvas.origin.x - canvas.offset.x * zoom, oy = canvas.origin.y - canvas.offset.y * zoom;
+  const float nodePx = static_cast<float>(L.nodeHeight * zoom);
+  const bool merge = nodePx < opts.mergeBelowPx;
+  out.merged = merge;
+  const float cell = std::max(1.f, opts.cellPx);
+  const int gw = static_cast<int>(std::ceil(canvas.size.x / cell)) + 1;
+  const int gh = static_cast<int>(std::ceil(canvas.size.y / cell)) + 1;
+  const auto [l0, l1] = L.layersIn(vis.min.y, vis.max.y);
+  RecordPass p{m, L, canvas, opts, out, n, vis, zoom, ox, oy, nodePx, merge, cell, gw, gh, l0, l1};
+
+  // Block frames (and collapsed blocks as solid boxes).
+  p.blocks();
+
+  // Nodes: visible layers, binary-searched x range in each.
+  p.nodes();
+  if (merge) {
+    p.mergedCells();
+    p.markers();
+  }
+
+  // Edges. Long ones become stubs at each visible end (unless merged: then special ones are drawn whole).
+  const double stubWorld = opts.stubPx / zoom;
+  const Rectd visStub = vis.expanded(stubWorld);
+  p.edgeCandidates(visStub);
+  const size_t plain = p.edges(visStub);
+  if (plain > opts.maxPlainEdges) p.dropPlainEdges();
 }
 
 }  // namespace ss::views

@@ -60,30 +60,17 @@ std::string_view lineAt(std::string_view text, size_t& pos) {
   return l;
 }
 
-}  // namespace
-
-bool looksLikeTraceLog(std::string_view text) {
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    std::string_view l = lineAt(text, pos);
-    if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
-    return matchRecordPrefix(l, nullptr) != std::string_view::npos && l.find("] {", 20) != std::string_view::npos;
-  }
-  return false;
-}
-
-Result<TraceLog> readTraceLog(std::string_view text, const TraceKeep& keep) {
-  TraceLog log;
-  std::map<int64_t, std::string> strings;
-  size_t pos = 0;
-  int lineNo = 0;
+// The payload being read: the record it belongs to, its lines' md5 so far and the digest has_payload gives.
+struct PayloadReader {
   // The record whose payload lines are being read.
   TraceRecord* open = nullptr;
   Md5 md5;
   std::string expected;
   int payloadLines = 0;
   int pendingEmpty = 0;  // empty lines seen inside the open payload, not yet known to belong to it
-  auto finishPayload = [&](bool atEof) -> Result<bool> {
+
+  // Closes the open record's payload, if any: an error when it has no lines, or a kept one's md5 does not match.
+  Result<bool> finish(bool atEof) {
     if (!open) return true;
     TraceRecord& r = *open;
     open = nullptr;
@@ -122,34 +109,145 @@ Result<TraceLog> readTraceLog(std::string_view text, const TraceKeep& keep) {
                            r.line, 1);
     }
     return true;
-  };
+  }
+
+  // Adds payload line `l` (a tab, then the text) to the open record, after the empty lines pending before it.
+  void addLine(std::string_view l) {
+    for (; pendingEmpty > 0; --pendingEmpty) {
+      if (payloadLines++ > 0) md5.update("\n");
+      if (open->kept && payloadLines > 1) open->payload += '\n';
+    }
+    if (payloadLines++ > 0) md5.update("\n");
+    md5.update(l.substr(1));
+    if (open->kept) {
+      if (payloadLines > 1) open->payload += '\n';
+      open->payload.append(l.substr(1));
+    }
+  }
+};
+
+// An error when the envelope (from `env` on) nests deeper than kMaxJsonDepth levels.
+Result<bool> checkNesting(std::string_view l, size_t env, int lineNo) {
+  int depth = 0;
+  bool inStr = false;
+  for (size_t i = env; i < l.size(); ++i) {
+    const char c = l[i];
+    if (inStr) {
+      if (c == '\\') ++i;
+      else if (c == '"') inStr = false;
+    } else if (c == '"') {
+      inStr = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth)
+        return Error::atLine("the record's envelope nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                             lineNo, static_cast<int>(i + 1));
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+// The record's stack (the envelope's, else its kind's) into rec.stack, file numbers looked up in `strings`.
+void readStack(const nlohmann::ordered_json& j, const nlohmann::ordered_json& meta,
+               const std::map<int64_t, std::string>& strings, TraceRecord& rec) {
+  const nlohmann::ordered_json* stack = nullptr;
+  if (auto s = j.find("stack"); s != j.end() && s->is_array()) stack = &*s;
+  else if (meta.is_object())
+    if (auto s2 = meta.find("stack"); s2 != meta.end() && s2->is_array()) stack = &*s2;
+  if (stack)
+    for (const auto& f : *stack) {
+      if (!f.is_object()) continue;
+      TraceFrame fr;
+      if (auto x = f.find("line"); x != f.end() && x->is_number_integer()) fr.line = x->get<int>();
+      if (auto x = f.find("name"); x != f.end() && x->is_string()) fr.name = x->get<std::string>();
+      if (auto x = f.find("filename"); x != f.end()) {
+        if (x->is_number_integer()) {
+          auto it = strings.find(x->get<int64_t>());
+          fr.file = it != strings.end() ? it->second : "<file #" + std::to_string(x->get<int64_t>()) + ">";
+        } else if (x->is_string()) {
+          fr.file = x->get<std::string>();
+        }
+      }
+      rec.stack.push_back(std::move(fr));
+    }
+}
+
+// Reads line `lineNo`'s envelope (from `env` on) as a record; "str" records into `strings`, a digest into `expected`.
+Result<TraceRecord> readRecord(std::string_view l, size_t env, std::string_view caller, int lineNo,
+                               std::map<int64_t, std::string>& strings, std::string& expected) {
+  // ordered_json: the record kind is the envelope's first key as written (nlohmann::json sorts keys).
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(l.substr(env));
+  } catch (const nlohmann::ordered_json::parse_error& e) {
+    std::string msg = e.what();
+    if (auto p = msg.find(": syntax error"); p != std::string::npos) msg = msg.substr(p + 2);
+    return Error::atLine("the record's envelope is not valid JSON: " + msg, lineNo,
+                         static_cast<int>(env + (e.byte > 0 ? e.byte : 1)));
+  }
+  if (!j.is_object() || j.empty())
+    return Error::atLine("the record's envelope is not a JSON object naming a record kind", lineNo, static_cast<int>(env + 1));
+  TraceRecord rec;
+  rec.line = lineNo;
+  rec.kind = j.begin().key();
+  rec.caller = std::string(caller);
+  const nlohmann::ordered_json& meta = j.begin().value();
+  if (rec.kind == "str" && meta.is_array() && meta.size() == 2 && meta[0].is_string() && meta[1].is_number_integer())
+    strings[meta[1].get<int64_t>()] = meta[0].get<std::string>();
+  if (meta.is_object()) {
+    if (auto n = meta.find("name"); n != meta.end() && n->is_string()) rec.name = n->get<std::string>();
+    if (auto n = meta.find("encoding"); n != meta.end() && n->is_string()) rec.encoding = n->get<std::string>();
+  }
+  if (auto r = j.find("rank"); r != j.end() && r->is_number_integer()) rec.rank = r->get<int>();
+  readStack(j, meta, strings, rec);
+  if (auto h = j.find("has_payload"); h != j.end()) {
+    if (!h->is_string() || h->get_ref<const std::string&>().size() != 32)
+      return Error::atLine("has_payload is not an md5 digest (32 hex digits)", lineNo, static_cast<int>(env + 1));
+    rec.hasPayload = true;
+    rec.payloadLine = lineNo + 1;
+    expected = h->get<std::string>();
+    std::transform(expected.begin(), expected.end(), expected.begin(), [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  }
+  return rec;
+}
+
+}  // namespace
+
+bool looksLikeTraceLog(std::string_view text) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    std::string_view l = lineAt(text, pos);
+    if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
+    return matchRecordPrefix(l, nullptr) != std::string_view::npos && l.find("] {", 20) != std::string_view::npos;
+  }
+  return false;
+}
+
+Result<TraceLog> readTraceLog(std::string_view text, const TraceKeep& keep) {
+  TraceLog log;
+  std::map<int64_t, std::string> strings;
+  size_t pos = 0;
+  int lineNo = 0;
+  PayloadReader payload;
   while (pos <= text.size()) {
     const bool lastLineEmpty = pos == text.size();
     std::string_view l = lineAt(text, pos);
     ++lineNo;
     if (lastLineEmpty && l.empty()) break;  // the newline that ends the file
-    if (open && l.empty()) {
-      ++pendingEmpty;
+    if (payload.open && l.empty()) {
+      ++payload.pendingEmpty;
       continue;
     }
     if (!l.empty() && l.front() == '\t') {
-      if (!open) {
+      if (!payload.open) {
         ++log.skippedLines;
         continue;
       }
-      for (; pendingEmpty > 0; --pendingEmpty) {
-        if (payloadLines++ > 0) md5.update("\n");
-        if (open->kept && payloadLines > 1) open->payload += '\n';
-      }
-      if (payloadLines++ > 0) md5.update("\n");
-      md5.update(l.substr(1));
-      if (open->kept) {
-        if (payloadLines > 1) open->payload += '\n';
-        open->payload.append(l.substr(1));
-      }
+      payload.addLine(l);
       continue;
     }
-    if (auto r = finishPayload(false); !r) return r.error();
+    if (auto r = payload.finish(false); !r) return r.error();
     std::string_view caller;
     const size_t env = matchRecordPrefix(l, &caller);
     if (env == std::string_view::npos) {
@@ -161,87 +259,20 @@ Result<TraceLog> readTraceLog(std::string_view text, const TraceKeep& keep) {
       continue;
     }
     // Nesting is bounded before the parser recurses (a line of 10^6 '[' must not overflow the stack).
-    {
-      int depth = 0;
-      bool inStr = false;
-      for (size_t i = env; i < l.size(); ++i) {
-        const char c = l[i];
-        if (inStr) {
-          if (c == '\\') ++i;
-          else if (c == '"') inStr = false;
-        } else if (c == '"') {
-          inStr = true;
-        } else if (c == '{' || c == '[') {
-          if (++depth > kMaxJsonDepth)
-            return Error::atLine("the record's envelope nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
-                                 lineNo, static_cast<int>(i + 1));
-        } else if (c == '}' || c == ']') {
-          --depth;
-        }
-      }
-    }
-    // ordered_json: the record kind is the envelope's first key as written (nlohmann::json sorts keys).
-    nlohmann::ordered_json j;
-    try {
-      j = nlohmann::ordered_json::parse(l.substr(env));
-    } catch (const nlohmann::ordered_json::parse_error& e) {
-      std::string msg = e.what();
-      if (auto p = msg.find(": syntax error"); p != std::string::npos) msg = msg.substr(p + 2);
-      return Error::atLine("the record's envelope is not valid JSON: " + msg, lineNo,
-                           static_cast<int>(env + (e.byte > 0 ? e.byte : 1)));
-    }
-    if (!j.is_object() || j.empty())
-      return Error::atLine("the record's envelope is not a JSON object naming a record kind", lineNo, static_cast<int>(env + 1));
-    TraceRecord rec;
-    rec.line = lineNo;
-    rec.kind = j.begin().key();
-    rec.caller = std::string(caller);
-    const nlohmann::ordered_json& meta = j.begin().value();
-    if (rec.kind == "str" && meta.is_array() && meta.size() == 2 && meta[0].is_string() && meta[1].is_number_integer())
-      strings[meta[1].get<int64_t>()] = meta[0].get<std::string>();
-    if (meta.is_object()) {
-      if (auto n = meta.find("name"); n != meta.end() && n->is_string()) rec.name = n->get<std::string>();
-      if (auto n = meta.find("encoding"); n != meta.end() && n->is_string()) rec.encoding = n->get<std::string>();
-    }
-    if (auto r = j.find("rank"); r != j.end() && r->is_number_integer()) rec.rank = r->get<int>();
-    const nlohmann::ordered_json* stack = nullptr;
-    if (auto s = j.find("stack"); s != j.end() && s->is_array()) stack = &*s;
-    else if (meta.is_object())
-      if (auto s2 = meta.find("stack"); s2 != meta.end() && s2->is_array()) stack = &*s2;
-    if (stack)
-      for (const auto& f : *stack) {
-        if (!f.is_object()) continue;
-        TraceFrame fr;
-        if (auto x = f.find("line"); x != f.end() && x->is_number_integer()) fr.line = x->get<int>();
-        if (auto x = f.find("name"); x != f.end() && x->is_string()) fr.name = x->get<std::string>();
-        if (auto x = f.find("filename"); x != f.end()) {
-          if (x->is_number_integer()) {
-            auto it = strings.find(x->get<int64_t>());
-            fr.file = it != strings.end() ? it->second : "<file #" + std::to_string(x->get<int64_t>()) + ">";
-          } else if (x->is_string()) {
-            fr.file = x->get<std::string>();
-          }
-        }
-        rec.stack.push_back(std::move(fr));
-      }
-    if (auto h = j.find("has_payload"); h != j.end()) {
-      if (!h->is_string() || h->get_ref<const std::string&>().size() != 32)
-        return Error::atLine("has_payload is not an md5 digest (32 hex digits)", lineNo, static_cast<int>(env + 1));
-      rec.hasPayload = true;
-      rec.payloadLine = lineNo + 1;
-      expected = h->get<std::string>();
-      std::transform(expected.begin(), expected.end(), expected.begin(), [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
-    }
+    if (auto r = checkNesting(l, env, lineNo); !r) return r.error();
+    Result<TraceRecord> parsed = readRecord(l, env, caller, lineNo, strings, payload.expected);
+    if (!parsed) return parsed.error();
+    TraceRecord& rec = *parsed;
     if (log.rank < 0 && rec.rank >= 0) log.rank = rec.rank;
     rec.kept = rec.hasPayload && keep && keep(rec);
     log.records.push_back(std::move(rec));
     if (log.records.back().hasPayload) {
-      open = &log.records.back();
-      md5 = Md5();
-      payloadLines = 0;
+      payload.open = &log.records.back();
+      payload.md5 = Md5();
+      payload.payloadLines = 0;
     }
   }
-  if (auto r = finishPayload(true); !r) return r.error();
+  if (auto r = payload.finish(true); !r) return r.error();
   if (log.records.empty()) return Error::atLine("no TORCH_TRACE record in this file", 1, 1);
   return log;
 }
