@@ -3,6 +3,8 @@
 // sure, and loadPlanText then gives exactly the DOM reader's result or located message.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "core/gen/llama.h"
@@ -76,6 +78,22 @@ TEST_CASE("fast autoparallel reader: the falcon fixture reads as the DOM reader 
   auto text = readFileText(std::string(SHARDSCOPE_TESTDATA_DIR) + "/io/falcon_mqa_joint.autoparallel.json");
   REQUIRE(text.ok());
   requireSame(*text, "falcon_mqa_joint.autoparallel.json");
+}
+
+TEST_CASE("fast autoparallel reader: every autoparallel export in the tests reads as the DOM reader reads it",
+          "[io][fastload][autoparallel]") {
+  int seen = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(SHARDSCOPE_TESTDATA_DIR)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    auto text = readFileText(entry.path().string());
+    REQUIRE(text.ok());
+    if (detectFileKind(*text) != FileKind::AutoparallelJson) continue;
+    // Exports of broken plans (hardening fixtures) are the DOM reader's to report; the rest must agree.
+    if (!domRead(*text).ok()) continue;
+    requireSame(*text, entry.path().string());
+    ++seen;
+  }
+  CHECK(seen >= 8);  // the falcon fixture, the trace exports and the real autoparallel solutions
 }
 
 TEST_CASE("fast autoparallel reader: generated LLaMA exports read identically", "[io][fastload][autoparallel]") {

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/autoparallel/keys.h"
 #include "core/io/formats.h"
 #include "core/io/json_util.h"
 #include "core/io/native/plan_json.h"
@@ -25,6 +26,8 @@
 #include "core/model/plan_builder.h"
 
 namespace ss {
+
+namespace ak = autoparallel_keys;
 namespace {
 
 using nlohmann::json;
@@ -42,14 +45,14 @@ std::string outputsString(const std::vector<std::optional<ShardingSpec>>& outs) 
 
 // The keys of autoparallel/export_json.py (plus this writer's transition_cost and placeholder_kind). Any other key
 // is refused: a misspelt one would silently drop what it holds (K6 in docs/reliability.md).
-constexpr const char* kNodeKeys[] = {"name", "op", "phase", "placement", "inputs", "compute_cost", "transition_cost",
-                                     "dtype", "shape", "placeholder_kind", "source", "module_path", "ac_region",
-                                     "cluster_id", "cluster_root"};
-constexpr const char* kEdgeKeys[] = {"name", "src_placement", "dst_placement", "comm_cost", "transition_cost"};
-constexpr const char* kMeshKeys[] = {"shape", "dim_names"};
-constexpr const char* kSourceKeys[] = {"file", "line", "func", "code"};
-constexpr const char* kAcRegionKeys[] = {"id", "type"};
-constexpr const char* kSummaryKeys[] = {"total", "comm", "compute", "transition"};
+constexpr const char* kNodeKeys[] = {ak::name, ak::op, ak::phase, ak::placement, ak::inputs, ak::compute_cost, ak::transition_cost,
+                                     ak::dtype, ak::shape, ak::placeholder_kind, ak::source, ak::module_path, ak::ac_region,
+                                     ak::cluster_id, ak::cluster_root};
+constexpr const char* kEdgeKeys[] = {ak::name, ak::src_placement, ak::dst_placement, ak::comm_cost, ak::transition_cost};
+constexpr const char* kMeshKeys[] = {ak::shape, ak::dim_names};
+constexpr const char* kSourceKeys[] = {ak::file, ak::line, ak::func, ak::code};
+constexpr const char* kAcRegionKeys[] = {ak::id, ak::type};
+constexpr const char* kSummaryKeys[] = {ak::total, ak::comm, ak::compute, ak::transition};
 
 template <size_t N>
 Result<bool> checkKeys(const json& obj, const char* const (&keys)[N], const std::string& ptr) {
@@ -68,22 +71,22 @@ Result<bool> checkKeys(const json& obj, const char* const (&keys)[N], const std:
 
 Result<Plan> readAutoparallelJson(const json& j) {
   if (!j.is_object()) return typeError("", "a JSON object (autoparallel get_json export)", j);
-  const json* meshJ = member(j, "mesh");
-  if (!meshJ) return missingKey("", "mesh");
+  const json* meshJ = member(j, ak::mesh);
+  if (!meshJ) return missingKey("", ak::mesh);
   if (!meshJ->is_object()) return typeError("/mesh", "an object {\"shape\", \"dim_names\"}", *meshJ);
   if (auto ok = checkKeys(*meshJ, kMeshKeys, "/mesh"); !ok) return ok.error();
   PlanBuilder b(PlanFormat::AutoparallelJson);
-  if (auto m = readMesh(member(*meshJ, "shape"), member(*meshJ, "dim_names"), Where("mesh"), Where("mesh")("shape"),
-                        Where("mesh")("dim_names"), b);
+  if (auto m = readMesh(member(*meshJ, ak::shape), member(*meshJ, ak::dim_names), Where(ak::mesh), Where(ak::mesh)(ak::shape),
+                        Where(ak::mesh)(ak::dim_names), b);
       !m)
     return m.error();
-  const json* nodesJ = member(j, "nodes");
-  if (!nodesJ) return missingKey("", "nodes");
+  const json* nodesJ = member(j, ak::nodes);
+  if (!nodesJ) return missingKey("", ak::nodes);
   if (!nodesJ->is_array()) return typeError("/nodes", "an array", *nodesJ);
   if (static_cast<int64_t>(nodesJ->size()) > limits::kMaxGraphNodes) return Error::atPointer("too many nodes", "/nodes");
 
   Plan& plan = b.plan();
-  plan.name = "autoparallel";
+  plan.name = ak::autoparallel;
   Graph& g = plan.graph;
   std::unordered_map<int, int> lastGetitem;  // tuple node -> index its latest getitem took
   b.reserveNodes(nodesJ->size());
@@ -91,12 +94,12 @@ Result<Plan> readAutoparallelJson(const json& j) {
   for (size_t i = 0; i < nodesJ->size(); ++i) {
     const json& nj = (*nodesJ)[i];
     std::string ptr = "/nodes/" + std::to_string(i);
-    const Where where("nodes", static_cast<int64_t>(i));
+    const Where where(ak::nodes, static_cast<int64_t>(i));
     if (!nj.is_object()) return typeError(ptr, "a node object", nj);
     if (auto ok = checkKeys(nj, kNodeKeys, ptr); !ok) return ok.error();
-    auto name = getString(nj, "name", ptr, true);
+    auto name = getString(nj, ak::name, ptr, true);
     if (!name) return name.error();
-    auto op = getString(nj, "op", ptr, true);
+    auto op = getString(nj, ak::op, ptr, true);
     if (!op) return op.error();
     if (auto ok = b.checkName(*name, where); !ok) return ok.error();
     Node n;
@@ -106,15 +109,15 @@ Result<Plan> readAutoparallelJson(const json& j) {
     n.op = *op == "<built-in function getitem>" ? "operator.getitem" : *op;
     // placement -> output specs (also fixes the output count)
     if (n.kind != NodeKind::Output) {
-      if (const json* pl = member(nj, "placement")) {
-        auto s = readPlacementTuple(*pl, b, where("placement"));
+      if (const json* pl = member(nj, ak::placement)) {
+        auto s = readPlacementTuple(*pl, b, where(ak::placement));
         if (!s) return s.error();
         specs.outputs = **s;
       } else {
         specs.outputs = {std::nullopt};
       }
       TensorMeta meta{{}, DType::Unknown, false};
-      if (const json* sh = member(nj, "shape")) {
+      if (const json* sh = member(nj, ak::shape)) {
         if (!sh->is_array()) return typeError(ptr + "/shape", "an array of sizes", *sh);
         for (size_t k = 0; k < sh->size(); ++k)
           if (!(*sh)[k].is_number_integer())
@@ -126,7 +129,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
         meta.known = true;
         meta.shape = std::move(*shape);
       }
-      auto dt = getString(nj, "dtype", ptr, false);
+      auto dt = getString(nj, ak::dtype, ptr, false);
       if (!dt) return dt.error();
       if (!dt->empty()) {
         meta.dtype = dtypeFromName(*dt);
@@ -138,33 +141,33 @@ Result<Plan> readAutoparallelJson(const json& j) {
     // inputs -> tensor args, input specs, edge costs
     std::vector<Arg> refs;
     std::vector<std::string> srcs;
-    if (const json* ins = member(nj, "inputs")) {
+    if (const json* ins = member(nj, ak::inputs)) {
       if (!ins->is_array()) return typeError(ptr + "/inputs", "an array of input edges", *ins);
       for (size_t k = 0; k < ins->size(); ++k) {
         const json& e = (*ins)[k];
         std::string eptr = ptr + "/inputs/" + std::to_string(k);
         if (!e.is_object()) return typeError(eptr, "an input edge object", e);
         if (auto ok = checkKeys(e, kEdgeKeys, eptr); !ok) return ok.error();
-        auto src = getString(e, "name", eptr, true);
+        auto src = getString(e, ak::name, eptr, true);
         if (!src) return src.error();
         const int srcNode = b.find(*src);
         if (srcNode < 0)
           return Error::atPointer("unknown node '" + *src + "' (inputs must name nodes listed before)", eptr + "/name");
         refs.push_back(Arg::tensor({srcNode, 0}));
-        auto sp = getString(e, "src_placement", eptr, false);
+        auto sp = getString(e, ak::src_placement, eptr, false);
         if (!sp) return sp.error();
         srcs.push_back(*sp);
         std::optional<ShardingSpec> dst;
-        if (const json* d = member(e, "dst_placement")) {
-          auto s = readPlacementTuple(*d, b, where("inputs", static_cast<int64_t>(k))("dst_placement"));
+        if (const json* d = member(e, ak::dst_placement)) {
+          auto s = readPlacementTuple(*d, b, where(ak::inputs, static_cast<int64_t>(k))(ak::dst_placement));
           if (!s) return s.error();
           if ((*s)->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", eptr + "/dst_placement");
           dst = (**s)[0];
         }
         specs.inputs.push_back(dst);
-        auto comm = getNumber(e, "comm_cost", eptr);
+        auto comm = getNumber(e, ak::comm_cost, eptr);
         if (!comm) return comm.error();
-        auto trans = getNumber(e, "transition_cost", eptr);
+        auto trans = getNumber(e, ak::transition_cost, eptr);
         if (!trans) return trans.error();
         if (*comm || *trans)
           plan.edgeCosts[{static_cast<int>(i), static_cast<int>(k)}] = {comm->value_or(0.0), trans->value_or(0.0)};
@@ -200,10 +203,10 @@ Result<Plan> readAutoparallelJson(const json& j) {
       if (static_cast<int>(tuple.outputs.size()) <= idx) tuple.outputs.resize(idx + 1, TensorMeta{{}, DType::Unknown, false});
       if (!tuple.outputs[idx].known && !n.outputs.empty()) tuple.outputs[idx] = n.outputs[0];
     }
-    auto phase = getString(nj, "phase", ptr, false);
+    auto phase = getString(nj, ak::phase, ptr, false);
     if (!phase) return phase.error();
     n.phase = phase->empty() ? Phase::Unknown : phaseFromName(*phase);
-    auto pk = getString(nj, "placeholder_kind", ptr, false);
+    auto pk = getString(nj, ak::placeholder_kind, ptr, false);
     if (!pk) return pk.error();
     if (n.kind == NodeKind::Placeholder) {
       if (!pk->empty()) {
@@ -211,43 +214,43 @@ Result<Plan> readAutoparallelJson(const json& j) {
       } else {
         DType d = n.outputs[0].dtype;
         bool intLike = d == DType::I64 || d == DType::I32 || d == DType::Bool;
-        n.placeholderKind = n.name.rfind("tangents", 0) == 0 ? PlaceholderKind::Tangent
+        n.placeholderKind = n.name.rfind(ak::tangents, 0) == 0 ? PlaceholderKind::Tangent
                             : intLike                        ? PlaceholderKind::Input
                                                              : PlaceholderKind::Param;
       }
     }
-    auto mp = getString(nj, "module_path", ptr, false);
+    auto mp = getString(nj, ak::module_path, ptr, false);
     if (!mp) return mp.error();
     n.modulePath = *mp;
-    if (const json* src = member(nj, "source")) {
+    if (const json* src = member(nj, ak::source)) {
       if (!src->is_object()) return typeError(ptr + "/source", "an object", *src);
       if (auto ok = checkKeys(*src, kSourceKeys, ptr + "/source"); !ok) return ok.error();
-      auto f = getString(*src, "file", ptr + "/source", false);
-      auto fn = getString(*src, "func", ptr + "/source", false);
-      auto code = getString(*src, "code", ptr + "/source", false);
-      auto line = getIntIn(*src, "line", ptr + "/source", 0, std::numeric_limits<int>::max());
+      auto f = getString(*src, ak::file, ptr + "/source", false);
+      auto fn = getString(*src, ak::func, ptr + "/source", false);
+      auto code = getString(*src, ak::code, ptr + "/source", false);
+      auto line = getIntIn(*src, ak::line, ptr + "/source", 0, std::numeric_limits<int>::max());
       if (!f) return f.error();
       if (!fn) return fn.error();
       if (!code) return code.error();
       if (!line) return line.error();
       n.source = SourceLoc{*f, static_cast<int>(line->value_or(0)), *fn, *code};
     }
-    auto cc = getNumber(nj, "compute_cost", ptr);
+    auto cc = getNumber(nj, ak::compute_cost, ptr);
     if (!cc) return cc.error();
     n.computeCost = cc->value_or(-1);
-    auto tc = getNumber(nj, "transition_cost", ptr);
+    auto tc = getNumber(nj, ak::transition_cost, ptr);
     if (!tc) return tc.error();
     n.transitionCost = tc->value_or(-1);
-    auto cid = getIntIn(nj, "cluster_id", ptr, -1, std::numeric_limits<int>::max());
+    auto cid = getIntIn(nj, ak::cluster_id, ptr, -1, std::numeric_limits<int>::max());
     if (!cid) return cid.error();
     n.clusterId = static_cast<int>(cid->value_or(-1));
-    if (const json* ac = member(nj, "ac_region")) {
+    if (const json* ac = member(nj, ak::ac_region)) {
       // {"id": 3, "type": "PREFER_RECOMPUTE"} -> "3:PREFER_RECOMPUTE"
       if (ac->is_object()) {
         if (auto ok = checkKeys(*ac, kAcRegionKeys, ptr + "/ac_region"); !ok) return ok.error();
-        auto id = getInt(*ac, "id", ptr + "/ac_region");
+        auto id = getInt(*ac, ak::id, ptr + "/ac_region");
         if (!id) return id.error();
-        auto type = getString(*ac, "type", ptr + "/ac_region", false);
+        auto type = getString(*ac, ak::type, ptr + "/ac_region", false);
         if (!type) return type.error();
         n.acRegion = (*id ? std::to_string(**id) : std::string()) + (type->empty() ? "" : ":" + *type);
       } else if (ac->is_number_integer()) {
@@ -262,13 +265,13 @@ Result<Plan> readAutoparallelJson(const json& j) {
     if (auto done = b.endNode(where); !done) return done.error();
     b.specsOf(static_cast<int>(i)) = std::move(specs);
   }
-  if (const json* s = member(j, "summary")) {
+  if (const json* s = member(j, ak::summary)) {
     if (!s->is_object()) return typeError("/summary", "an object", *s);
     if (auto ok = checkKeys(*s, kSummaryKeys, "/summary"); !ok) return ok.error();
-    auto t = getNumber(*s, "total", "/summary");
-    auto c = getNumber(*s, "comm", "/summary");
-    auto cp = getNumber(*s, "compute", "/summary");
-    auto tr = getNumber(*s, "transition", "/summary");
+    auto t = getNumber(*s, ak::total, "/summary");
+    auto c = getNumber(*s, ak::comm, "/summary");
+    auto cp = getNumber(*s, ak::compute, "/summary");
+    auto tr = getNumber(*s, ak::transition, "/summary");
     if (!t) return t.error();
     if (!c) return c.error();
     if (!cp) return cp.error();
@@ -287,8 +290,8 @@ Result<Plan> readAutoparallelJson(const json& j) {
 
 json writeAutoparallelJson(const Plan& plan) {
   const Graph& g = plan.graph;
-  json meshJ = {{"shape", plan.mesh.shape()}};
-  meshJ["dim_names"] = plan.mesh.hasNames() ? json(plan.mesh.dimNames()) : json(nullptr);
+  json meshJ = {{ak::shape, plan.mesh.shape()}};
+  meshJ[ak::dim_names] = plan.mesh.hasNames() ? json(plan.mesh.dimNames()) : json(nullptr);
   // cluster roots: the first node of each cluster (the export links later nodes to a root)
   std::unordered_map<int, int> clusterRoot;
   for (int i = 0; i < g.size(); ++i)
@@ -302,78 +305,78 @@ json writeAutoparallelJson(const Plan& plan) {
     collectTensorRefs(n, refs);
     if (n.kind == NodeKind::Output) {
       json ins = json::array();
-      for (auto& r : refs) ins.push_back({{"name", g.nodes[r.node].name}});
-      nodes.push_back({{"name", n.name}, {"op", "output"}, {"inputs", ins}});
+      for (auto& r : refs) ins.push_back({{ak::name, g.nodes[r.node].name}});
+      nodes.push_back({{ak::name, n.name}, {ak::op, "output"}, {ak::inputs, ins}});
       continue;
     }
     const NodeSpecs& sp = plan.specs.at(i);
     json e;
-    e["name"] = n.name;
-    e["op"] = n.kind == NodeKind::Placeholder ? (n.op == "get_attr" ? "get_attr" : "placeholder")
+    e[ak::name] = n.name;
+    e[ak::op] = n.kind == NodeKind::Placeholder ? (n.op == "get_attr" ? "get_attr" : "placeholder")
               : n.op == "operator.getitem"    ? "<built-in function getitem>"
                                               : n.op;
-    e["phase"] = n.phase == Phase::Unknown ? "forward" : phaseName(n.phase);
-    e["placement"] = outputsString(sp.outputs.empty() ? std::vector<std::optional<ShardingSpec>>{std::nullopt} : sp.outputs);
+    e[ak::phase] = n.phase == Phase::Unknown ? "forward" : phaseName(n.phase);
+    e[ak::placement] = outputsString(sp.outputs.empty() ? std::vector<std::optional<ShardingSpec>>{std::nullopt} : sp.outputs);
     json ins = json::array();
     for (size_t k = 0; k < refs.size(); ++k) {
       json edge;
-      edge["name"] = g.nodes[refs[k].node].name;
+      edge[ak::name] = g.nodes[refs[k].node].name;
       auto src = plan.producerSpec(i, static_cast<int>(k));
       // The input spec as read: an absent one stays null (not the producer's spec), so export and re-read give
       // the same specs.
       const auto& dst = k < sp.inputs.size() ? sp.inputs[k] : std::nullopt;
-      edge["src_placement"] = src ? json(src->toMeshString()) : json(nullptr);
-      edge["dst_placement"] = dst ? json(dst->toMeshString()) : json(nullptr);
+      edge[ak::src_placement] = src ? json(src->toMeshString()) : json(nullptr);
+      edge[ak::dst_placement] = dst ? json(dst->toMeshString()) : json(nullptr);
       auto c = plan.edgeCosts.find({i, static_cast<int>(k)});
       double cc = c != plan.edgeCosts.end() ? c->second.first : 0.0;
-      edge["comm_cost"] = cc;
+      edge[ak::comm_cost] = cc;
       comm += cc;
-      if (c != plan.edgeCosts.end()) edge["transition_cost"] = c->second.second;
+      if (c != plan.edgeCosts.end()) edge[ak::transition_cost] = c->second.second;
       ins.push_back(std::move(edge));
     }
-    e["inputs"] = std::move(ins);
-    e["compute_cost"] = n.computeCost >= 0 ? n.computeCost : 0.0;
+    e[ak::inputs] = std::move(ins);
+    e[ak::compute_cost] = n.computeCost >= 0 ? n.computeCost : 0.0;
     compute += std::max(0.0, n.computeCost);
     if (n.transitionCost >= 0) {
-      e["transition_cost"] = n.transitionCost;
+      e[ak::transition_cost] = n.transitionCost;
       transition += n.transitionCost;
     }
     if (!n.outputs.empty() && n.outputs[0].known) {
       if (n.outputs[0].dtype != DType::Unknown) {
         std::string dt = dtypeTorchName(n.outputs[0].dtype);
-        e["dtype"] = dt.rfind("torch.", 0) == 0 ? dt.substr(6) : dt;
+        e[ak::dtype] = dt.rfind("torch.", 0) == 0 ? dt.substr(6) : dt;
       }
-      e["shape"] = n.outputs[0].shape;
+      e[ak::shape] = n.outputs[0].shape;
     }
     if (n.kind == NodeKind::Placeholder && n.placeholderKind != PlaceholderKind::None)
-      e["placeholder_kind"] = placeholderKindName(n.placeholderKind);
+      e[ak::placeholder_kind] = placeholderKindName(n.placeholderKind);
     if (!n.source.file.empty())
-      e["source"] = {{"file", n.source.file}, {"line", n.source.line}, {"func", n.source.func}, {"code", n.source.code}};
-    if (!n.modulePath.empty()) e["module_path"] = n.modulePath;
+      e[ak::source] = {{ak::file, n.source.file}, {ak::line, n.source.line}, {ak::func, n.source.func}, {ak::code, n.source.code}};
+    if (!n.modulePath.empty()) e[ak::module_path] = n.modulePath;
     if (!n.acRegion.empty()) {
       size_t colon = n.acRegion.find(':');
       std::string id = n.acRegion.substr(0, colon);
       json ac;
       bool numeric = !id.empty() && id.find_first_not_of("0123456789") == std::string::npos;
-      ac["id"] = numeric ? json(std::stoll(id)) : json(id);
-      ac["type"] = colon == std::string::npos ? json(nullptr) : json(n.acRegion.substr(colon + 1));
-      e["ac_region"] = std::move(ac);
+      ac[ak::id] = numeric ? json(std::stoll(id)) : json(id);
+      ac[ak::type] = colon == std::string::npos ? json(nullptr) : json(n.acRegion.substr(colon + 1));
+      e[ak::ac_region] = std::move(ac);
     }
     if (n.clusterId >= 0) {
-      e["cluster_id"] = n.clusterId;
+      e[ak::cluster_id] = n.clusterId;
       int root = clusterRoot.at(n.clusterId);
-      if (root != i) e["cluster_root"] = g.nodes[root].name;
+      if (root != i) e[ak::cluster_root] = g.nodes[root].name;
     }
     nodes.push_back(std::move(e));
   }
   json summary;
   if (plan.summary.total >= 0) {
-    summary = {{"total", plan.summary.total}, {"comm", plan.summary.comm}, {"compute", plan.summary.compute},
-               {"transition", plan.summary.transition}};
+    summary = {{ak::total, plan.summary.total}, {ak::comm, plan.summary.comm}, {ak::compute, plan.summary.compute},
+               {ak::transition, plan.summary.transition}};
   } else {
-    summary = {{"total", compute + comm + transition}, {"comm", comm}, {"compute", compute}, {"transition", transition}};
+    summary = {{ak::total, compute + comm + transition}, {ak::comm, comm}, {ak::compute, compute}, {ak::transition, transition}};
   }
-  return json{{"mesh", meshJ}, {"nodes", std::move(nodes)}, {"summary", summary}};
+  return json{{ak::mesh, meshJ}, {ak::nodes, std::move(nodes)}, {ak::summary, summary}};
 }
 
 }  // namespace ss

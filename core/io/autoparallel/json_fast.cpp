@@ -16,6 +16,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "core/io/autoparallel/keys.h"
 #include "core/io/formats.h"
 #include "core/io/native/plan_json.h"
 #include "core/io/simdjson_util.h"
@@ -23,6 +24,8 @@
 #include "core/model/plan_builder.h"
 
 namespace ss {
+
+namespace ak = autoparallel_keys;
 
 namespace {
 
@@ -63,7 +66,7 @@ bool ApFastReader::specs(element e, const SpecTuple*& out) {
 }
 
 bool ApFastReader::readMesh(element e, Plan& p) {
-  static constexpr std::string_view keys[] = {"shape", "dim_names"};
+  static constexpr std::string_view keys[] = {ak::shape, ak::dim_names};
   const element* f[2];
   element store[2];
   if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
@@ -88,7 +91,7 @@ bool ApFastReader::readMesh(element e, Plan& p) {
 }
 
 bool ApFastReader::readSource(element e, Node& n) {
-  static constexpr std::string_view keys[] = {"file", "func", "code", "line"};
+  static constexpr std::string_view keys[] = {ak::file, ak::func, ak::code, ak::line};
   const element* f[4];
   element store[4];
   if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
@@ -104,7 +107,7 @@ bool ApFastReader::readSource(element e, Node& n) {
 bool ApFastReader::readAcRegion(element e, Node& n) {
   switch (e.type()) {
     case element_type::OBJECT: {
-      static constexpr std::string_view keys[] = {"id", "type"};
+      static constexpr std::string_view keys[] = {ak::id, ak::type};
       const element* f[2];
       element store[2];
       if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
@@ -129,7 +132,7 @@ bool ApFastReader::readAcRegion(element e, Node& n) {
 bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::string_view& firstSrc, Plan& p) {
   if (e.type() != element_type::ARRAY) return false;
   const size_t edges = sj::dom::array(e).size();
-  static constexpr std::string_view keys[] = {"name", "src_placement", "dst_placement", "comm_cost", "transition_cost"};
+  static constexpr std::string_view keys[] = {ak::name, ak::src_placement, ak::dst_placement, ak::comm_cost, ak::transition_cost};
   std::vector<Arg> refs;
   refs.reserve(edges);
   sp.inputs.reserve(edges);
@@ -170,8 +173,8 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
   enum K { Name, Op, PhaseK, Placement, Inputs, CCost, TCost, DTypeK, Shape, PKind, Source, Module, AcRegion,
            Cluster, ClusterRoot, KCount };
   static constexpr std::string_view keys[KCount] = {
-      "name",  "op",    "phase",            "placement", "inputs",      "compute_cost", "transition_cost", "dtype",
-      "shape", "placeholder_kind", "source", "module_path", "ac_region", "cluster_id",   "cluster_root"};
+      ak::name,  ak::op,    ak::phase,            ak::placement, ak::inputs,      ak::compute_cost, ak::transition_cost, ak::dtype,
+      ak::shape, ak::placeholder_kind, ak::source, ak::module_path, ak::ac_region, ak::cluster_id,   ak::cluster_root};
   const element* f[KCount];
   element store[KCount];
   if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
@@ -249,7 +252,7 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
     } else {
       const DType d = n.outputs[0].dtype;
       const bool intLike = d == DType::I64 || d == DType::I32 || d == DType::Bool;
-      n.placeholderKind = n.name.rfind("tangents", 0) == 0 ? PlaceholderKind::Tangent
+      n.placeholderKind = n.name.rfind(ak::tangents, 0) == 0 ? PlaceholderKind::Tangent
                           : intLike                        ? PlaceholderKind::Input
                                                            : PlaceholderKind::Param;
     }
@@ -266,7 +269,7 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
 }
 
 bool ApFastReader::readSummary(element e, Plan& p) {
-  static constexpr std::string_view keys[] = {"total", "comm", "compute", "transition"};
+  static constexpr std::string_view keys[] = {ak::total, ak::comm, ak::compute, ak::transition};
   const element* f[4];
   element store[4];
   if (!members(e, keys, f, store, /*refuseUnknown=*/true)) return false;
@@ -276,13 +279,13 @@ bool ApFastReader::readSummary(element e, Plan& p) {
 
 bool ApFastReader::read(element root, Plan& out) {
   Plan& p = b_.plan();
-  static constexpr std::string_view keys[] = {"mesh", "nodes", "summary"};
+  static constexpr std::string_view keys[] = {ak::mesh, ak::nodes, ak::summary};
   const element* f[3];
   element store[3];
   if (!members(root, keys, f, store, /*refuseUnknown=*/true)) return false;
   if (!f[0] || !readMesh(*f[0], p)) return false;
   if (!f[1] || f[1]->type() != element_type::ARRAY) return false;
-  p.name = "autoparallel";
+  p.name = ak::autoparallel;
   sj::dom::array nodes = *f[1];
   const size_t count = nodes.size();
   if (static_cast<int64_t>(count) > limits::kMaxGraphNodes) return false;

@@ -2,6 +2,7 @@
 //
 // Sections: writer (ordered keys, one node per line); reader helpers (typed getters with JSON pointers);
 // args; nodes; plan.
+#include "core/io/native/plan_keys.h"
 #include "core/io/native/plan_json.h"
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,8 @@
 #include "core/model/plan_builder.h"
 
 namespace ss {
+
+namespace pk = plan_keys;
 
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
@@ -37,14 +40,14 @@ J argJ(const Arg& a, const Graph& g) {
     case Arg::Kind::Bool: return J(a.b);
     case Arg::Kind::Int: return J(a.i);
     case Arg::Kind::Float:
-      if (std::isnan(a.f)) return J{{"float", "nan"}};
-      if (std::isinf(a.f)) return J{{"float", a.f > 0 ? "inf" : "-inf"}};
+      if (std::isnan(a.f)) return J{{pk::float_, "nan"}};
+      if (std::isinf(a.f)) return J{{pk::float_, a.f > 0 ? "inf" : "-inf"}};
       return J(a.f);
     case Arg::Kind::String: return J(a.s);
     case Arg::Kind::Tensor: {
       J t = J::object();
-      t["t"] = a.t.node >= 0 && a.t.node < g.size() ? g.nodes[a.t.node].name : std::string("?");
-      if (a.t.output != 0) t["i"] = a.t.output;
+      t[pk::t] = a.t.node >= 0 && a.t.node < g.size() ? g.nodes[a.t.node].name : std::string("?");
+      if (a.t.output != 0) t[pk::i] = a.t.output;
       return t;
     }
     case Arg::Kind::List: {
@@ -52,9 +55,9 @@ J argJ(const Arg& a, const Graph& g) {
       for (const auto& x : a.items) l.push_back(argJ<J>(x, g));
       return l;
     }
-    case Arg::Kind::DType: return J{{"dtype", dtypeName(a.dt)}};
-    case Arg::Kind::Device: return J{{"device", a.s}};
-    case Arg::Kind::Symbol: return J{{"sym", a.s}};
+    case Arg::Kind::DType: return J{{pk::dtype, dtypeName(a.dt)}};
+    case Arg::Kind::Device: return J{{pk::device, a.s}};
+    case Arg::Kind::Symbol: return J{{pk::sym, a.s}};
   }
   return J(nullptr);
 }
@@ -62,34 +65,34 @@ J argJ(const Arg& a, const Graph& g) {
 ojson nodeJ(const Plan& p, int i) {
   const Node& n = p.graph.nodes[i];
   ojson j = ojson::object();
-  j["name"] = n.name;
-  j["op"] = n.op;
+  j[pk::name] = n.name;
+  j[pk::op] = n.op;
   if (n.kind == NodeKind::Placeholder && n.placeholderKind != PlaceholderKind::None)
-    j["placeholder_kind"] = placeholderKindName(n.placeholderKind);
-  if (n.phase != Phase::Unknown) j["phase"] = phaseName(n.phase);
+    j[pk::placeholder_kind] = placeholderKindName(n.placeholderKind);
+  if (n.phase != Phase::Unknown) j[pk::phase] = phaseName(n.phase);
   if (!n.args.empty() || n.kind == NodeKind::Call) {
     ojson a = ojson::array();
     for (const auto& x : n.args) a.push_back(argJ<ojson>(x, p.graph));
-    j["args"] = a;
+    j[pk::args] = a;
   }
   if (!n.kwargs.empty()) {
     ojson k = ojson::object();
     for (const auto& [key, v] : n.kwargs) k[key] = argJ<ojson>(v, p.graph);
-    j["kwargs"] = k;
+    j[pk::kwargs] = k;
     // JSON objects are unordered; the call's own order matters (tensor inputs are numbered through kwargs).
     if (!std::is_sorted(n.kwargs.begin(), n.kwargs.end(), [](const auto& a, const auto& b) { return a.first < b.first; })) {
       ojson order = ojson::array();
       for (const auto& kv : n.kwargs) order.push_back(kv.first);
-      j["kwarg_order"] = order;
+      j[pk::kwarg_order] = order;
     }
   }
   if (n.kind != NodeKind::Output) {
     ojson m = ojson::array();
     for (const auto& t : n.outputs) {
       if (!t.known) m.push_back(nullptr);
-      else m.push_back(ojson{{"shape", t.shape}, {"dtype", dtypeName(t.dtype)}});
+      else m.push_back(ojson{{pk::shape, t.shape}, {pk::dtype, dtypeName(t.dtype)}});
     }
-    j["meta"] = m;
+    j[pk::meta] = m;
   }
   if (i < static_cast<int>(p.specs.size())) {
     const auto& s = p.specs[i];
@@ -99,62 +102,62 @@ ojson nodeJ(const Plan& p, int i) {
     if (anyOut) {
       ojson o = ojson::array();
       for (const auto& x : s.outputs) o.push_back(specJ<ojson>(x));
-      j["spec"] = o;
+      j[pk::spec] = o;
     }
     if (anyIn) {
       ojson o = ojson::array();
       for (const auto& x : s.inputs) o.push_back(specJ<ojson>(x));
-      j["input_specs"] = o;
+      j[pk::input_specs] = o;
     }
   }
   if (auto it = p.tags.find(i); it != p.tags.end()) {
-    ojson t{{"key", it->second.key}};
-    if (it->second.seqDim) t["seq_dim"] = *it->second.seqDim;
-    j["tag"] = t;
+    ojson t{{pk::key, it->second.key}};
+    if (it->second.seqDim) t[pk::seq_dim] = *it->second.seqDim;
+    j[pk::tag] = t;
   }
-  if (!n.modulePath.empty()) j["module"] = n.modulePath;
+  if (!n.modulePath.empty()) j[pk::module_] = n.modulePath;
   if (!(n.source == SourceLoc{})) {
     ojson s = ojson::object();
-    if (!n.source.file.empty()) s["file"] = n.source.file;
-    if (n.source.line) s["line"] = n.source.line;
-    if (!n.source.func.empty()) s["func"] = n.source.func;
-    if (!n.source.code.empty()) s["code"] = n.source.code;
-    j["source"] = s;
+    if (!n.source.file.empty()) s[pk::file] = n.source.file;
+    if (n.source.line) s[pk::line] = n.source.line;
+    if (!n.source.func.empty()) s[pk::func] = n.source.func;
+    if (!n.source.code.empty()) s[pk::code] = n.source.code;
+    j[pk::source] = s;
   }
-  if (n.computeCost >= 0) j["compute_cost"] = n.computeCost;
-  if (n.transitionCost >= 0) j["transition_cost"] = n.transitionCost;
-  if (n.clusterId >= 0) j["cluster_id"] = n.clusterId;
-  if (!n.acRegion.empty()) j["ac_region"] = n.acRegion;
+  if (n.computeCost >= 0) j[pk::compute_cost] = n.computeCost;
+  if (n.transitionCost >= 0) j[pk::transition_cost] = n.transitionCost;
+  if (n.clusterId >= 0) j[pk::cluster_id] = n.clusterId;
+  if (!n.acRegion.empty()) j[pk::ac_region] = n.acRegion;
   ojson ec = ojson::array();
   for (const auto& [key, v] : p.edgeCosts)
-    if (key.first == i) ec.push_back(ojson{{"input", key.second}, {"comm", v.first}, {"transition", v.second}});
-  if (!ec.empty()) j["edge_costs"] = ec;
+    if (key.first == i) ec.push_back(ojson{{pk::input, key.second}, {pk::comm, v.first}, {pk::transition, v.second}});
+  if (!ec.empty()) j[pk::edge_costs] = ec;
   return j;
 }
 
 ojson headerJ(const Plan& p) {
   ojson j = ojson::object();
-  j["format"] = "shardscope-plan";
-  j["version"] = kPlanFormatVersion;
-  if (!p.name.empty()) j["name"] = p.name;
-  if (!p.description.empty()) j["description"] = p.description;
-  ojson mesh{{"shape", p.mesh.shape()}};
-  if (p.mesh.hasNames()) mesh["dim_names"] = p.mesh.dimNames();
-  j["mesh"] = mesh;
+  j[pk::format] = "shardscope-plan";
+  j[pk::version] = kPlanFormatVersion;
+  if (!p.name.empty()) j[pk::name] = p.name;
+  if (!p.description.empty()) j[pk::description] = p.description;
+  ojson mesh{{pk::shape, p.mesh.shape()}};
+  if (p.mesh.hasNames()) mesh[pk::dim_names] = p.mesh.dimNames();
+  j[pk::mesh] = mesh;
   ojson run = ojson::object();
-  run["seed"] = p.run.seed;
-  if (!p.run.lossNode.empty()) run["loss"] = p.run.lossNode;
-  run["batches"] = p.run.batches;
-  run["rtol"] = p.run.rtol;
-  if (p.run.spSize) run["sp_size"] = p.run.spSize;
-  j["run"] = run;
+  run[pk::seed] = p.run.seed;
+  if (!p.run.lossNode.empty()) run[pk::loss] = p.run.lossNode;
+  run[pk::batches] = p.run.batches;
+  run[pk::rtol] = p.run.rtol;
+  if (p.run.spSize) run[pk::sp_size] = p.run.spSize;
+  j[pk::run] = run;
   if (!(p.summary == CostSummary{})) {
     ojson s = ojson::object();
-    if (p.summary.total >= 0) s["total"] = p.summary.total;
-    if (p.summary.comm >= 0) s["comm"] = p.summary.comm;
-    if (p.summary.compute >= 0) s["compute"] = p.summary.compute;
-    if (p.summary.transition >= 0) s["transition"] = p.summary.transition;
-    j["summary"] = s;
+    if (p.summary.total >= 0) s[pk::total] = p.summary.total;
+    if (p.summary.comm >= 0) s[pk::comm] = p.summary.comm;
+    if (p.summary.compute >= 0) s[pk::compute] = p.summary.compute;
+    if (p.summary.transition >= 0) s[pk::transition] = p.summary.transition;
+    j[pk::summary] = s;
   }
   return j;
 }
@@ -162,10 +165,10 @@ ojson headerJ(const Plan& p) {
 ojson redistributesJ(const Plan& p) {
   ojson r = ojson::array();
   for (const auto& rd : p.redistributes)
-    r.push_back(ojson{{"node", rd.node >= 0 && rd.node < p.graph.size() ? p.graph.nodes[rd.node].name : "?"},
-                      {"input", rd.input},
-                      {"from", rd.from.toMeshString()},
-                      {"to", rd.to.toMeshString()}});
+    r.push_back(ojson{{pk::node, rd.node >= 0 && rd.node < p.graph.size() ? p.graph.nodes[rd.node].name : "?"},
+                      {pk::input, rd.input},
+                      {pk::from, rd.from.toMeshString()},
+                      {pk::to, rd.to.toMeshString()}});
   return r;
 }
 
@@ -198,12 +201,12 @@ Result<TensorMeta> metaFromJ(const json& j, const std::string& ptr) {
     return m;
   }
   if (!j.is_object()) return typeError(ptr, "an object {\"shape\", \"dtype\"} or null", j);
-  auto it = j.find("shape");
-  if (it == j.end()) return missingKey(ptr, "shape");
+  auto it = j.find(pk::shape);
+  if (it == j.end()) return missingKey(ptr, pk::shape);
   auto shape = shapeFromJson(*it, ptr + "/shape");
   if (!shape) return shape.error();
   m.shape = std::move(*shape);
-  auto dt = getString(j, "dtype", ptr, false, "f32");
+  auto dt = getString(j, pk::dtype, ptr, false, "f32");
   if (!dt) return dt.error();
   m.dtype = dtypeFromName(*dt);
   // "unknown" is how the writer spells DType::Unknown (an FX `Sym(s0)` placeholder has no dtype).
@@ -238,14 +241,14 @@ Result<Arg> argFromJImpl(const json& j, const Graph& g, const std::string& ptr, 
       return Arg::list(std::move(items));
     }
     case json::value_t::object: {
-      if (auto it = j.find("t"); it != j.end()) {
+      if (auto it = j.find(pk::t); it != j.end()) {
         if (!it->is_string()) return typeError(ptr + "/t", "a node name", *it);
         const int srcIndex = g.find(it->get_ref<const std::string&>());
         if (srcIndex < 0)
           return Error::atPointer("unknown tensor '" + it->get<std::string>() +
                                       "' (a node can only use nodes listed before it)",
                                   ptr + "/t");
-        auto out = getInt(j, "i", ptr, 0, 0, limits::kMaxOutputIndex);
+        auto out = getInt(j, pk::i, ptr, 0, 0, limits::kMaxOutputIndex);
         if (!out) return out.error();
         const Node& src = g.nodes[srcIndex];
         if (src.kind == NodeKind::Output) return Error::atPointer("the output node is not a tensor", ptr + "/t");
@@ -255,22 +258,22 @@ Result<Arg> argFromJImpl(const json& j, const Graph& g, const std::string& ptr, 
                                   ptr + "/i");
         return Arg::tensor(TensorRef{srcIndex, static_cast<int>(*out)});
       }
-      if (auto it = j.find("dtype"); it != j.end()) {
+      if (auto it = j.find(pk::dtype); it != j.end()) {
         if (!it->is_string()) return typeError(ptr + "/dtype", "a dtype name", *it);
         DType d = dtypeFromName(it->get<std::string>());
         if (d == DType::Unknown && it->get_ref<const std::string&>() != "unknown")
           return Error::atPointer("unknown dtype '" + it->get<std::string>() + "'", ptr + "/dtype");
         return Arg::dtype(d);
       }
-      if (auto it = j.find("device"); it != j.end()) {
+      if (auto it = j.find(pk::device); it != j.end()) {
         if (!it->is_string()) return typeError(ptr + "/device", "a device string", *it);
         return Arg::device(it->get<std::string>());
       }
-      if (auto it = j.find("sym"); it != j.end()) {
+      if (auto it = j.find(pk::sym); it != j.end()) {
         if (!it->is_string()) return typeError(ptr + "/sym", "a symbol name", *it);
         return Arg::symbol(it->get<std::string>());
       }
-      if (auto it = j.find("float"); it != j.end()) {
+      if (auto it = j.find(pk::float_); it != j.end()) {
         std::string v = it->is_string() ? it->get<std::string>() : "";
         if (v == "inf") return Arg::real(std::numeric_limits<double>::infinity());
         if (v == "-inf") return Arg::real(-std::numeric_limits<double>::infinity());
@@ -287,25 +290,25 @@ Result<Arg> argFromJImpl(const json& j, const Graph& g, const std::string& ptr, 
 Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const json*>& specJ,
                       std::vector<const json*>& inSpecJ) {
   const std::string ptr = "/nodes/" + std::to_string(i);
-  const Where where("nodes", i);
+  const Where where(pk::nodes, i);
   if (!jn.is_object()) return typeError(ptr, "a node object", jn);
   Plan& p = b.plan();
   Node n;
-  auto name = getString(jn, "name", ptr, true);
+  auto name = getString(jn, pk::name, ptr, true);
   if (!name) return name.error();
   n.name = std::move(*name);
   if (auto ok = b.checkName(n.name, where); !ok) return ok.error();
-  auto op = getString(jn, "op", ptr, true);
+  auto op = getString(jn, pk::op, ptr, true);
   if (!op) return op.error();
   n.op = std::move(*op);
   n.kind = PlanBuilder::kindOfOp(n.op);
-  auto pk = getString(jn, "placeholder_kind", ptr, false);
+  auto pk = getString(jn, pk::placeholder_kind, ptr, false);
   if (!pk) return pk.error();
   n.placeholderKind = placeholderKindFromName(*pk);
-  auto ph = getString(jn, "phase", ptr, false);
+  auto ph = getString(jn, pk::phase, ptr, false);
   if (!ph) return ph.error();
   n.phase = phaseFromName(*ph);
-  if (auto it = jn.find("meta"); it != jn.end() && !it->is_null()) {
+  if (auto it = jn.find(pk::meta); it != jn.end() && !it->is_null()) {
     if (!it->is_array()) return typeError(ptr + "/meta", "an array of tensor metas", *it);
     for (size_t k = 0; k < it->size(); ++k) {
       auto m = metaFromJ((*it)[k], ptr + "/meta/" + std::to_string(k));
@@ -318,7 +321,7 @@ Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const j
   // Args may not refer to the node itself (its name is registered at endNode); pushed first for output counts.
   Node& node = b.beginNode();
   node = std::move(n);
-  if (auto it = jn.find("args"); it != jn.end() && !it->is_null()) {
+  if (auto it = jn.find(pk::args); it != jn.end() && !it->is_null()) {
     if (!it->is_array()) return typeError(ptr + "/args", "an array", *it);
     for (size_t k = 0; k < it->size(); ++k) {
       auto a = argFromJImpl((*it)[k], p.graph, ptr + "/args/" + std::to_string(k), 0);
@@ -326,14 +329,14 @@ Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const j
       node.args.push_back(std::move(*a));
     }
   }
-  if (auto it = jn.find("kwargs"); it != jn.end() && !it->is_null()) {
+  if (auto it = jn.find(pk::kwargs); it != jn.end() && !it->is_null()) {
     if (!it->is_object()) return typeError(ptr + "/kwargs", "an object", *it);
     for (auto kv = it->begin(); kv != it->end(); ++kv) {
       auto a = argFromJImpl(kv.value(), p.graph, ptr + "/kwargs/" + kv.key(), 0);
       if (!a) return a.error();
       node.kwargs.emplace_back(kv.key(), std::move(*a));
     }
-    if (auto o = jn.find("kwarg_order"); o != jn.end() && !o->is_null()) {
+    if (auto o = jn.find(pk::kwarg_order); o != jn.end() && !o->is_null()) {
       if (!o->is_array() || o->size() != node.kwargs.size())
         return Error::atPointer("expected the list of this node's kwarg names, in call order", ptr + "/kwarg_order");
       std::vector<std::pair<std::string, Arg>> ordered;
@@ -350,25 +353,25 @@ Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const j
       node.kwargs = std::move(ordered);
     }
   }
-  auto mod = getString(jn, "module", ptr, false);
+  auto mod = getString(jn, pk::module_, ptr, false);
   if (!mod) return mod.error();
   node.modulePath = std::move(*mod);
-  if (auto it = jn.find("source"); it != jn.end() && !it->is_null()) {
+  if (auto it = jn.find(pk::source); it != jn.end() && !it->is_null()) {
     if (!it->is_object()) return typeError(ptr + "/source", "an object", *it);
     const std::string sp = ptr + "/source";
-    auto f = getString(*it, "file", sp, false);
-    auto fn = getString(*it, "func", sp, false);
-    auto code = getString(*it, "code", sp, false);
-    auto line = getInt(*it, "line", sp, 0, 0, std::numeric_limits<int>::max());
+    auto f = getString(*it, pk::file, sp, false);
+    auto fn = getString(*it, pk::func, sp, false);
+    auto code = getString(*it, pk::code, sp, false);
+    auto line = getInt(*it, pk::line, sp, 0, 0, std::numeric_limits<int>::max());
     for (auto* r : {&f, &fn, &code})
       if (!*r) return r->error();
     if (!line) return line.error();
     node.source = SourceLoc{*f, static_cast<int>(*line), *fn, *code};
   }
-  auto cc = getNumber(jn, "compute_cost", ptr, -1);
-  auto tc = getNumber(jn, "transition_cost", ptr, -1);
-  auto cl = getInt(jn, "cluster_id", ptr, -1, -1, std::numeric_limits<int>::max());
-  auto ac = getString(jn, "ac_region", ptr, false);
+  auto cc = getNumber(jn, pk::compute_cost, ptr, -1);
+  auto tc = getNumber(jn, pk::transition_cost, ptr, -1);
+  auto cl = getInt(jn, pk::cluster_id, ptr, -1, -1, std::numeric_limits<int>::max());
+  auto ac = getString(jn, pk::ac_region, ptr, false);
   if (!cc) return cc.error();
   if (!tc) return tc.error();
   if (!cl) return cl.error();
@@ -377,17 +380,17 @@ Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const j
   node.transitionCost = *tc;
   node.clusterId = static_cast<int>(*cl);
   node.acRegion = *ac;
-  if (auto it = jn.find("tag"); it != jn.end() && !it->is_null()) {
+  if (auto it = jn.find(pk::tag); it != jn.end() && !it->is_null()) {
     AutoSpTag tag;  // off a placeholder, or on a dim its tensor lacks: a finding (Plan::validatePlanWide)
     if (it->is_string()) {
       tag.key = it->get<std::string>();
     } else if (it->is_object()) {
-      auto key = getString(*it, "key", ptr + "/tag", true);
+      auto key = getString(*it, pk::key, ptr + "/tag", true);
       if (!key) return key.error();
       tag.key = *key;
-      if (auto sd = it->find("seq_dim"); sd != it->end() && !sd->is_null()) {
+      if (auto sd = it->find(pk::seq_dim); sd != it->end() && !sd->is_null()) {
         if (!sd->is_number_integer()) return typeError(ptr + "/tag/seq_dim", "an integer", *sd);
-        auto v = getInt(*it, "seq_dim", ptr + "/tag", 0, 0, limits::kMaxTensorRank);
+        auto v = getInt(*it, pk::seq_dim, ptr + "/tag", 0, 0, limits::kMaxTensorRank);
         if (!v) return v.error();
         tag.seqDim = static_cast<int>(*v);
       }
@@ -397,24 +400,24 @@ Result<bool> readNode(const json& jn, int i, PlanBuilder& b, std::vector<const j
     if (tag.key.empty()) return Error::atPointer("an AutoSP tag needs a key", ptr + "/tag");
     b.setTag(i, std::move(tag));
   }
-  if (auto it = jn.find("edge_costs"); it != jn.end() && !it->is_null()) {
+  if (auto it = jn.find(pk::edge_costs); it != jn.end() && !it->is_null()) {
     if (!it->is_array()) return typeError(ptr + "/edge_costs", "an array", *it);
     for (size_t k = 0; k < it->size(); ++k) {
       const std::string ep = ptr + "/edge_costs/" + std::to_string(k);
       const json& e = (*it)[k];
       if (!e.is_object()) return typeError(ep, "an object", e);
-      auto in = getInt(e, "input", ep, 0, 0, limits::kMaxInputIndex);
-      auto c = getNumber(e, "comm", ep, 0);
-      auto t = getNumber(e, "transition", ep, 0);
+      auto in = getInt(e, pk::input, ep, 0, 0, limits::kMaxInputIndex);
+      auto c = getNumber(e, pk::comm, ep, 0);
+      auto t = getNumber(e, pk::transition, ep, 0);
       if (!in) return in.error();
       if (!c) return c.error();
       if (!t) return t.error();
       p.edgeCosts[{i, static_cast<int>(*in)}] = {*c, *t};
     }
   }
-  auto sIt = jn.find("spec");
+  auto sIt = jn.find(pk::spec);
   specJ.push_back(sIt != jn.end() && !sIt->is_null() ? &*sIt : nullptr);
-  auto iIt = jn.find("input_specs");
+  auto iIt = jn.find(pk::input_specs);
   inSpecJ.push_back(iIt != jn.end() && !iIt->is_null() ? &*iIt : nullptr);
   auto done = b.endNode(where);
   if (!done) return done.error();
@@ -474,39 +477,39 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
   if (!j.is_object()) return typeError("", "a JSON object", j);
   PlanBuilder b(PlanFormat::Native);
   Plan& p = b.plan();
-  auto fmt = getString(j, "format", "", false);
+  auto fmt = getString(j, pk::format, "", false);
   if (!fmt) return fmt.error();
   if (!fmt->empty() && *fmt != "shardscope-plan")
     return Error::atPointer("not a shardscope plan (format is '" + *fmt + "')", "/format");
-  auto ver = getInt(j, "version", "", kPlanFormatVersion, 0, limits::kMaxFormatVersion);
+  auto ver = getInt(j, pk::version, "", kPlanFormatVersion, 0, limits::kMaxFormatVersion);
   if (!ver) return ver.error();
   if (*ver != kPlanFormatVersion)
     return Error::atPointer("unsupported plan version " + std::to_string(*ver) + " (this build reads version " +
                                 std::to_string(kPlanFormatVersion) + ")",
                             "/version");
-  auto name = getString(j, "name", "", false);
-  auto desc = getString(j, "description", "", false);
+  auto name = getString(j, pk::name, "", false);
+  auto desc = getString(j, pk::description, "", false);
   if (!name) return name.error();
   if (!desc) return desc.error();
   p.name = *name;
   p.description = *desc;
 
-  auto mIt = j.find("mesh");
-  if (mIt == j.end()) return missingKey("", "mesh");
+  auto mIt = j.find(pk::mesh);
+  if (mIt == j.end()) return missingKey("", pk::mesh);
   if (!mIt->is_object()) return typeError("/mesh", "an object {\"shape\", \"dim_names\"}", *mIt);
-  if (!mIt->contains("shape")) return missingKey("/mesh", "shape");
-  if (auto m = jsonutil::readMesh(&(*mIt)["shape"], jsonutil::member(*mIt, "dim_names"), Where("mesh"),
-                                  Where("mesh")("shape"), Where("mesh")("dim_names"), b);
+  if (!mIt->contains(pk::shape)) return missingKey("/mesh", pk::shape);
+  if (auto m = jsonutil::readMesh(&(*mIt)[pk::shape], jsonutil::member(*mIt, pk::dim_names), Where(pk::mesh),
+                                  Where(pk::mesh)(pk::shape), Where(pk::mesh)(pk::dim_names), b);
       !m)
     return m.error();
 
-  if (auto rIt = j.find("run"); rIt != j.end() && !rIt->is_null()) {
+  if (auto rIt = j.find(pk::run); rIt != j.end() && !rIt->is_null()) {
     if (!rIt->is_object()) return typeError("/run", "an object", *rIt);
-    auto seed = getInt(*rIt, "seed", "/run", 0, 0, std::numeric_limits<int64_t>::max());
-    auto loss = getString(*rIt, "loss", "/run", false);
-    auto batches = getInt(*rIt, "batches", "/run", 3, limits::kMinBatches, limits::kMaxBatches);
-    auto rtol = getNumber(*rIt, "rtol", "/run", 1e-4);
-    auto sp = getInt(*rIt, "sp_size", "/run", 0, 0, limits::kMaxSpSize);
+    auto seed = getInt(*rIt, pk::seed, "/run", 0, 0, std::numeric_limits<int64_t>::max());
+    auto loss = getString(*rIt, pk::loss, "/run", false);
+    auto batches = getInt(*rIt, pk::batches, "/run", 3, limits::kMinBatches, limits::kMaxBatches);
+    auto rtol = getNumber(*rIt, pk::rtol, "/run", 1e-4);
+    auto sp = getInt(*rIt, pk::sp_size, "/run", 0, 0, limits::kMaxSpSize);
     if (!seed) return seed.error();
     if (!loss) return loss.error();
     if (!batches) return batches.error();
@@ -515,19 +518,19 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
     if (!(*rtol > 0)) return Error::atPointer("rtol must be positive", "/run/rtol");
     b.setRun(RunSettings{static_cast<uint64_t>(*seed), *loss, static_cast<int>(*batches), *rtol, static_cast<int>(*sp)});
   }
-  if (auto sIt = j.find("summary"); sIt != j.end() && !sIt->is_null()) {
+  if (auto sIt = j.find(pk::summary); sIt != j.end() && !sIt->is_null()) {
     if (!sIt->is_object()) return typeError("/summary", "an object", *sIt);
-    auto t = getNumber(*sIt, "total", "/summary", -1);
-    auto c = getNumber(*sIt, "comm", "/summary", -1);
-    auto co = getNumber(*sIt, "compute", "/summary", -1);
-    auto tr = getNumber(*sIt, "transition", "/summary", -1);
+    auto t = getNumber(*sIt, pk::total, "/summary", -1);
+    auto c = getNumber(*sIt, pk::comm, "/summary", -1);
+    auto co = getNumber(*sIt, pk::compute, "/summary", -1);
+    auto tr = getNumber(*sIt, pk::transition, "/summary", -1);
     for (auto* r : {&t, &c, &co, &tr})
       if (!*r) return r->error();
     p.summary = CostSummary{*t, *c, *co, *tr};
   }
 
-  auto nIt = j.find("nodes");
-  if (nIt == j.end()) return missingKey("", "nodes");
+  auto nIt = j.find(pk::nodes);
+  if (nIt == j.end()) return missingKey("", pk::nodes);
   if (!nIt->is_array()) return typeError("/nodes", "an array of nodes", *nIt);
   if (static_cast<int64_t>(nIt->size()) > limits::kMaxGraphNodes) return Error::atPointer("too many nodes", "/nodes");
   b.reserveNodes(nIt->size());
@@ -539,7 +542,7 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
   if (auto g = b.finishGraph(); !g) return g.error();
   for (int i = 0; i < p.graph.size(); ++i) {
     const std::string ptr = "/nodes/" + std::to_string(i);
-    const Where where("nodes", i);
+    const Where where(pk::nodes, i);
     const Node& n = p.graph.nodes[i];
     if (const json* s = specJs[i]) {
       if (!s->is_array()) return typeError(ptr + "/spec", "an array with one spec per output", *s);
@@ -548,7 +551,7 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
                                     std::to_string(s->size()) + " specs",
                                 ptr + "/spec");
       for (size_t k = 0; k < s->size(); ++k) {
-        auto sp = specFromJ((*s)[k], b, where("spec", static_cast<int64_t>(k)));
+        auto sp = specFromJ((*s)[k], b, where(pk::spec, static_cast<int64_t>(k)));
         if (!sp) return sp.error();
         b.setOutputSpec(i, static_cast<int>(k), std::move(*sp));
       }
@@ -561,32 +564,32 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
                                     std::to_string(s->size()) + " input specs",
                                 ptr + "/input_specs");
       for (size_t k = 0; k < s->size(); ++k) {
-        auto sp = specFromJ((*s)[k], b, where("input_specs", static_cast<int64_t>(k)));
+        auto sp = specFromJ((*s)[k], b, where(pk::input_specs, static_cast<int64_t>(k)));
         if (!sp) return sp.error();
         b.setInputSpec(i, static_cast<int>(k), std::move(*sp));
       }
     }
   }
-  if (auto rIt = j.find("redistributes"); rIt != j.end() && !rIt->is_null()) {
+  if (auto rIt = j.find(pk::redistributes); rIt != j.end() && !rIt->is_null()) {
     if (!rIt->is_array()) return typeError("/redistributes", "an array", *rIt);
     for (size_t k = 0; k < rIt->size(); ++k) {
       const std::string ptr = "/redistributes/" + std::to_string(k);
-      const Where where("redistributes", static_cast<int64_t>(k));
+      const Where where(pk::redistributes, static_cast<int64_t>(k));
       const json& e = (*rIt)[k];
       if (!e.is_object()) return typeError(ptr, "an object {\"node\", \"input\", \"from\", \"to\"}", e);
-      auto node = getString(e, "node", ptr, true);
+      auto node = getString(e, pk::node, ptr, true);
       if (!node) return node.error();
       int ni = b.find(*node);
       if (ni < 0) return Error::atPointer("unknown node '" + *node + "'", ptr + "/node");
-      auto in = getInt(e, "input", ptr, 0, 0, limits::kMaxInputIndex);
+      auto in = getInt(e, pk::input, ptr, 0, 0, limits::kMaxInputIndex);
       if (!in) return in.error();
-      auto fIt = e.find("from");
-      auto tIt = e.find("to");
-      if (fIt == e.end()) return missingKey(ptr, "from");
-      if (tIt == e.end()) return missingKey(ptr, "to");
-      auto from = specFromJ(*fIt, b, where("from"));
+      auto fIt = e.find(pk::from);
+      auto tIt = e.find(pk::to);
+      if (fIt == e.end()) return missingKey(ptr, pk::from);
+      if (tIt == e.end()) return missingKey(ptr, pk::to);
+      auto from = specFromJ(*fIt, b, where(pk::from));
       if (!from) return from.error();
-      auto to = specFromJ(*tIt, b, where("to"));
+      auto to = specFromJ(*tIt, b, where(pk::to));
       if (!to) return to.error();
       if (!*from || !*to) return Error::atPointer("a redistribute needs both 'from' and 'to' specs", ptr);
       if (auto ok = b.addRedistribute(ni, *in, std::move(**from), std::move(**to), where); !ok) return ok.error();

@@ -21,12 +21,15 @@
 #include <limits>
 #include <unordered_map>
 
+#include "core/io/native/plan_keys.h"
 #include "core/io/native/plan_json.h"
 #include "core/io/simdjson_util.h"
 #include "core/model/limits.h"
 #include "core/model/plan_builder.h"
 
 namespace ss {
+
+namespace pk = plan_keys;
 
 namespace {
 
@@ -73,7 +76,7 @@ bool FastReader::readMeta(element e, TensorMeta& m) {
     m = TensorMeta{{}, DType::F32, false};
     return true;
   }
-  static constexpr std::string_view keys[] = {"shape", "dtype"};
+  static constexpr std::string_view keys[] = {pk::shape, pk::dtype};
   const element* f[2];
   element store[2];
   if (!members(e, keys, f, store)) return false;
@@ -123,7 +126,7 @@ bool FastReader::readArg(element e, const Graph& g, int depth, Arg& out) {
       return true;
     }
     case element_type::OBJECT: {
-      static constexpr std::string_view keys[] = {"t", "i", "dtype", "device", "sym", "float"};
+      static constexpr std::string_view keys[] = {pk::t, pk::i, pk::dtype, pk::device, pk::sym, pk::float_};
       const element* f[6];
       element store[6];
       if (!members(e, keys, f, store)) return false;
@@ -176,7 +179,7 @@ bool FastReader::readTag(element e, const Node&, AutoSpTag& tag) {
   if (e.type() == element_type::STRING) {
     if (!asString(e, key)) return false;
   } else {
-    static constexpr std::string_view keys[] = {"key", "seq_dim"};
+    static constexpr std::string_view keys[] = {pk::key, pk::seq_dim};
     const element* f[2];
     element store[2];
     if (!members(e, keys, f, store)) return false;  // also: neither string nor object
@@ -196,9 +199,9 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   enum K { Name, Op, PKind, PhaseK, Meta, Args, Kwargs, Module, Source, CCost, TCost, Cluster, AcRegion, Tag, EdgeCosts,
            Spec, InSpecs, KwargOrder, KCount };
   static constexpr std::string_view keys[KCount] = {
-      "name",   "op",           "placeholder_kind", "phase",      "meta",      "args", "kwargs",     "module",     "source",
-      "compute_cost", "transition_cost", "cluster_id", "ac_region", "tag", "edge_costs", "spec", "input_specs",
-      "kwarg_order"};
+      pk::name,         pk::op,       pk::placeholder_kind, pk::phase,      pk::meta,       pk::args,
+      pk::kwargs,       pk::module_,  pk::source,           pk::compute_cost, pk::transition_cost, pk::cluster_id,
+      pk::ac_region,    pk::tag,      pk::edge_costs,       pk::spec,       pk::input_specs, pk::kwarg_order};
   const element* f[KCount];
   element store[KCount];
   if (!members(e, keys, f, store)) return false;
@@ -259,7 +262,7 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   }
   if (!optString(f[Module], node.modulePath)) return false;
   if (f[Source]) {
-    static constexpr std::string_view skeys[] = {"file", "func", "code", "line"};
+    static constexpr std::string_view skeys[] = {pk::file, pk::func, pk::code, pk::line};
     const element* s[4];
     element sstore[4];
     if (!members(*f[Source], skeys, s, sstore)) return false;
@@ -281,7 +284,7 @@ bool FastReader::readNode(element e, int i, Plan& p) {
   }
   if (f[EdgeCosts]) {
     if (f[EdgeCosts]->type() != element_type::ARRAY) return false;
-    static constexpr std::string_view ekeys[] = {"input", "comm", "transition"};
+    static constexpr std::string_view ekeys[] = {pk::input, pk::comm, pk::transition};
     for (element ec : sj::dom::array(*f[EdgeCosts])) {
       const element* c[3];
       element cstore[3];
@@ -299,7 +302,7 @@ bool FastReader::readNode(element e, int i, Plan& p) {
 }
 
 bool FastReader::readMesh(element e, Plan& p) {
-  static constexpr std::string_view keys[] = {"shape", "dim_names"};
+  static constexpr std::string_view keys[] = {pk::shape, pk::dim_names};
   const element* f[2];
   element store[2];
   if (!members(e, keys, f, store)) return false;
@@ -324,7 +327,7 @@ bool FastReader::readMesh(element e, Plan& p) {
 }
 
 bool FastReader::readRun(element e, Plan& p) {
-  static constexpr std::string_view keys[] = {"seed", "loss", "batches", "rtol", "sp_size"};
+  static constexpr std::string_view keys[] = {pk::seed, pk::loss, pk::batches, pk::rtol, pk::sp_size};
   const element* f[5];
   element store[5];
   if (!members(e, keys, f, store)) return false;
@@ -342,7 +345,7 @@ bool FastReader::readRun(element e, Plan& p) {
 }
 
 bool FastReader::readSummary(element e, Plan& p) {
-  static constexpr std::string_view keys[] = {"total", "comm", "compute", "transition"};
+  static constexpr std::string_view keys[] = {pk::total, pk::comm, pk::compute, pk::transition};
   const element* f[4];
   element store[4];
   if (!members(e, keys, f, store)) return false;
@@ -380,7 +383,7 @@ bool FastReader::readSpecs(Plan& p) {
 
 bool FastReader::readRedistributes(element e, Plan& p) {
   if (e.type() != element_type::ARRAY) return false;
-  static constexpr std::string_view keys[] = {"node", "input", "from", "to"};
+  static constexpr std::string_view keys[] = {pk::node, pk::input, pk::from, pk::to};
   for (element r : sj::dom::array(e)) {
     const element* f[4];
     element store[4];
@@ -403,8 +406,8 @@ bool FastReader::readRedistributes(element e, Plan& p) {
 bool FastReader::read(element root, Plan& out) {
   Plan& p = b_.plan();
   enum K { Format, Version, Name, Description, Mesh, Run, Summary, Nodes, Redistributes, KCount };
-  static constexpr std::string_view keys[KCount] = {"format", "version", "name",  "description",  "mesh",
-                                                    "run",    "summary", "nodes", "redistributes"};
+  static constexpr std::string_view keys[KCount] = {pk::format, pk::version, pk::name,  pk::description,  pk::mesh,
+                                                    pk::run,    pk::summary, pk::nodes, pk::redistributes};
   const element* f[KCount];
   element store[KCount];
   if (!members(root, keys, f, store)) return false;
