@@ -3,13 +3,18 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <poll.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
+
+extern char** environ;
 
 namespace ss::app {
 
@@ -19,14 +24,64 @@ struct FileDialog::NativeJob {
   std::string out, err;
 };
 
-std::string shellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
+namespace {
+
+// Runs `argv` (no shell: arguments are passed as they are, whatever they hold) and collects its stdout and
+// stderr until it exits. Returns its exit status, -1 when it could not start or did not exit normally.
+int runCollecting(const std::vector<std::string>& argv, std::string& out, std::string& err) {
+  int outPipe[2], errPipe[2];
+  if (pipe2(outPipe, O_CLOEXEC) != 0) return -1;
+  if (pipe2(errPipe, O_CLOEXEC) != 0) {
+    close(outPipe[0]);
+    close(outPipe[1]);
+    return -1;
   }
-  return q + "'";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, outPipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, errPipe[1], STDERR_FILENO);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(outPipe[1]);
+  close(errPipe[1]);
+  if (rc != 0) {
+    close(outPipe[0]);
+    close(errPipe[0]);
+    return -1;
+  }
+  pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&out, &err};
+  int open = 2;
+  char buf[4096];
+  while (open > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open;
+      }
+    }
+  }
+  for (const pollfd& f : fds)
+    if (f.fd >= 0) close(f.fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+}  // namespace
 
 FileDialog::FileDialog() = default;
 
@@ -49,34 +104,20 @@ void FileDialog::start(FileDialogMode mode, std::string title, std::string sugge
   }
   state_ = State::Native;
   job_ = std::make_shared<NativeJob>();
-  std::string cmd = "zenity --file-selection --title=" + shellQuote(title_);
-  if (mode_ == FileDialogMode::Save) cmd += " --save --confirm-overwrite";
-  if (!suggested_.empty()) cmd += " --filename=" + shellQuote(suggested_);
-  if (mode_ == FileDialogMode::Open) cmd += " --file-filter='Plans | *.json *.txt *.py *.fx' --file-filter='All files | *'";
-  char errPath[] = "/tmp/shardscope-zenity-XXXXXX";
-  const int fd = mkstemp(errPath);
-  if (fd >= 0) close(fd);
-  const std::string errFile = errPath;
-  cmd += " 2>" + shellQuote(errFile);
+  std::vector<std::string> argv = {"zenity", "--file-selection", "--title=" + title_};
+  if (mode_ == FileDialogMode::Save) {
+    argv.push_back("--save");
+    argv.push_back("--confirm-overwrite");
+  }
+  if (!suggested_.empty()) argv.push_back("--filename=" + suggested_);
+  if (mode_ == FileDialogMode::Open) {
+    argv.push_back("--file-filter=Plans | *.json *.txt *.py *.fx");
+    argv.push_back("--file-filter=All files | *");
+  }
   if (thread_.joinable()) thread_.join();
   std::shared_ptr<NativeJob> job = job_;
-  thread_ = std::thread([job, cmd, errFile]() {
-    FILE* p = popen(cmd.c_str(), "r");
-    if (p == nullptr) {
-      job->exitCode = -1;
-      job->done = true;
-      return;
-    }
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) job->out.append(buf, n);
-    const int status = pclose(p);
-    job->exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream ef(errFile);
-    std::stringstream ss;
-    ss << ef.rdbuf();
-    job->err = ss.str();
-    std::remove(errFile.c_str());
+  thread_ = std::thread([job, argv]() {
+    job->exitCode = runCollecting(argv, job->out, job->err);
     job->done = true;
   });
 }

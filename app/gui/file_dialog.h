@@ -54,7 +54,4 @@ class FileDialog {
   std::string browserError_;
 };
 
-// Quotes a string for /bin/sh.
-std::string shellQuote(const std::string& s);
-
 }  // namespace ss::app

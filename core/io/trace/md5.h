@@ -1,11 +1,13 @@
 #pragma once
-// MD5 (RFC 1321), for checking TORCH_TRACE payloads against their envelope's "has_payload" digest. Not for
-// security: torch writes md5(usedforsecurity=False) and so do we only to detect a damaged or edited payload.
-// (No Debian package gives core a small MD5 without linking a crypto library; this is the RFC's algorithm.)
+// MD5, for checking TORCH_TRACE payloads against their envelope's "has_payload" digest. Not for security: torch
+// writes md5(usedforsecurity=False), and so do we, only to detect a damaged or edited payload. The algorithm is
+// Debian's libmd (libmd-dev); this wraps it as a value type (copyable: a copy hashes on independently).
 #include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include <md5.h>
 
 namespace ss {
 
@@ -17,11 +19,7 @@ class Md5 {
   std::string hexDigest();           // 32 lowercase hex digits
 
  private:
-  void block(const uint8_t* p);
-  uint32_t s_[4];
-  uint64_t bytes_ = 0;
-  uint8_t buf_[64];
-  size_t used_ = 0;
+  MD5_CTX ctx_;
 };
 
 std::string md5Hex(std::string_view data);
