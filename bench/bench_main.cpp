@@ -379,7 +379,6 @@ json measureFile(const std::string& path, int frames) {
   r["diagnostics"] = diags.items.size();
   r["peak_load_check_mb"] = peakRssKb() / 1024.0;
   HeadlessGraph g;
-  ss::views::GraphViewState& st = g.st;
   auto frame = [&] { g.frame(plan, diags); };
   t0 = Clock::now();
   frame();  // lays out (synchronously) and builds the model

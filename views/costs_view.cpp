@@ -19,24 +19,16 @@ std::vector<CollectiveTotal> compareCollectives(const Plan& plan, const std::vec
     out.push_back({k, d});
     return out.back();
   };
+  // The plan's side: every edge whose layouts differ, as computeCosts sees it (calls and the output's gradients).
   const Graph& g = plan.graph;
   RedistIndex redist;
   redist.build(plan);
   for (int c = 0; c < g.size() && static_cast<size_t>(c) < plan.specs.size(); ++c) {
-    if (g.nodes[c].kind != NodeKind::Call) continue;
-    const auto& ins = g.inputs(c);
-    for (int k = 0; k < static_cast<int>(ins.size()); ++k) {
-      std::optional<ShardingSpec> src = plan.producerSpec(c, k), dst;
-      if (int r = redist.find(c, k); r >= 0) {
-        src = plan.redistributes[r].from;
-        dst = plan.redistributes[r].to;
-      } else {
-        dst = plan.consumerSpec(c, k);
-      }
-      const TensorMeta* meta = g.meta(ins[k]);
-      if (!src || !dst || *src == *dst || !meta) continue;
-      const RedistributePlan rp = planRedistribute(*meta, plan.mesh, *src, *dst, model);
-      for (const RedistributeStep& st : rp.steps) {
+    const int inputs = static_cast<int>(g.inputs(c).size());
+    for (int k = 0; k < inputs; ++k) {
+      const std::optional<EdgeCost> e = edgeCost(plan, c, k, model, &redist);
+      if (!e) continue;
+      for (const RedistributeStep& st : e->steps) {
         if (st.kind == CollectiveKind::LocalChunk || st.kind == CollectiveKind::LocalDivide || st.kind == CollectiveKind::None) continue;
         CollectiveTotal& t = slot(st.kind, st.meshDim);
         ++t.planCount;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/model/layout.h"
+#include "core/model/enum_names.h"
 
 namespace ss {
 namespace {
@@ -49,14 +50,16 @@ std::string meshDimString(const DeviceMesh& mesh, int d) {
 
 // ---- collectives ----
 
-const char* transitionStateName(TransitionState s) {
-  switch (s) {
-    case TransitionState::Applied: return "applied";
-    case TransitionState::Missing: return "missing";
-    case TransitionState::Unjudged: return "unjudged";
-  }
-  return "unjudged";
-}
+namespace {
+constexpr EnumName<TransitionState> kTransitionStateNames[] = {
+    {TransitionState::Applied, "applied"},
+    {TransitionState::Missing, "missing"},
+    {TransitionState::Unjudged, "unjudged"}};
+static_assert(enumTableCovers(kTransitionStateNames, TransitionState::Unjudged) &&
+              enumNamesValid(kTransitionStateNames));
+}  // namespace
+
+const char* transitionStateName(TransitionState s) { return enumName(kTransitionStateNames, s, "unjudged"); }
 
 std::string meshDimLabel(const DeviceMesh& mesh, int meshDim) {
   if (meshDim == -2) return "all dims";
@@ -654,10 +657,21 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
     us += st->timeUs;
   }
   const std::string producer = pg.nodes[ins[k].node].name;
+  const int param = cn.kind == NodeKind::Output ? plan.gradientParamOf(k) : -1;
+  const std::string what =
+      param >= 0 ? " bringing the gradient of parameter " + pg.nodes[param].name +
+                       (pg.nodes[param].modulePath.empty() ? "" : " (" + pg.nodes[param].modulePath + ")") +
+                       " to its placement"
+                 : "";
   x.message = "the planned " + src->toMeshString() + " -> " + dst->toMeshString() + " (" + steps + ", " +
-              formatBytes(bytes) + " per rank) is not in the applied graph: on " + where + " " + cn.name + " " +
-              inLabel + " receives local " + (arrives && arrives->known ? shapeToString(arrives->shape) : "?") +
-              " where " + dst->toMeshString() + " needs " + (need ? shapeToString(*need) : "?");
+              formatBytes(bytes) + " per rank)" + what + " is not in the applied graph: on " + where + " " + cn.name +
+              " " + inLabel;
+  if (arrives && arrives->known && need && arrives->shape == *need)  // e.g. a Partial left unreduced
+    x.message += " receives a value of the right local shape " + shapeToString(*need) + " still in " +
+                 src->toMeshString() + ", not " + dst->toMeshString();
+  else
+    x.message += " receives local " + (arrives && arrives->known ? shapeToString(arrives->shape) : std::string("?")) +
+                 " where " + dst->toMeshString() + " needs " + (need ? shapeToString(*need) : "?");
   x.fix = "the apply pass must insert " + rp.summary() + " on the edge " + producer + " -> " + cn.name +
           " (input " + std::to_string(k) + ")";
   a.transitions.back().fix = x.fix;  // this transition's record (pushed above)
@@ -741,7 +755,8 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
   for (auto& col : a.collectives) col.planConsumer = col.planInput = -1;  // re-judged from scratch (after an edit)
   for (int c = 0; c < pg.size(); ++c) {
     const Node& cn = pg.nodes[c];
-    if (cn.kind != NodeKind::Call) continue;
+    // Calls, and the output: a gradient's transition to its parameter's placement ends there.
+    if (cn.kind != NodeKind::Call && cn.kind != NodeKind::Output) continue;
     const auto& ins = pg.inputs(c);
     for (int k = 0; k < static_cast<int>(ins.size()); ++k)
       checkTransition(plan, a, copts, redist, where, c, k, claimed, d);

@@ -100,6 +100,12 @@ bool usable(const ShardingSpec* s, const Plan& plan, const TensorMeta* meta) {
 }
 bool usable(const ShardingSpec& s, const Plan& plan, const TensorMeta* meta) { return usable(&s, plan, meta); }
 
+// "primals_1 (proj.weight)": a parameter placeholder by name, with its module path when it has one.
+std::string paramLabel(const Plan& plan, int p) {
+  const Node& n = plan.graph.nodes[p];
+  return n.modulePath.empty() || n.modulePath == n.name ? n.name : n.name + " (" + n.modulePath + ")";
+}
+
 Diagnostic make(Severity sev, DiagKind kind, int node, int input, std::string message) {
   Diagnostic d;
   d.severity = sev;
@@ -284,6 +290,10 @@ bool checkEdges(const NodeEnv& env, int n, bool autoparallel, rules::RuleContext
     const ShardingSpec* producer = outSpec(plan, refs[i]);
     if (producer && !usable(producer, plan, meta)) producer = nullptr;  // reported at the producer
     const ShardingSpec* declared = declaredIn(plan, n, in);
+    // At the output, a gradient with no input spec must end in its parameter's placement (Plan::consumerSpec).
+    int gradParam = -1;
+    if (!declared && node.kind == NodeKind::Output && (declared = plan.gradientTargetSpec(in)))
+      gradParam = plan.gradientParamOf(in);
     if (declared && !usable(declared, plan, meta)) declared = nullptr;  // reported by validateNode
     const ShardingSpec* arriving = producer;
     static const std::string unknownName = "?";
@@ -338,13 +348,19 @@ bool checkEdges(const NodeEnv& env, int n, bool autoparallel, rules::RuleContext
         d.kind = DiagKind::RedistributeRequired;
         d.message = "the solver plans a transition from " + producer->toMeshString() + " (" + producerName + ") to " +
                     declared->toMeshString() + ": " + how;
+        if (gradParam >= 0) d.message += " (the gradient of parameter " + paramLabel(plan, gradParam) + ")";
         arriving = declared;
       } else {
         d.severity = Severity::Error;
         d.kind = DiagKind::MissingRedistribute;
         edgeMissing = true;
-        d.message = producerName + " delivers " + producer->toMeshString() + " but " + node.name + " consumes input " +
-                    std::to_string(in) + " as " + declared->toMeshString() + ", and the plan has no redistribute on this edge";
+        if (gradParam >= 0)
+          d.message = "the gradient of parameter " + paramLabel(plan, gradParam) + " (" + producerName + ") ends in " +
+                      producer->toMeshString() + ", but its parameter is " + declared->toMeshString() +
+                      ", and the plan has no redistribute on this edge";
+        else
+          d.message = producerName + " delivers " + producer->toMeshString() + " but " + node.name + " consumes input " +
+                      std::to_string(in) + " as " + declared->toMeshString() + ", and the plan has no redistribute on this edge";
         d.fix = "insert a redistribute " + producer->toMeshString() + " -> " + declared->toMeshString() + ": " + how;
         if (meta)
           d.notes.push_back("local shape on rank 0: " + rules::localShapeString(meta->shape, plan.mesh, *producer, 0) +

@@ -19,22 +19,24 @@
 #include "core/io/formats.h"
 #include "core/io/native/plan_json.h"
 #include "core/io/trace/trace_log.h"
+#include "core/model/enum_names.h"
 
 namespace ss {
 
 using json = nlohmann::json;
 
-const char* fileKindName(FileKind k) {
-  switch (k) {
-    case FileKind::NativePlan: return "shardscope plan";
-    case FileKind::AutoparallelJson: return "autoparallel JSON export";
-    case FileKind::AutoparallelPlacements: return "autoparallel placements file";
-    case FileKind::FxText: return "FX graph text";
-    case FileKind::TorchTrace: return "TORCH_TRACE log";
-    case FileKind::Unknown: return "unknown";
-  }
-  return "unknown";
-}
+namespace {
+constexpr EnumName<FileKind> kFileKindNames[] = {
+    {FileKind::NativePlan, "shardscope plan"},
+    {FileKind::AutoparallelJson, "autoparallel JSON export"},
+    {FileKind::AutoparallelPlacements, "autoparallel placements file"},
+    {FileKind::FxText, "FX graph text"},
+    {FileKind::TorchTrace, "TORCH_TRACE log"},
+    {FileKind::Unknown, "unknown"}};
+static_assert(enumTableCovers(kFileKindNames, FileKind::Unknown) && enumNamesValid(kFileKindNames));
+}  // namespace
+
+const char* fileKindName(FileKind k) { return enumName(kFileKindNames, k, "unknown"); }
 
 namespace {
 

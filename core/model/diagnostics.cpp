@@ -4,51 +4,34 @@
 #include <array>
 #include <ostream>
 
+#include "core/model/enum_names.h"
 
 namespace ss {
 
-const char* severityName(Severity s) {
-  switch (s) {
-    case Severity::Info: return "info";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
-  }
-  return "error";
-}
-
 namespace {
-struct KindRow {
-  DiagKind kind;
-  const char* name;
-};
-constexpr KindRow kKindRows[] = {
+constexpr EnumName<Severity> kSeverityNames[] = {
+    {Severity::Info, "info"}, {Severity::Warning, "warning"}, {Severity::Error, "error"}};
+static_assert(enumTableCovers(kSeverityNames, Severity::Error) && enumNamesValid(kSeverityNames));
+
+constexpr EnumName<DiagKind> kKindNames[] = {
 #define SS_DIAG_KIND_ROW(e, s) {DiagKind::e, s},
     SS_DIAGNOSTIC_KINDS(SS_DIAG_KIND_ROW)
 #undef SS_DIAG_KIND_ROW
 };
+// The enumerators are the table's rows in order (both come from SS_DIAGNOSTIC_KINDS), so a kind indexes its row.
+static_assert(enumTableInOrder(kKindNames) && enumNamesValid(kKindNames));
 constexpr auto kKinds = [] {
-  std::array<DiagKind, std::size(kKindRows)> a{};
-  for (size_t i = 0; i < a.size(); ++i) a[i] = kKindRows[i].kind;
+  std::array<DiagKind, std::size(kKindNames)> a{};
+  for (size_t i = 0; i < a.size(); ++i) a[i] = kKindNames[i].value;
   return a;
 }();
-// The enumerators are the table's rows in order, so a kind indexes its row.
-static_assert([] {
-  for (size_t i = 0; i < std::size(kKindRows); ++i)
-    if (static_cast<size_t>(kKindRows[i].kind) != i) return false;
-  return true;
-}());
 }  // namespace
 
-const char* diagKindName(DiagKind k) {
-  auto i = static_cast<size_t>(k);
-  return i < std::size(kKindRows) ? kKindRows[i].name : "unknown";
-}
+const char* severityName(Severity s) { return enumName(kSeverityNames, s, "error"); }
 
-std::optional<DiagKind> diagKindFromName(std::string_view name) {
-  for (const auto& r : kKindRows)
-    if (name == r.name) return r.kind;
-  return std::nullopt;
-}
+const char* diagKindName(DiagKind k) { return enumName(kKindNames, k, "unknown"); }
+
+std::optional<DiagKind> diagKindFromName(std::string_view name) { return enumFromName(kKindNames, name); }
 
 std::span<const DiagKind> allDiagKinds() { return kKinds; }
 

@@ -6,57 +6,37 @@
 #include <limits>
 #include <unordered_set>
 
+#include "core/model/enum_names.h"
+
 namespace ss {
 
-const char* dtypeName(DType t) {
-  switch (t) {
-    case DType::F32: return "f32";
-    case DType::F16: return "f16";
-    case DType::BF16: return "bf16";
-    case DType::F64: return "f64";
-    case DType::I64: return "i64";
-    case DType::I32: return "i32";
-    case DType::I16: return "i16";
-    case DType::I8: return "i8";
-    case DType::U8: return "u8";
-    case DType::Bool: return "b8";
-    case DType::C64: return "c64";
-    case DType::Unknown: return "unknown";
-  }
-  return "unknown";
-}
+namespace {
+// The FX annotation names, then the torch names; a parser alias is a further spelling dtypeFromName takes.
+constexpr EnumName<DType> kDTypeNames[] = {
+    {DType::F32, "f32"}, {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F64, "f64"},
+    {DType::I64, "i64"}, {DType::I32, "i32"}, {DType::I16, "i16"},   {DType::I8, "i8"},
+    {DType::U8, "u8"},   {DType::Bool, "b8"}, {DType::C64, "c64"},   {DType::Unknown, "unknown"}};
+constexpr EnumName<DType> kDTypeTorchNames[] = {
+    {DType::F32, "torch.float32"}, {DType::F16, "torch.float16"}, {DType::BF16, "torch.bfloat16"},
+    {DType::F64, "torch.float64"}, {DType::I64, "torch.int64"},   {DType::I32, "torch.int32"},
+    {DType::I16, "torch.int16"},   {DType::I8, "torch.int8"},     {DType::U8, "torch.uint8"},
+    {DType::Bool, "torch.bool"},   {DType::C64, "torch.complex64"}, {DType::Unknown, "unknown"}};
+constexpr EnumName<DType> kDTypeAliases[] = {
+    {DType::F32, "float"}, {DType::F16, "half"}, {DType::F64, "double"}, {DType::I64, "long"}, {DType::I32, "int"}};
+static_assert(enumTableCovers(kDTypeNames, DType::Unknown) && enumNamesValid(kDTypeNames, kDTypeAliases));
+static_assert(enumTableCovers(kDTypeTorchNames, DType::Unknown) && enumNamesValid(kDTypeTorchNames));
+}  // namespace
 
-const char* dtypeTorchName(DType t) {
-  switch (t) {
-    case DType::F32: return "torch.float32";
-    case DType::F16: return "torch.float16";
-    case DType::BF16: return "torch.bfloat16";
-    case DType::F64: return "torch.float64";
-    case DType::I64: return "torch.int64";
-    case DType::I32: return "torch.int32";
-    case DType::I16: return "torch.int16";
-    case DType::I8: return "torch.int8";
-    case DType::U8: return "torch.uint8";
-    case DType::Bool: return "torch.bool";
-    case DType::C64: return "torch.complex64";
-    case DType::Unknown: return "unknown";
-  }
-  return "unknown";
-}
+const char* dtypeName(DType t) { return enumName(kDTypeNames, t, "unknown"); }
 
+const char* dtypeTorchName(DType t) { return enumName(kDTypeTorchNames, t, "unknown"); }
+
+// Takes, after one optional "torch." prefix, an FX name ("f32"), a torch name without its prefix ("float32") or
+// an alias ("float"); anything else is Unknown.
 DType dtypeFromName(std::string_view s) {
   if (s.rfind("torch.", 0) == 0) s.remove_prefix(6);
-  struct E { std::string_view a; DType t; };
-  static const E table[] = {
-      {"f32", DType::F32},   {"float32", DType::F32}, {"float", DType::F32},    {"f16", DType::F16},
-      {"float16", DType::F16}, {"half", DType::F16},  {"bf16", DType::BF16},    {"bfloat16", DType::BF16},
-      {"f64", DType::F64},   {"float64", DType::F64}, {"double", DType::F64},   {"i64", DType::I64},
-      {"int64", DType::I64}, {"long", DType::I64},    {"i32", DType::I32},      {"int32", DType::I32},
-      {"int", DType::I32},   {"i16", DType::I16},     {"int16", DType::I16},    {"i8", DType::I8},
-      {"int8", DType::I8},   {"u8", DType::U8},       {"uint8", DType::U8},     {"b8", DType::Bool},
-      {"bool", DType::Bool}, {"c64", DType::C64},     {"complex64", DType::C64}};
-  for (const auto& e : table)
-    if (e.a == s) return e.t;
+  if (auto t = enumFromName(kDTypeNames, kDTypeAliases, s)) return *t;
+  if (auto t = enumFromPrefixedName(kDTypeTorchNames, "torch.", s)) return *t;
   return DType::Unknown;
 }
 
@@ -91,40 +71,31 @@ int64_t TensorMeta::numel() const {
   return n;
 }
 
-const char* phaseName(Phase p) {
-  switch (p) {
-    case Phase::Forward: return "forward";
-    case Phase::Backward: return "backward";
-    case Phase::Optimizer: return "optimizer";
-    case Phase::Unknown: return "unknown";
-  }
-  return "unknown";
-}
+namespace {
+constexpr EnumName<Phase> kPhaseNames[] = {
+    {Phase::Unknown, "unknown"}, {Phase::Forward, "forward"}, {Phase::Backward, "backward"},
+    {Phase::Optimizer, "optimizer"}};
+constexpr EnumName<Phase> kPhaseAliases[] = {
+    {Phase::Forward, "fwd"}, {Phase::Backward, "bwd"}, {Phase::Optimizer, "optim"}};
+static_assert(enumTableCovers(kPhaseNames, Phase::Optimizer) && enumNamesValid(kPhaseNames, kPhaseAliases));
 
-Phase phaseFromName(std::string_view s) {
-  if (s == "forward" || s == "fwd") return Phase::Forward;
-  if (s == "backward" || s == "bwd") return Phase::Backward;
-  if (s == "optimizer" || s == "optim") return Phase::Optimizer;
-  return Phase::Unknown;
-}
+constexpr EnumName<PlaceholderKind> kPlaceholderKindNames[] = {
+    {PlaceholderKind::None, "none"},   {PlaceholderKind::Param, "param"},     {PlaceholderKind::Buffer, "buffer"},
+    {PlaceholderKind::Input, "input"}, {PlaceholderKind::Tangent, "tangent"}};
+constexpr EnumName<PlaceholderKind> kPlaceholderKindAliases[] = {
+    {PlaceholderKind::Param, "parameter"}, {PlaceholderKind::Input, "user_input"}};
+static_assert(enumTableCovers(kPlaceholderKindNames, PlaceholderKind::Tangent) &&
+              enumNamesValid(kPlaceholderKindNames, kPlaceholderKindAliases));
+}  // namespace
 
-const char* placeholderKindName(PlaceholderKind k) {
-  switch (k) {
-    case PlaceholderKind::Param: return "param";
-    case PlaceholderKind::Buffer: return "buffer";
-    case PlaceholderKind::Input: return "input";
-    case PlaceholderKind::Tangent: return "tangent";
-    case PlaceholderKind::None: return "none";
-  }
-  return "none";
-}
+const char* phaseName(Phase p) { return enumName(kPhaseNames, p, "unknown"); }
+
+Phase phaseFromName(std::string_view s) { return enumFromName(kPhaseNames, kPhaseAliases, s).value_or(Phase::Unknown); }
+
+const char* placeholderKindName(PlaceholderKind k) { return enumName(kPlaceholderKindNames, k, "none"); }
 
 PlaceholderKind placeholderKindFromName(std::string_view s) {
-  if (s == "param" || s == "parameter") return PlaceholderKind::Param;
-  if (s == "buffer") return PlaceholderKind::Buffer;
-  if (s == "input" || s == "user_input") return PlaceholderKind::Input;
-  if (s == "tangent") return PlaceholderKind::Tangent;
-  return PlaceholderKind::None;
+  return enumFromName(kPlaceholderKindNames, kPlaceholderKindAliases, s).value_or(PlaceholderKind::None);
 }
 
 std::string Node::opName() const {

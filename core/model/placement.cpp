@@ -2,17 +2,26 @@
 
 #include <algorithm>
 
+#include "core/model/enum_names.h"
+
 namespace ss {
 
-const char* reduceOpName(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Avg: return "avg";
-    case ReduceOp::Product: return "product";
-    case ReduceOp::Max: return "max";
-    case ReduceOp::Min: return "min";
-  }
-  return "sum";
+namespace {
+// The names reduceOpName prints, and the further spellings the placement parser takes (DTensor's upper case,
+// torch's "mean" and "prod").
+constexpr EnumName<ReduceOp> kReduceOpNames[] = {
+    {ReduceOp::Sum, "sum"}, {ReduceOp::Avg, "avg"}, {ReduceOp::Product, "product"}, {ReduceOp::Max, "max"},
+    {ReduceOp::Min, "min"}};
+constexpr EnumName<ReduceOp> kReduceOpAliases[] = {
+    {ReduceOp::Sum, "SUM"},         {ReduceOp::Avg, "mean"}, {ReduceOp::Avg, "AVG"}, {ReduceOp::Product, "prod"},
+    {ReduceOp::Product, "PRODUCT"}, {ReduceOp::Max, "MAX"},  {ReduceOp::Min, "MIN"}};
+static_assert(enumTableCovers(kReduceOpNames, ReduceOp::Min) && enumNamesValid(kReduceOpNames, kReduceOpAliases));
+}  // namespace
+
+const char* reduceOpName(ReduceOp op) { return enumName(kReduceOpNames, op, "sum"); }
+
+std::optional<ReduceOp> reduceOpFromName(std::string_view s) {
+  return enumFromName(kReduceOpNames, kReduceOpAliases, s);
 }
 
 std::string Placement::shortString() const {

@@ -10,7 +10,9 @@
 // with ==, hashing and printing; parsing of every notation lives in core/model/placement_parse.h.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model/mesh.h"
@@ -21,6 +23,8 @@ enum class PlacementKind : uint8_t { Replicate, Shard, StridedShard, Partial };
 enum class ReduceOp : uint8_t { Sum, Avg, Product, Max, Min };
 
 const char* reduceOpName(ReduceOp op);  // "sum", "avg", "product", "max", "min"
+// Those names and the aliases the placement parser takes ("mean", "prod", "SUM", ...); nullopt for any other.
+std::optional<ReduceOp> reduceOpFromName(std::string_view s);
 
 struct Placement {
   PlacementKind kind = PlacementKind::Replicate;

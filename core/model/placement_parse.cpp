@@ -97,18 +97,13 @@ Result<ReduceOp> parseReduceOp(Scanner& s) {
   if (quoted) ++s.pos;
   size_t start = s.pos;
   auto w = s.word();
-  ReduceOp op;
-  if (w == "sum" || w == "SUM") op = ReduceOp::Sum;
-  else if (w == "avg" || w == "mean" || w == "AVG") op = ReduceOp::Avg;
-  else if (w == "product" || w == "prod" || w == "PRODUCT") op = ReduceOp::Product;
-  else if (w == "max" || w == "MAX") op = ReduceOp::Max;
-  else if (w == "min" || w == "MIN") op = ReduceOp::Min;
-  else {
+  const std::optional<ReduceOp> op = reduceOpFromName(w);
+  if (!op) {
     s.pos = start;
     return errAt(s, "unknown reduce op '" + std::string(w) + "' (expected sum, avg, product, max or min)");
   }
   if (quoted && !s.accept(q)) return errAt(s, "unterminated quoted reduce op");
-  return op;
+  return *op;
 }
 
 // ---- Single placements --------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/model/enum_names.h"
+
 namespace ss {
 
 std::string AutoSpTag::toString() const {
@@ -10,15 +12,16 @@ std::string AutoSpTag::toString() const {
   return "(" + key + ", " + std::to_string(*seqDim) + ")";
 }
 
-const char* planFormatName(PlanFormat f) {
-  switch (f) {
-    case PlanFormat::Native: return "shardscope plan";
-    case PlanFormat::AutoparallelJson: return "autoparallel JSON";
-    case PlanFormat::AutoparallelPlacements: return "autoparallel placements";
-    case PlanFormat::FxText: return "FX graph text";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<PlanFormat> kPlanFormatNames[] = {
+    {PlanFormat::Native, "shardscope plan"},
+    {PlanFormat::AutoparallelJson, "autoparallel JSON"},
+    {PlanFormat::AutoparallelPlacements, "autoparallel placements"},
+    {PlanFormat::FxText, "FX graph text"}};
+static_assert(enumTableCovers(kPlanFormatNames, PlanFormat::FxText) && enumNamesValid(kPlanFormatNames));
+}  // namespace
+
+const char* planFormatName(PlanFormat f) { return enumName(kPlanFormatNames, f, "?"); }
 
 EdgeCostTable::Value& EdgeCostTable::operator[](const Key& k) {
   if (items_.empty() || items_.back().first < k) return items_.emplace_back(k, Value{0.0, 0.0}).second;
@@ -78,7 +81,60 @@ const ShardingSpec* Plan::consumerSpecPtr(int node, int input) const {
   if (node >= 0 && node < static_cast<int>(specs.size()) && input >= 0 &&
       input < static_cast<int>(specs[node].inputs.size()) && specs[node].inputs[input])
     return &*specs[node].inputs[input];
+  if (node >= 0 && node == graph.outputNode() && !gradientOf.empty())
+    if (const ShardingSpec* target = gradientTargetSpec(input)) return target;
   return producerSpecPtr(node, input);
+}
+
+int Plan::gradientParamOf(int input) const {
+  const int out = graph.outputNode();
+  if (out < 0 || input < 0 || gradientOf.empty()) return -1;
+  const Node& o = graph.nodes[out];
+  if (o.args.empty() || !o.args[0].isList()) return -1;
+  // The output's tensor inputs are its returned list's tensors in order (None entries are not inputs).
+  int tensor = 0;
+  const auto& items = o.args[0].items;
+  for (size_t k = 0; k < items.size(); ++k) {
+    if (!items[k].isTensor()) continue;
+    if (tensor++ != input) continue;
+    if (k >= gradientOf.size() || gradientOf[k].empty()) return -1;
+    return graph.find(gradientOf[k]);
+  }
+  return -1;
+}
+
+const ShardingSpec* Plan::gradientTargetSpec(int input) const {
+  const int p = gradientParamOf(input);
+  if (p < 0 || p >= static_cast<int>(specs.size()) || specs[p].outputs.empty() || !specs[p].outputs[0]) return nullptr;
+  return &*specs[p].outputs[0];
+}
+
+void Plan::deriveGradientOutputs() {
+  if (!gradientOf.empty()) return;
+  const int out = graph.outputNode();
+  if (out < 0) return;
+  const Node& o = graph.nodes[out];
+  if (o.args.empty() || !o.args[0].isList()) return;
+  std::vector<int> primals;
+  bool joint = false;
+  for (int n = 0; n < graph.size(); ++n) {
+    const Node& x = graph.nodes[n];
+    if (x.kind != NodeKind::Placeholder || x.op == "get_attr") continue;  // a module attribute is no primal
+    if (x.placeholderKind == PlaceholderKind::Tangent) joint = true;
+    else primals.push_back(n);
+  }
+  const auto& items = o.args[0].items;
+  if (!joint || primals.empty() || items.size() <= primals.size()) return;
+  const size_t forward = items.size() - primals.size();
+  std::vector<std::string> of(items.size());
+  bool any = false;
+  for (size_t i = 0; i < primals.size(); ++i) {
+    const Node& p = graph.nodes[primals[i]];
+    if (p.placeholderKind != PlaceholderKind::Param || !items[forward + i].isTensor()) continue;
+    of[forward + i] = p.name;
+    any = true;
+  }
+  if (any) gradientOf = std::move(of);
 }
 
 std::optional<ShardingSpec> Plan::producerSpec(int node, int input) const {

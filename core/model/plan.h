@@ -120,11 +120,22 @@ struct Plan {
   const Redistribute* findRedistribute(int node, int input) const;
   // The spec the producer of input `input` of `node` delivers (its output spec), if known.
   std::optional<ShardingSpec> producerSpec(int node, int input) const;
-  // The spec the consumer expects for that input: the input spec, else the producer's output spec.
+  // The spec the consumer expects for that input: the input spec; at the output node, for a gradient with no
+  // input spec, its parameter's placement (a gradient must end where its parameter lives); else the producer's
+  // output spec.
   std::optional<ShardingSpec> consumerSpec(int node, int input) const;
   // The same two without a copy (hot loops over every edge): nullptr where the optional above is empty.
   const ShardingSpec* producerSpecPtr(int node, int input) const;
   const ShardingSpec* consumerSpecPtr(int node, int input) const;
+  // The parameter placeholder whose gradient the output node's tensor input `input` is (from gradientOf), or -1.
+  int gradientParamOf(int input) const;
+  // The placement a gradient must end in at the output node's input `input`: its parameter's output spec, or
+  // nullptr when the input is not a known gradient or the parameter has no spec.
+  const ShardingSpec* gradientTargetSpec(int input) const;
+  // Fills gradientOf from AOT autograd's output order when the graph says nothing itself: a joint graph (one with
+  // tangents) returns its forward outputs, then one value per primal (the non-tangent placeholders, in order; get_attr constants are none), the
+  // primal's gradient, None for those without one. Leaves gradientOf alone when it is set or the counts do not fit.
+  void deriveGradientOutputs();
   // The structural invariants above; empty string when they hold, else "what (/json/pointer)".
   std::string validateStructure() const;
   // Its second half: one NodeSpecs per node with the right counts (for a graph already validated).

@@ -217,6 +217,7 @@ void PlanBuilder::resolveNegative() {
 Result<Plan> PlanBuilder::finish() {
   if (auto g = finishGraph(); !g) return g.error();
   plan_.normalizeSpecs();
+  plan_.deriveGradientOutputs();
   if (anyNegative_) resolveNegative();
   std::stable_sort(plan_.redistributes.begin(), plan_.redistributes.end(),
                    [](const Redistribute& a, const Redistribute& b) { return std::pair(a.node, a.input) < std::pair(b.node, b.input); });

@@ -4,17 +4,19 @@
 #include <map>
 
 #include "core/check/check.h"
+#include "core/model/enum_names.h"
 
 namespace ss {
 
-const char* edgeStatusName(EdgeCost::Status s) {
-  switch (s) {
-    case EdgeCost::Status::Inserted: return "inserted";
-    case EdgeCost::Status::Planned: return "planned";
-    case EdgeCost::Status::Missing: return "missing";
-  }
-  return "missing";
-}
+namespace {
+constexpr EnumName<EdgeCost::Status> kEdgeStatusNames[] = {
+    {EdgeCost::Status::Inserted, "inserted"},
+    {EdgeCost::Status::Planned, "planned"},
+    {EdgeCost::Status::Missing, "missing"}};
+static_assert(enumTableCovers(kEdgeStatusNames, EdgeCost::Status::Missing) && enumNamesValid(kEdgeStatusNames));
+}  // namespace
+
+const char* edgeStatusName(EdgeCost::Status s) { return enumName(kEdgeStatusNames, s, "missing"); }
 
 std::optional<EdgeCost> edgeCost(const Plan& plan, int node, int input, const CostModel& model,
                                  const RedistIndex* redist) {
@@ -51,6 +53,7 @@ std::optional<EdgeCost> edgeCost(const Plan& plan, int node, int input, const Co
              : plan.isSolverSolution()   ? EdgeCost::Status::Planned
                                          : EdgeCost::Status::Missing;
   e.summary = rp.possible ? rp.summary() : "impossible: " + rp.whyNot;
+  if (rp.possible) e.steps = rp.steps;
   e.bytes = rp.possible ? rp.totalBytes() : 0;
   e.timeUs = rp.possible ? rp.totalTimeUs() : 0;
   if (auto it = plan.edgeCosts.find({node, input}); it != plan.edgeCosts.end()) {

@@ -30,6 +30,7 @@ struct EdgeCost {
   // performed (the op gets the wrong layout instead), so it moves no bytes.
   bool performed() const { return status != Status::Missing; }
   std::string summary;       // "all_to_all on mesh dim 1 (dim1), 2.0 MiB, 21.4 us"
+  std::vector<RedistributeStep> steps;  // the redistribute's steps, local ones included (empty when impossible)
   int64_t bytes = 0;
   double timeUs = 0;
   double solverComm = -1, solverTransition = -1;  // from an autoparallel export, -1 when absent

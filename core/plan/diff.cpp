@@ -11,34 +11,33 @@
 #include <nlohmann/json.hpp>
 
 #include "core/plan/costs.h"
+#include "core/model/enum_names.h"
 
 namespace ss {
 
 // ---- names ----
 
-const char* changeKindName(ChangeKind k) {
-  switch (k) {
-    case ChangeKind::Mesh: return "mesh";
-    case ChangeKind::NodeRemoved: return "node-removed";
-    case ChangeKind::NodeAdded: return "node-added";
-    case ChangeKind::OutputSpec: return "output-spec";
-    case ChangeKind::InputSpec: return "input-spec";
-    case ChangeKind::RedistributeAdded: return "redistribute-added";
-    case ChangeKind::RedistributeRemoved: return "redistribute-removed";
-    case ChangeKind::RedistributeChanged: return "redistribute-changed";
-    case ChangeKind::AutoSpTag: return "autosp-tag";
-  }
-  return "mesh";
-}
+namespace {
+constexpr EnumName<ChangeKind> kChangeKindNames[] = {
+    {ChangeKind::Mesh, "mesh"},
+    {ChangeKind::NodeRemoved, "node-removed"},
+    {ChangeKind::NodeAdded, "node-added"},
+    {ChangeKind::OutputSpec, "output-spec"},
+    {ChangeKind::InputSpec, "input-spec"},
+    {ChangeKind::RedistributeAdded, "redistribute-added"},
+    {ChangeKind::RedistributeRemoved, "redistribute-removed"},
+    {ChangeKind::RedistributeChanged, "redistribute-changed"},
+    {ChangeKind::AutoSpTag, "autosp-tag"}};
+static_assert(enumTableCovers(kChangeKindNames, ChangeKind::AutoSpTag) && enumNamesValid(kChangeKindNames));
 
-const char* matchMethodName(MatchMethod m) {
-  switch (m) {
-    case MatchMethod::None: return "none";
-    case MatchMethod::Name: return "name";
-    case MatchMethod::Structure: return "structure";
-  }
-  return "none";
-}
+constexpr EnumName<MatchMethod> kMatchMethodNames[] = {
+    {MatchMethod::None, "none"}, {MatchMethod::Name, "name"}, {MatchMethod::Structure, "structure"}};
+static_assert(enumTableCovers(kMatchMethodNames, MatchMethod::Structure) && enumNamesValid(kMatchMethodNames));
+}  // namespace
+
+const char* changeKindName(ChangeKind k) { return enumName(kChangeKindNames, k, "mesh"); }
+
+const char* matchMethodName(MatchMethod m) { return enumName(kMatchMethodNames, m, "none"); }
 
 namespace {
 

@@ -27,22 +27,24 @@
 #include <unordered_set>
 
 #include "core/model/saturate.h"
+#include "core/model/enum_names.h"
 
 namespace ss {
 
-const char* collectiveName(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::None: return "none";
-    case CollectiveKind::AllGather: return "all_gather";
-    case CollectiveKind::AllReduce: return "all_reduce";
-    case CollectiveKind::ReduceScatter: return "reduce_scatter";
-    case CollectiveKind::AllToAll: return "all_to_all";
-    case CollectiveKind::LocalChunk: return "chunk";
-    case CollectiveKind::LocalDivide: return "divide";
-    case CollectiveKind::LocalEmbed: return "embed";
-  }
-  return "none";
-}
+namespace {
+constexpr EnumName<CollectiveKind> kCollectiveNames[] = {
+    {CollectiveKind::None, "none"},
+    {CollectiveKind::AllGather, "all_gather"},
+    {CollectiveKind::AllReduce, "all_reduce"},
+    {CollectiveKind::ReduceScatter, "reduce_scatter"},
+    {CollectiveKind::AllToAll, "all_to_all"},
+    {CollectiveKind::LocalChunk, "chunk"},
+    {CollectiveKind::LocalDivide, "divide"},
+    {CollectiveKind::LocalEmbed, "embed"}};
+static_assert(enumTableCovers(kCollectiveNames, CollectiveKind::LocalEmbed) && enumNamesValid(kCollectiveNames));
+}  // namespace
+
+const char* collectiveName(CollectiveKind k) { return enumName(kCollectiveNames, k, "none"); }
 
 const Link& CostModel::linkFor(int meshDim) const {
   if (meshDim >= 0 && meshDim < static_cast<int>(interNodeDims.size()) && interNodeDims[meshDim]) return interNode;

@@ -3,9 +3,14 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
+
+#include "core/model/enum_names.h"
 
 namespace ss {
 namespace {
@@ -26,6 +31,81 @@ void getIf(const nlohmann::json& j, const char* key, T& out) {
   if (it != j.end() && !it->is_null()) out = it->get<T>();
 }
 
+// ---- record fields ----
+// Each record's JSON fields are one list that both its to_json and its from_json walk, so a key is spelled once.
+// Why not NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(_WITH_DEFAULT): (1) the keys are snake_case and the members camelCase
+// (only SandboxLayer's three and a few single-word fields match); (2) its from_json differs from these readers: it
+// throws for a present `null` (type_error 302) and for a document that is no object (type_error 306), where these
+// readers keep the default for a null or absent key (getIf) and read a non-object as all defaults; (3) it defines
+// inline functions, while run_report.h declares these as ordinary functions other files link against.
+// A list is in the order from_json reads the keys (which wrong field a document reports first); nlohmann::json
+// sorts an object's keys, so the order written does not matter.
+template <class S, class M>
+struct Plain {  // j[key] = value; read with getIf
+  const char* key;
+  M S::*member;
+};
+template <class S>
+struct Num {  // a double written with num() (NaN and infinities as null); null reads back as NaN
+  const char* key;
+  double S::*member;
+  double absent;  // the value when the key is absent
+};
+template <class S, class T>
+struct Opt {  // nullopt as null; a null or absent key reads as nullopt
+  const char* key;
+  std::optional<T> S::*member;
+};
+template <class S>
+struct Custom {  // what the format needs beyond the above (a list of records, a list of nullable numbers)
+  const char* key;
+  void (*put)(nlohmann::json& j, const char* key, const S& s);
+  void (*take)(const nlohmann::json& j, const char* key, S& s);
+};
+
+template <class S, class M>
+constexpr Plain<S, M> plain(const char* key, M S::*member) { return {key, member}; }
+template <class S>
+constexpr Num<S> nullableNum(const char* key, double S::*member, double absent) { return {key, member, absent}; }
+template <class S, class T>
+constexpr Opt<S, T> opt(const char* key, std::optional<T> S::*member) { return {key, member}; }
+template <class S>
+constexpr Custom<S> custom(const char* key, void (*put)(nlohmann::json&, const char*, const S&),
+                           void (*take)(const nlohmann::json&, const char*, S&)) {
+  return {key, put, take};
+}
+
+template <class S, class M>
+void put(nlohmann::json& j, const S& s, const Plain<S, M>& f) { j[f.key] = s.*f.member; }
+template <class S>
+void put(nlohmann::json& j, const S& s, const Num<S>& f) { j[f.key] = num(s.*f.member); }
+template <class S, class T>
+void put(nlohmann::json& j, const S& s, const Opt<S, T>& f) {
+  j[f.key] = s.*f.member ? nlohmann::json(*(s.*f.member)) : nlohmann::json(nullptr);
+}
+template <class S>
+void put(nlohmann::json& j, const S& s, const Custom<S>& f) { f.put(j, f.key, s); }
+
+template <class S, class M>
+void take(const nlohmann::json& j, S& s, const Plain<S, M>& f) { getIf(j, f.key, s.*f.member); }
+template <class S>
+void take(const nlohmann::json& j, S& s, const Num<S>& f) { s.*f.member = numFrom(j, f.key, f.absent); }
+template <class S, class T>
+void take(const nlohmann::json& j, S& s, const Opt<S, T>& f) {
+  if (j.contains(f.key) && !j[f.key].is_null()) s.*f.member = j[f.key].template get<T>();
+}
+template <class S>
+void take(const nlohmann::json& j, S& s, const Custom<S>& f) { f.take(j, f.key, s); }
+
+template <class S, class Fields>
+void putFields(nlohmann::json& j, const S& s, const Fields& fields) {
+  std::apply([&](const auto&... f) { (put(j, s, f), ...); }, fields);
+}
+template <class S, class Fields>
+void takeFields(const nlohmann::json& j, S& s, const Fields& fields) {
+  std::apply([&](const auto&... f) { (take(j, s, f), ...); }, fields);
+}
+
 std::string fmt(double v, const char* f = "%.6g") {
   if (std::isnan(v)) return "-";
   char buf[64];
@@ -43,15 +123,14 @@ std::string RunError::toString() const {
   return out.empty() ? message : out + ": " + message;
 }
 
-const char* runVerdictName(RunVerdict v) {
-  switch (v) {
-    case RunVerdict::Match: return "match";
-    case RunVerdict::Mismatch: return "mismatch";
-    case RunVerdict::Failed: return "failed";
-    case RunVerdict::Refused: return "refused";
-  }
-  return "failed";
-}
+namespace {
+constexpr EnumName<RunVerdict> kVerdictNames[] = {
+    {RunVerdict::Match, "match"}, {RunVerdict::Mismatch, "mismatch"}, {RunVerdict::Failed, "failed"},
+    {RunVerdict::Refused, "refused"}};
+static_assert(enumTableCovers(kVerdictNames, RunVerdict::Refused) && enumNamesValid(kVerdictNames));
+}  // namespace
+
+const char* runVerdictName(RunVerdict v) { return enumName(kVerdictNames, v, "failed"); }
 
 RunVerdict RunReport::verdict() const {
   if (error) return error->refused() ? RunVerdict::Refused : RunVerdict::Failed;
@@ -121,192 +200,235 @@ std::string RunReport::summary() const {
   return os.str();
 }
 
-void to_json(nlohmann::json& j, const RunOptions& o) {
-  j = {{"device", o.device}, {"batches", o.batches}, {"rtol", o.rtol}, {"scale", o.scale},
-       {"timeout_s", o.timeoutSec}, {"budget_s", o.budgetSec}, {"compute_dtype", o.computeDtype}, {"gradients", o.gradients},
-       {"memory_limit_bytes", o.memoryLimitBytes}, {"localise", o.localise}, {"distributed", o.distributed},
-       {"dedup", o.dedup}, {"threads_per_rank", o.threadsPerRank}, {"require_sandbox", o.requireSandbox}};
-  j["seed"] = o.seed ? nlohmann::json(*o.seed) : nlohmann::json(nullptr);
-}
+// ---- JSON ----
 
-void from_json(const nlohmann::json& j, RunOptions& o) {
-  o = RunOptions{};
-  getIf(j, "device", o.device);
-  getIf(j, "batches", o.batches);
-  getIf(j, "rtol", o.rtol);
-  getIf(j, "scale", o.scale);
-  getIf(j, "timeout_s", o.timeoutSec);
-  getIf(j, "budget_s", o.budgetSec);
-  getIf(j, "compute_dtype", o.computeDtype);
-  getIf(j, "gradients", o.gradients);
-  getIf(j, "memory_limit_bytes", o.memoryLimitBytes);
-  getIf(j, "localise", o.localise);
-  getIf(j, "dedup", o.dedup);
-  getIf(j, "threads_per_rank", o.threadsPerRank);
-  getIf(j, "distributed", o.distributed);
-  getIf(j, "require_sandbox", o.requireSandbox);
-  if (j.contains("seed") && !j["seed"].is_null()) o.seed = j["seed"].get<uint64_t>();
-}
+namespace {
 
-void to_json(nlohmann::json& j, const BatchResult& b) {
+constexpr std::tuple kRunOptionsFields{
+    plain("device", &RunOptions::device),
+    plain("batches", &RunOptions::batches),
+    plain("rtol", &RunOptions::rtol),
+    plain("scale", &RunOptions::scale),
+    plain("timeout_s", &RunOptions::timeoutSec),
+    plain("budget_s", &RunOptions::budgetSec),
+    plain("compute_dtype", &RunOptions::computeDtype),
+    plain("gradients", &RunOptions::gradients),
+    plain("memory_limit_bytes", &RunOptions::memoryLimitBytes),
+    plain("localise", &RunOptions::localise),
+    plain("dedup", &RunOptions::dedup),
+    plain("threads_per_rank", &RunOptions::threadsPerRank),
+    plain("distributed", &RunOptions::distributed),
+    plain("require_sandbox", &RunOptions::requireSandbox),
+    opt("seed", &RunOptions::seed),
+};
+
+// rank_losses: an array of nullable numbers. Read as it always was: each element of whatever the key holds (a
+// null holds none, a number is one), null as NaN.
+void putRankLosses(nlohmann::json& j, const char* key, const BatchResult& b) {
   nlohmann::json losses = nlohmann::json::array();
   for (double l : b.rankLosses) losses.push_back(num(l));
-  j = {{"batch", b.batch}, {"rank_losses", losses}, {"mean", num(b.mean)}, {"combined", num(b.combined)},
-       {"reference", num(b.reference)}, {"rel_error", num(b.relError)}, {"match", b.match},
-       {"grad_ratio", num(b.gradRatio)}, {"outputs_compared", b.outputsCompared},
-       {"output_rel_error", num(b.outputRelError)}};
+  j[key] = losses;
+}
+void takeRankLosses(const nlohmann::json& j, const char* key, BatchResult& b) {
+  if (j.contains(key))
+    for (const auto& v : j[key]) b.rankLosses.push_back(v.is_null() ? kNaN : v.get<double>());
 }
 
-void from_json(const nlohmann::json& j, BatchResult& b) {
-  b = BatchResult{};
-  getIf(j, "batch", b.batch);
-  if (j.contains("rank_losses"))
-    for (const auto& v : j["rank_losses"]) b.rankLosses.push_back(v.is_null() ? kNaN : v.get<double>());
-  b.mean = numFrom(j, "mean", 0);
-  b.combined = numFrom(j, "combined", 0);
-  b.reference = numFrom(j, "reference", 0);
-  b.relError = numFrom(j, "rel_error", 0);
-  getIf(j, "match", b.match);
-  b.gradRatio = numFrom(j, "grad_ratio", kNaN);
-  getIf(j, "outputs_compared", b.outputsCompared);
-  b.outputRelError = numFrom(j, "output_rel_error", kNaN);
-}
+constexpr std::tuple kBatchResultFields{
+    plain("batch", &BatchResult::batch),
+    custom<BatchResult>("rank_losses", putRankLosses, takeRankLosses),
+    nullableNum("mean", &BatchResult::mean, 0),
+    nullableNum("combined", &BatchResult::combined, 0),
+    nullableNum("reference", &BatchResult::reference, 0),
+    nullableNum("rel_error", &BatchResult::relError, 0),
+    plain("match", &BatchResult::match),
+    nullableNum("grad_ratio", &BatchResult::gradRatio, kNaN),  // absent: NaN (not computed), not the member's 0
+    plain("outputs_compared", &BatchResult::outputsCompared),
+    nullableNum("output_rel_error", &BatchResult::outputRelError, kNaN),
+};
 
-void to_json(nlohmann::json& j, const RunError& e) {
-  j = {{"stage", e.stage}, {"rank", e.rank}, {"node_index", e.nodeIndex}, {"node", e.node},
-       {"message", e.message}};
-}
+constexpr std::tuple kRunErrorFields{
+    plain("stage", &RunError::stage),
+    plain("rank", &RunError::rank),
+    plain("node_index", &RunError::nodeIndex),
+    plain("node", &RunError::node),
+    plain("message", &RunError::message),
+};
 
-void from_json(const nlohmann::json& j, RunError& e) {
-  e = RunError{};
-  getIf(j, "stage", e.stage);
-  getIf(j, "rank", e.rank);
-  getIf(j, "node_index", e.nodeIndex);
-  getIf(j, "node", e.node);
-  getIf(j, "message", e.message);
-}
+constexpr std::tuple kRankDivergenceFields{
+    plain("rank", &RankDivergence::rank),
+    nullableNum("rel_error", &RankDivergence::relError, 0),
+    plain("wrong", &RankDivergence::wrong),
+};
+constexpr std::tuple kRankDivergenceShapeFields{  // written only when either shape is filled
+    plain("shape", &RankDivergence::shape),
+    plain("expected_shape", &RankDivergence::expectedShape),
+};
 
-void to_json(nlohmann::json& j, const Divergence& d) {
+// ranks: an array of RankDivergence objects (no to_json of their own: only a Divergence holds them). Read as it
+// always was: each element of whatever the key holds, a non-object element as a default rank.
+void putRanks(nlohmann::json& j, const char* key, const Divergence& d) {
   nlohmann::json ranks = nlohmann::json::array();
-  for (const auto& r : d.ranks) {
-    nlohmann::json x = {{"rank", r.rank}, {"rel_error", num(r.relError)}, {"wrong", r.wrong}};
-    if (!r.shape.empty() || !r.expectedShape.empty()) {
-      x["shape"] = r.shape;
-      x["expected_shape"] = r.expectedShape;
-    }
+  for (const RankDivergence& r : d.ranks) {
+    nlohmann::json x = nlohmann::json::object();
+    putFields(x, r, kRankDivergenceFields);
+    if (!r.shape.empty() || !r.expectedShape.empty()) putFields(x, r, kRankDivergenceShapeFields);
     ranks.push_back(x);
   }
-  j = {{"node", d.node}, {"node_index", d.nodeIndex}, {"output", d.output}, {"batch", d.batch},
-       {"rel_error", num(d.relError)}, {"spec", d.spec}, {"ranks", ranks}, {"wrong_ranks", d.wrongRanks},
-       {"disagreeing_replicas", d.disagreeingReplicas}, {"shape_mismatch", d.shapeMismatch}, {"detail", d.detail}};
-  if (!d.tag.empty()) {
-    j["tag"] = d.tag;
-    j["sliced_dim"] = d.slicedDim;
-    j["planned_dims"] = d.plannedDims;
-  }
+  j[key] = ranks;
 }
-
-void from_json(const nlohmann::json& j, Divergence& d) {
-  d = Divergence{};
-  getIf(j, "node", d.node);
-  getIf(j, "node_index", d.nodeIndex);
-  getIf(j, "output", d.output);
-  getIf(j, "batch", d.batch);
-  d.relError = numFrom(j, "rel_error", 0);
-  getIf(j, "spec", d.spec);
-  if (j.contains("ranks"))
-    for (const auto& x : j["ranks"]) {
+void takeRanks(const nlohmann::json& j, const char* key, Divergence& d) {
+  if (j.contains(key))
+    for (const auto& x : j[key]) {
       RankDivergence r;
-      getIf(x, "rank", r.rank);
-      r.relError = numFrom(x, "rel_error", 0);
-      getIf(x, "wrong", r.wrong);
-      getIf(x, "shape", r.shape);
-      getIf(x, "expected_shape", r.expectedShape);
+      takeFields(x, r, kRankDivergenceFields);
+      takeFields(x, r, kRankDivergenceShapeFields);
       d.ranks.push_back(r);
     }
-  getIf(j, "wrong_ranks", d.wrongRanks);
-  getIf(j, "disagreeing_replicas", d.disagreeingReplicas);
-  getIf(j, "shape_mismatch", d.shapeMismatch);
-  getIf(j, "detail", d.detail);
-  getIf(j, "tag", d.tag);
-  getIf(j, "sliced_dim", d.slicedDim);
-  getIf(j, "planned_dims", d.plannedDims);
 }
 
-void to_json(nlohmann::json& j, const RunReport& r) {
-  j = {{"plan", r.planName}, {"ranks", r.ranks}, {"mesh_shape", r.meshShape}, {"device", r.device},
-       {"backend", r.backend}, {"scale", r.scale}, {"rtol", r.rtol}, {"seed", r.seed},
-       {"batches", r.batches}, {"notes", r.notes}, {"memory_estimate_bytes", r.memoryEstimateBytes},
-       {"memory_available_bytes", r.memoryAvailableBytes}, {"reference_s", r.referenceSeconds},
-       {"sharded_s", r.shardedSeconds}, {"blas", r.blas}, {"blas_threads", r.blasThreads},
-       {"threads_per_rank", r.threadsPerRank}, {"reference_threads", r.referenceThreads},
-       {"computing_ranks", r.computingRanks}, {"peak_rss_bytes", r.peakRssBytes}, {"verdict", runVerdictName(r.verdict())}, {"exit_code", r.exitCode()}};
-  j["error"] = r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr);
-  j["localised"] = r.localised;
-  j["first_divergence"] = r.firstDivergence ? nlohmann::json(*r.firstDivergence) : nlohmann::json(nullptr);
-  j["replica_disagreement"] = r.replicaDisagreement ? nlohmann::json(*r.replicaDisagreement) : nlohmann::json(nullptr);
-  j["processes"] = r.processes;
+constexpr std::tuple kDivergenceFields{
+    plain("node", &Divergence::node),
+    plain("node_index", &Divergence::nodeIndex),
+    plain("output", &Divergence::output),
+    plain("batch", &Divergence::batch),
+    nullableNum("rel_error", &Divergence::relError, 0),
+    plain("spec", &Divergence::spec),
+    custom<Divergence>("ranks", putRanks, takeRanks),
+    plain("wrong_ranks", &Divergence::wrongRanks),
+    plain("disagreeing_replicas", &Divergence::disagreeingReplicas),
+    plain("shape_mismatch", &Divergence::shapeMismatch),
+    plain("detail", &Divergence::detail),
+};
+constexpr std::tuple kDivergenceTagFields{  // written only for a tagged input (tag not empty)
+    plain("tag", &Divergence::tag),
+    plain("sliced_dim", &Divergence::slicedDim),
+    plain("planned_dims", &Divergence::plannedDims),
+};
+
+constexpr std::tuple kSandboxLayerFields{
+    plain("name", &SandboxLayer::name),
+    plain("active", &SandboxLayer::active),
+    plain("detail", &SandboxLayer::detail),
+};
+
+// sandbox: an array of SandboxLayer objects; read only when the key holds an array.
+void putSandbox(nlohmann::json& j, const char* key, const RunReport& r) {
   nlohmann::json layers = nlohmann::json::array();
-  for (const SandboxLayer& l : r.sandbox) layers.push_back({{"name", l.name}, {"active", l.active}, {"detail", l.detail}});
-  j["sandbox"] = layers;
-  j["address_space_limit_bytes"] = r.addressSpaceLimitBytes;
+  for (const SandboxLayer& l : r.sandbox) {
+    nlohmann::json x = nlohmann::json::object();
+    putFields(x, l, kSandboxLayerFields);
+    layers.push_back(x);
+  }
+  j[key] = layers;
 }
-
-void from_json(const nlohmann::json& j, RunReport& r) {
-  r = RunReport{};
-  getIf(j, "plan", r.planName);
-  getIf(j, "ranks", r.ranks);
-  getIf(j, "mesh_shape", r.meshShape);
-  getIf(j, "device", r.device);
-  getIf(j, "backend", r.backend);
-  getIf(j, "scale", r.scale);
-  getIf(j, "rtol", r.rtol);
-  getIf(j, "seed", r.seed);
-  getIf(j, "batches", r.batches);
-  getIf(j, "notes", r.notes);
-  getIf(j, "memory_estimate_bytes", r.memoryEstimateBytes);
-  getIf(j, "memory_available_bytes", r.memoryAvailableBytes);
-  getIf(j, "reference_s", r.referenceSeconds);
-  getIf(j, "sharded_s", r.shardedSeconds);
-  getIf(j, "blas", r.blas);
-  getIf(j, "blas_threads", r.blasThreads);
-  getIf(j, "threads_per_rank", r.threadsPerRank);
-  getIf(j, "reference_threads", r.referenceThreads);
-  getIf(j, "computing_ranks", r.computingRanks);
-  getIf(j, "peak_rss_bytes", r.peakRssBytes);
-  if (j.contains("error") && !j["error"].is_null()) r.error = j["error"].get<RunError>();
-  getIf(j, "localised", r.localised);
-  if (j.contains("first_divergence") && !j["first_divergence"].is_null())
-    r.firstDivergence = j["first_divergence"].get<Divergence>();
-  if (j.contains("replica_disagreement") && !j["replica_disagreement"].is_null())
-    r.replicaDisagreement = j["replica_disagreement"].get<Divergence>();
-  getIf(j, "processes", r.processes);
-  getIf(j, "address_space_limit_bytes", r.addressSpaceLimitBytes);
-  if (j.contains("sandbox") && j["sandbox"].is_array())
-    for (const auto& l : j["sandbox"]) {
+void takeSandbox(const nlohmann::json& j, const char* key, RunReport& r) {
+  if (j.contains(key) && j[key].is_array())
+    for (const auto& l : j[key]) {
       SandboxLayer layer;
-      getIf(l, "name", layer.name);
-      getIf(l, "active", layer.active);
-      getIf(l, "detail", layer.detail);
+      takeFields(l, layer, kSandboxLayerFields);
       r.sandbox.push_back(layer);
     }
 }
 
-namespace {
-const char* kindName(RunEvent::Kind k) {
-  switch (k) {
-    case RunEvent::Kind::Started: return "started";
-    case RunEvent::Kind::Progress: return "progress";
-    case RunEvent::Kind::Note: return "note";
-    case RunEvent::Kind::Batch: return "batch";
-    case RunEvent::Kind::Report: return "report";
-  }
-  return "note";
-}
+// The report's stored fields; to_json adds "verdict" and "exit_code", derived (from_json ignores them).
+constexpr std::tuple kRunReportFields{
+    plain("plan", &RunReport::planName),
+    plain("ranks", &RunReport::ranks),
+    plain("mesh_shape", &RunReport::meshShape),
+    plain("device", &RunReport::device),
+    plain("backend", &RunReport::backend),
+    plain("scale", &RunReport::scale),
+    plain("rtol", &RunReport::rtol),
+    plain("seed", &RunReport::seed),
+    plain("batches", &RunReport::batches),
+    plain("notes", &RunReport::notes),
+    plain("memory_estimate_bytes", &RunReport::memoryEstimateBytes),
+    plain("memory_available_bytes", &RunReport::memoryAvailableBytes),
+    plain("reference_s", &RunReport::referenceSeconds),
+    plain("sharded_s", &RunReport::shardedSeconds),
+    plain("blas", &RunReport::blas),
+    plain("blas_threads", &RunReport::blasThreads),
+    plain("threads_per_rank", &RunReport::threadsPerRank),
+    plain("reference_threads", &RunReport::referenceThreads),
+    plain("computing_ranks", &RunReport::computingRanks),
+    plain("peak_rss_bytes", &RunReport::peakRssBytes),
+    opt("error", &RunReport::error),
+    plain("localised", &RunReport::localised),
+    opt("first_divergence", &RunReport::firstDivergence),
+    opt("replica_disagreement", &RunReport::replicaDisagreement),
+    plain("processes", &RunReport::processes),
+    plain("address_space_limit_bytes", &RunReport::addressSpaceLimitBytes),
+    custom<RunReport>("sandbox", putSandbox, takeSandbox),
+};
+
 }  // namespace
 
+void to_json(nlohmann::json& j, const RunOptions& o) {
+  j = nlohmann::json::object();
+  putFields(j, o, kRunOptionsFields);
+}
+
+void from_json(const nlohmann::json& j, RunOptions& o) {
+  o = RunOptions{};
+  takeFields(j, o, kRunOptionsFields);
+}
+
+void to_json(nlohmann::json& j, const BatchResult& b) {
+  j = nlohmann::json::object();
+  putFields(j, b, kBatchResultFields);
+}
+
+void from_json(const nlohmann::json& j, BatchResult& b) {
+  b = BatchResult{};
+  takeFields(j, b, kBatchResultFields);
+}
+
+void to_json(nlohmann::json& j, const RunError& e) {
+  j = nlohmann::json::object();
+  putFields(j, e, kRunErrorFields);
+}
+
+void from_json(const nlohmann::json& j, RunError& e) {
+  e = RunError{};
+  takeFields(j, e, kRunErrorFields);
+}
+
+void to_json(nlohmann::json& j, const Divergence& d) {
+  j = nlohmann::json::object();
+  putFields(j, d, kDivergenceFields);
+  if (!d.tag.empty()) putFields(j, d, kDivergenceTagFields);
+}
+
+void from_json(const nlohmann::json& j, Divergence& d) {
+  d = Divergence{};
+  takeFields(j, d, kDivergenceFields);
+  takeFields(j, d, kDivergenceTagFields);
+}
+
+void to_json(nlohmann::json& j, const RunReport& r) {
+  j = nlohmann::json::object();
+  putFields(j, r, kRunReportFields);
+  j["verdict"] = runVerdictName(r.verdict());
+  j["exit_code"] = r.exitCode();
+}
+
+void from_json(const nlohmann::json& j, RunReport& r) {
+  r = RunReport{};
+  takeFields(j, r, kRunReportFields);
+}
+
+namespace {
+constexpr EnumName<RunEvent::Kind> kEventKindNames[] = {
+    {RunEvent::Kind::Started, "started"}, {RunEvent::Kind::Progress, "progress"}, {RunEvent::Kind::Note, "note"},
+    {RunEvent::Kind::Batch, "batch"},     {RunEvent::Kind::Report, "report"}};
+static_assert(enumTableCovers(kEventKindNames, RunEvent::Kind::Report) && enumNamesValid(kEventKindNames));
+}  // namespace
+
+// A RunEvent stays hand-written: which keys a line holds depends on the event kind and on the values (a line
+// carries only what its kind uses), and "result" and "report" read a present null as a default record.
 void to_json(nlohmann::json& j, const RunEvent& e) {
-  j = {{"event", kindName(e.kind)}};
+  j = {{"event", enumName(kEventKindNames, e.kind, "note")}};
   if (e.rank != -1 || e.kind == RunEvent::Kind::Progress) j["rank"] = e.rank;
   if (e.batch >= 0) j["batch"] = e.batch;
   if (e.kind == RunEvent::Kind::Progress) {
@@ -322,12 +444,9 @@ void to_json(nlohmann::json& j, const RunEvent& e) {
 void from_json(const nlohmann::json& j, RunEvent& e) {
   e = RunEvent{};
   std::string kind = j.at("event").get<std::string>();
-  if (kind == "started") e.kind = RunEvent::Kind::Started;
-  else if (kind == "progress") e.kind = RunEvent::Kind::Progress;
-  else if (kind == "note") e.kind = RunEvent::Kind::Note;
-  else if (kind == "batch") e.kind = RunEvent::Kind::Batch;
-  else if (kind == "report") e.kind = RunEvent::Kind::Report;
-  else throw std::invalid_argument("unknown event '" + kind + "'");
+  auto k = enumFromName(kEventKindNames, kind);
+  if (!k) throw std::invalid_argument("unknown event '" + kind + "'");
+  e.kind = *k;
   getIf(j, "rank", e.rank);
   getIf(j, "batch", e.batch);
   getIf(j, "node", e.node);

@@ -167,7 +167,23 @@ def applied_graph(joint, sol, coord, skip_transition=None):
         if n["kind"] == "placeholder":
             continue
         if n["kind"] == "output":
-            expr = re.sub(r"\b(\w+)\b", lambda m: rename.get(m.group(1), m.group(1)), n["expr"])
+            # A gradient ends in its parameter's placement: AOT's output order is the forward outputs, then one
+            # value per primal (the non-tangent placeholders); where the solution leaves a gradient elsewhere
+            # (mm_1's Partial), the apply pass redistributes it to the parameter's placement before returning.
+            values = [v.strip() for v in n["expr"].strip("[]() ").split(",")]
+            primals = [p for p in joint if p["kind"] == "placeholder" and not p["name"].startswith("tangents")]
+            forward = len(values) - len(primals)
+            out_subst = {}
+            for i, prim in enumerate(primals):
+                v = values[forward + i] if forward + i < len(values) else "None"
+                if v == "None" or v not in by_name:
+                    continue
+                src, dst = by_name[v]["placement"], by_name[prim["name"]]["placement"]
+                if src != dst:
+                    out_subst[v] = emit_transition(lines, namer, rename[v], local[v], by_name[v]["shape"], src, dst,
+                                                   coord, local)
+            expr = re.sub(r"\b(\w+)\b", lambda m: out_subst.get(m.group(1), rename.get(m.group(1), m.group(1))),
+                          n["expr"])
             lines.append(f"        return {expr}")
             continue
         s = by_name[n["name"]]

@@ -31,15 +31,15 @@ const std::string kSeed1Error =
 TEST_CASE("seed 1's log: the planned all-to-all before index_put is not applied", "[applied][cli]") {
   auto r = test::runCli("check " + trace("seed1_missing.log"));
   CHECK(r.code == 1);
-  CHECK(r.out.rfind("applied graph on rank 0 (0, 0): 26 of 26 plan nodes matched, 2 collectives, 2 of 3 planned "
+  CHECK(r.out.rfind("applied graph on rank 0 (0, 0): 26 of 26 plan nodes matched, 3 collectives, 3 of 4 planned "
                     "transitions found; group '1' -> mesh dim 0 (dim0) (size); group '2' -> mesh dim 1 (dim1) (size)\n", 0) == 0);
   CHECK(r.out.find(kSeed1Error) != std::string::npos);
-  CHECK(r.out.find("1 error, 0 warnings, 3 infos") != std::string::npos);
+  CHECK(r.out.find("1 error, 0 warnings, 4 infos") != std::string::npos);
   // With the collective present: clean.
   auto ok = test::runCli("check " + trace("seed1_applied.log"));
   CHECK(ok.code == 0);
-  CHECK(ok.out.find("3 of 3 planned transitions found") != std::string::npos);
-  CHECK(ok.out.find("0 errors, 0 warnings, 3 infos") != std::string::npos);
+  CHECK(ok.out.find("4 of 4 planned transitions found") != std::string::npos);
+  CHECK(ok.out.find("0 errors, 0 warnings, 4 infos") != std::string::npos);
   // The same artifacts as separate files.
   auto sep = test::runCli("check " + trace(kTl + "autoparallel_joint_graph.txt") + " --solution " +
                           trace(kTl + "autoparallel_solution.json") + " --applied " + trace(kTl + "autoparallel_parallel_graph.txt"));
@@ -56,8 +56,9 @@ TEST_CASE("an applied graph alone opens with its mesh inferred or given, collect
   auto r = test::runCli("check " + trace("seed1_applied_only.txt"));
   CHECK(r.code == 0);
   CHECK(r.out ==
-        "applied graph alone: 33 nodes, mesh 2x4 (inferred from its collectives), 3 collectives\n"
+        "applied graph alone: 35 nodes, mesh 2x4 (inferred from its collectives), 4 collectives\n"
         "  all_gather on mesh dim 0 (dim0): 1 x, 9.1 MiB per rank, 66.8 us\n"
+        "  all_reduce on mesh dim 1 (dim1): 1 x, 124.9 MiB per rank, 891.1 us\n"
         "  all_to_all on mesh dim 1 (dim1): 2 x, 3.4 MiB per rank, 41.6 us\n"
         "0 errors, 0 warnings, 0 infos\n");
   auto named = test::runCli("check " + trace("seed1_applied_only.txt") + " --mesh 2x4 --names dp,tp");

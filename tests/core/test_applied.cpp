@@ -161,7 +161,7 @@ TEST_CASE("per-transition records: what the applied graph did on each planned ed
   Plan& plan = s.plan;
   AppliedGraph& a = s.applied[0];
   checkApplied(plan, a);
-  REQUIRE(a.transitions.size() == 3);
+  REQUIRE(a.transitions.size() == 4);
   const AppliedTransition* ip = a.transitionAt(plan.graph.find("index_put"), 2);
   REQUIRE(ip);
   CHECK(ip->state == TransitionState::Missing);
@@ -187,7 +187,14 @@ TEST_CASE("per-transition records: what the applied graph did on each planned ed
   CHECK(sc->fix.empty());
   CHECK(a.unplanned.empty());
   CHECK(a.transitionAt(plan.graph.find("index_put"), 0) == nullptr);
+  // The weight's gradient (mm_1's Partial over dim1) reduced to its parameter's RR before the output.
+  const AppliedTransition* grad = a.transitionAt(plan.graph.outputNode(), 1);
+  REQUIRE(grad);
+  CHECK(grad->state == TransitionState::Applied);
+  REQUIRE(grad->collectives.size() == 1);
+  CHECK(a.collectives[grad->collectives[0]].kind == CollectiveKind::AllReduce);
+  CHECK(a.collectives[grad->collectives[0]].meshDim == 1);
   // Re-judged from scratch: a second check gives the same records, not twice as many.
   checkApplied(plan, a);
-  CHECK(a.transitions.size() == 3);
+  CHECK(a.transitions.size() == 4);
 }

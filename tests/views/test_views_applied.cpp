@@ -54,7 +54,7 @@ TEST_CASE("applied rows: collectives as collectives, the missing transition befo
     if (rows[i].kind == AppliedRow::Kind::Collective) ++collectives;
     if (rows[i].kind == AppliedRow::Kind::Node && rows[i].name == "index_put") consumer = static_cast<int>(i);
   }
-  CHECK(collectives == 2);
+  CHECK(collectives == 3);  // slice_scatter's all-to-all, mm_1's all-gather, the weight gradient's all-reduce
   REQUIRE(missing >= 0);
   CHECK(consumer == missing + 1);
   CHECK(rows[missing].op == "RS(1) -> RS(0)");
@@ -81,17 +81,23 @@ TEST_CASE("costs: the plan's estimated collectives beside the applied graph's, p
   Document doc;
   REQUIRE(doc.open(trace("seed1_missing.log")).ok());
   const auto totals = compareCollectives(doc.plan(), &doc.applied()[0].collectives);
-  REQUIRE(totals.size() == 2);
+  REQUIRE(totals.size() == 3);
   CHECK(totals[0].kind == CollectiveKind::AllGather);
   CHECK(totals[0].meshDim == 0);
   CHECK(totals[0].planCount == 1);
   CHECK(totals[0].appliedCount == 1);
   CHECK(totals[0].planBytes == totals[0].appliedBytes);
-  CHECK(totals[1].kind == CollectiveKind::AllToAll);
+  // The weight gradient reduced to its parameter's RR at the output: planned there, and applied.
+  CHECK(totals[1].kind == CollectiveKind::AllReduce);
   CHECK(totals[1].meshDim == 1);
-  CHECK(totals[1].planCount == 2);    // slice_scatter's and index_put's
-  CHECK(totals[1].appliedCount == 1); // index_put's never made it
-  CHECK(totals[1].planBytes - totals[1].appliedBytes == 49152);
+  CHECK(totals[1].planCount == 1);
+  CHECK(totals[1].appliedCount == 1);
+  CHECK(totals[1].planBytes == totals[1].appliedBytes);
+  CHECK(totals[2].kind == CollectiveKind::AllToAll);
+  CHECK(totals[2].meshDim == 1);
+  CHECK(totals[2].planCount == 2);    // slice_scatter's and index_put's
+  CHECK(totals[2].appliedCount == 1); // index_put's never made it
+  CHECK(totals[2].planBytes - totals[2].appliedBytes == 49152);
 }
 
 TEST_CASE("an applied graph alone opens with its mesh inferred and collectives listed", "[views][applied]") {
@@ -102,9 +108,9 @@ TEST_CASE("an applied graph alone opens with its mesh inferred and collectives l
   const auto rows = buildAppliedRows(*doc.appliedAlone());
   int collectives = 0;
   for (const auto& r : rows) collectives += r.kind == AppliedRow::Kind::Collective;
-  CHECK(collectives == 3);
+  CHECK(collectives == 4);
   const auto totals = compareCollectives(doc.plan(), &doc.appliedAlone()->collectives);
-  REQUIRE(totals.size() == 2);
+  REQUIRE(totals.size() == 3);
   CHECK(totals[0].planCount == 0);
   CHECK(totals[0].appliedCount == 1);
 }

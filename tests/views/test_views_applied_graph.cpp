@@ -76,7 +76,8 @@ TEST_CASE("plan overlay: seed 1's missing all-to-all is a missing pill on its ed
   CHECK(pillsOf(plan, m) == std::map<std::string, std::string>{
                                 {"index_put:2", "missing: missing all_to_all dim1 48.0 KiB"},
                                 {"slice_scatter:1", "applied: all_to_all dim1 3.3 MiB 32.3 us"},
-                                {"mm_1:1", "applied: all_gather dim0 9.1 MiB 66.8 us"}});
+                                {"mm_1:1", "applied: all_gather dim0 9.1 MiB 66.8 us"},
+                                {"output:1", "applied: all_reduce dim1 124.9 MiB 891.1 us"}});
   const int e = m.findEdge(plan.graph.find("index_put"), 2);
   REQUIRE(e >= 0);
   CHECK(m.edgeKind[static_cast<size_t>(e)] == EdgeKind::NotApplied);
@@ -95,7 +96,7 @@ TEST_CASE("plan overlay: seed 1's missing all-to-all is a missing pill on its ed
     badges += m.pills.count(b.edge) ? 1 : 0;
     if (b.edge == e) missing = &b;
   }
-  CHECK(badges == 3);
+  CHECK(badges == 4);
   REQUIRE(missing);
   CHECK(missing->kind == EdgeKind::NotApplied);
   const Rectd src = m.layout.nodeRect(m.layout.edges[static_cast<size_t>(e)].src), dst = m.layout.nodeRect(plan.graph.find("index_put"));
@@ -114,7 +115,8 @@ TEST_CASE("plan overlay: with the all-to-all applied every pill is applied; an u
   CHECK(pillsOf(plan, m) == std::map<std::string, std::string>{
                                 {"index_put:2", "applied: all_to_all dim1 48.0 KiB 9.3 us"},
                                 {"slice_scatter:1", "applied: all_to_all dim1 3.3 MiB 32.3 us"},
-                                {"mm_1:1", "applied: all_gather dim0 9.1 MiB 66.8 us"}});
+                                {"mm_1:1", "applied: all_gather dim0 9.1 MiB 66.8 us"},
+                                {"output:1", "applied: all_reduce dim1 124.9 MiB 891.1 us"}});
   CHECK(countKind(m, EdgeKind::NotApplied) == 0);
   CHECK(m.problemEdges.empty());
   // Take slice_scatter's tangents as they come: the applied all-to-all there explains nothing (a warning pill).
@@ -137,7 +139,9 @@ TEST_CASE("applied graph overlay: collectives drawn as collectives, the missing 
   CHECK(marksOf(a.graph, m) == std::map<std::string, std::string>{
                                    {"shard_dim_alltoall", "applied: all_to_all dim1, 3.3 MiB 32.3 us"},
                                    {"all_gather_into_tensor", "applied: all_gather dim0, 9.1 MiB 66.8 us"},
-                                   {"wait_tensor", "applied: wait_tensor, all_gather"}});
+                                   {"wait_tensor", "applied: wait_tensor, all_gather"},
+                                   {"all_reduce", "applied: all_reduce dim1, 124.9 MiB 891.1 us"},
+                                   {"wait_tensor_1", "applied: wait_tensor, all_reduce"}});
   CHECK(pillsOf(a.graph, m) == std::map<std::string, std::string>{{"index_put:2", "missing ghost: missing all_to_all dim1 48.0 KiB"}});
   const int ip = a.graph.graph.find("index_put");
   CHECK(m.severity[static_cast<size_t>(ip)] == 3);
@@ -148,12 +152,12 @@ TEST_CASE("applied graph overlay: collectives drawn as collectives, the missing 
   GraphRecords r;
   buildGraphRecords(m, c, RecordOptions{}, r);
   REQUIRE_FALSE(r.merged);
-  CHECK(std::count_if(r.nodes.begin(), r.nodes.end(), [](const NodeRecord& n) { return n.mark >= 0; }) == 3);
+  CHECK(std::count_if(r.nodes.begin(), r.nodes.end(), [](const NodeRecord& n) { return n.mark >= 0; }) == 5);
   CHECK(r.marks.empty());
   c.zoom /= 40;
   buildGraphRecords(m, c, RecordOptions{}, r);
   REQUIRE(r.merged);
-  REQUIRE(r.marks.size() == 3);
+  REQUIRE(r.marks.size() == 5);
   for (const MarkRecord& k : r.marks) {
     CHECK(k.x1 - k.x0 >= 2.999f);  // float screen coordinates
     CHECK(k.y1 - k.y0 >= 2.999f);
@@ -168,7 +172,7 @@ TEST_CASE("applied graph overlay: collectives drawn as collectives, the missing 
   const AppliedGraph& b = ok.applied()[0];
   const GraphModel bm = modelOf(b.graph, {}, appliedGraphOverlay(b, ok.plan().mesh));
   CHECK(bm.pills.empty());
-  CHECK(marksOf(b.graph, bm).size() == 4);
+  CHECK(marksOf(b.graph, bm).size() == 6);
   for (const auto& [name, text] : marksOf(b.graph, bm)) CHECK(text.rfind("applied: ", 0) == 0);
 }
 
@@ -206,7 +210,7 @@ TEST_CASE("the app opens seed 1's log framed on the missing edge; the Applied gr
   CHECK(vis.contains(gs.model->layout.nodeRect(ip).center()));
   CHECK(vis.contains(gs.model->layout.nodeRect(plan.graph.find("sum_1")).center()));
   CHECK(gs.canvas.zoom * gs.model->layout.nodeHeight >= 27.9);  // readable
-  REQUIRE(gs.model->pills.size() == 3);
+  REQUIRE(gs.model->pills.size() == 4);
 
   // The Applied graph tab selects index_put's applied counterpart (its input 2) and draws the ghost.
   app.gui.showTab(ViewId::AppliedGraph);
@@ -216,7 +220,7 @@ TEST_CASE("the app opens seed 1's log framed on the missing edge; the Applied gr
   CHECK(st.local.node == a.graph.graph.find("index_put"));
   CHECK(st.local.input == 2);
   REQUIRE(st.graph.model);
-  CHECK(st.graph.model->marks.size() == 3);
+  CHECK(st.graph.model->marks.size() == 5);  // three collectives, two waits
   CHECK(std::any_of(st.graph.records.badges.begin(), st.graph.records.badges.end(),
                     [&](const BadgeRecord& b) { return b.kind == EdgeKind::NotApplied; }));
   // Selecting an applied node there selects its plan node; a plan selection moves the applied one back.
@@ -237,7 +241,8 @@ TEST_CASE("an applied graph alone opens in the Applied graph tab, collectives hi
   const Plan& plan = app.gui.document().plan();
   CHECK(plan.mesh.shape() == std::vector<int64_t>{2, 4});
   std::map<std::string, std::string> marks = marksOf(plan, *st.graph.model);
-  CHECK(marks.size() == 4);  // three collectives and the all-gather's wait
+  CHECK(marks.size() == 6);  // four collectives and the waits of the all-gather and the all-reduce
+  CHECK(marks.at("all_reduce") == "plan: all_reduce dim1, 124.9 MiB 891.1 us");
   CHECK(marks.at("shard_dim_alltoall") == "plan: all_to_all dim1, 48.0 KiB 9.3 us");
   CHECK(marks.at("shard_dim_alltoall_1") == "plan: all_to_all dim1, 3.3 MiB 32.3 us");
   CHECK(marks.at("all_gather_into_tensor") == "plan: all_gather dim0, 9.1 MiB 66.8 us");
@@ -279,9 +284,9 @@ TEST_CASE("a folder of per-rank logs: the Applied graph tab shows the picked ran
   REQUIRE(app.gui.openFile(trace("seed1_ranks")));
   const auto& applied = app.gui.document().applied();
   REQUIRE(applied.size() == 2);
-  // The same pills from both ranks are one pill on the plan graph.
+  // The same pills from both ranks are one pill on the plan graph (the gradient's all-reduce among them).
   const GraphOverlay o = planOverlay(applied, app.gui.document().plan().mesh);
-  CHECK(o.edges.size() == 3);
+  CHECK(o.edges.size() == 4);
   app.gui.showTab(ViewId::AppliedGraph);
   app.frames(3);
   AppliedGraphViewState& st = app.gui.appliedGraphState();

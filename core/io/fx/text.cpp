@@ -14,6 +14,7 @@
 
 #include "core/io/fx/infer.h"
 #include "core/io/fx/reader.h"
+#include "core/model/enum_names.h"
 #include "core/model/plan_builder.h"
 
 namespace ss::fxread {
@@ -572,20 +573,22 @@ namespace ss {
 
 using fxread::FxReader;
 
-const char* fxSkippedName(FxSkipped k) {
-  switch (k) {
-    case FxSkipped::Import: return "import";
-    case FxSkipped::Environment: return "environment";
-    case FxSkipped::Config: return "config";
-    case FxSkipped::TritonKernel: return "triton-kernel";
-    case FxSkipped::KernelSideTable: return "kernel-side-table";
-    case FxSkipped::StubClass: return "stub-class";
-    case FxSkipped::SubgraphClass: return "subgraph-class";
-    case FxSkipped::ModuleAttribute: return "module-attribute";
-    case FxSkipped::OtherPython: return "other-python";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<FxSkipped> kFxSkippedNames[] = {
+    {FxSkipped::Import, "import"},
+    {FxSkipped::Environment, "environment"},
+    {FxSkipped::Config, "config"},
+    {FxSkipped::TritonKernel, "triton-kernel"},
+    {FxSkipped::KernelSideTable, "kernel-side-table"},
+    {FxSkipped::StubClass, "stub-class"},
+    {FxSkipped::SubgraphClass, "subgraph-class"},
+    {FxSkipped::ModuleAttribute, "module-attribute"},
+    {FxSkipped::OtherPython, "other-python"}};
+static_assert(enumTableCovers(kFxSkippedNames, FxSkipped::OtherPython) && enumNamesValid(kFxSkippedNames));
+static_assert(std::size(kFxSkippedNames) == static_cast<size_t>(kFxSkippedKinds));
+}  // namespace
+
+const char* fxSkippedName(FxSkipped k) { return enumName(kFxSkippedNames, k, "?"); }
 
 std::string FxReadReport::summary() const {
   std::string out;
