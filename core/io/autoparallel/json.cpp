@@ -69,6 +69,191 @@ Result<bool> checkKeys(const json& obj, const char* const (&keys)[N], const std:
 
 }  // namespace
 
+// A node's output specs (its placement; the count of outputs) and the first output's meta.
+Result<bool> readNodeOutputs(const json& nj, const std::string& ptr, const Where& where, PlanBuilder& b, Node& n,
+                             NodeSpecs& specs) {
+  // placement -> output specs (also fixes the output count)
+  if (n.kind == NodeKind::Output) return true;
+  if (const json* pl = member(nj, ak::placement)) {
+    auto s = readPlacementTuple(*pl, b, where(ak::placement));
+    if (!s) return s.error();
+    specs.outputs = **s;
+  } else {
+    specs.outputs = {std::nullopt};
+  }
+  TensorMeta meta{{}, DType::Unknown, false};
+  if (const json* sh = member(nj, ak::shape)) {
+    if (!sh->is_array()) return typeError(ptr + "/shape", "an array of sizes", *sh);
+    for (size_t k = 0; k < sh->size(); ++k)
+      if (!(*sh)[k].is_number_integer())
+        return typeError(ptr + "/shape/" + std::to_string(k), "an integer size (symbolic sizes are not supported)",
+                         (*sh)[k]);
+    // The native reader's limits (rank, sizes, elements), so the plan also saves and reloads natively.
+    auto shape = shapeFromJson(*sh, ptr + "/shape");
+    if (!shape) return shape.error();
+    meta.known = true;
+    meta.shape = std::move(*shape);
+  }
+  auto dt = getString(nj, ak::dtype, ptr, false);
+  if (!dt) return dt.error();
+  if (!dt->empty()) {
+    meta.dtype = dtypeFromName(*dt);
+    if (meta.dtype == DType::Unknown) return Error::atPointer("unknown dtype '" + *dt + "'", ptr + "/dtype");
+  }
+  n.outputs.assign(specs.outputs.size(), TensorMeta{{}, DType::Unknown, false});
+  n.outputs[0] = meta;  // the export gives the first tensor's shape for tuple outputs
+  return true;
+}
+
+// A node's input edges: tensor references into `refs`, their src_placement strings into `srcs`, the declared
+// dst_placement as input specs, and the solver's per-edge costs.
+Result<bool> readNodeInputs(const json& nj, const std::string& ptr, const Where& where, size_t i, PlanBuilder& b,
+                            std::vector<Arg>& refs, std::vector<std::string>& srcs, NodeSpecs& specs) {
+  Plan& plan = b.plan();
+  if (const json* ins = member(nj, ak::inputs)) {
+    if (!ins->is_array()) return typeError(ptr + "/inputs", "an array of input edges", *ins);
+    for (size_t k = 0; k < ins->size(); ++k) {
+      const json& e = (*ins)[k];
+      std::string eptr = ptr + "/inputs/" + std::to_string(k);
+      if (!e.is_object()) return typeError(eptr, "an input edge object", e);
+      if (auto ok = checkKeys(e, kEdgeKeys, eptr); !ok) return ok.error();
+      auto src = getString(e, ak::name, eptr, true);
+      if (!src) return src.error();
+      const int srcNode = b.find(*src);
+      if (srcNode < 0)
+        return Error::atPointer("unknown node '" + *src + "' (inputs must name nodes listed before)", eptr + "/name");
+      refs.push_back(Arg::tensor({srcNode, 0}));
+      auto sp = getString(e, ak::src_placement, eptr, false);
+      if (!sp) return sp.error();
+      srcs.push_back(*sp);
+      std::optional<ShardingSpec> dst;
+      if (const json* d = member(e, ak::dst_placement)) {
+        auto s = readPlacementTuple(*d, b, where(ak::inputs, static_cast<int64_t>(k))(ak::dst_placement));
+        if (!s) return s.error();
+        if ((*s)->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", eptr + "/dst_placement");
+        dst = (**s)[0];
+      }
+      specs.inputs.push_back(dst);
+      auto comm = getNumber(e, ak::comm_cost, eptr);
+      if (!comm) return comm.error();
+      auto trans = getNumber(e, ak::transition_cost, eptr);
+      if (!trans) return trans.error();
+      if (*comm || *trans)
+        plan.edgeCosts[{static_cast<int>(i), static_cast<int>(k)}] = {comm->value_or(0.0), trans->value_or(0.0)};
+    }
+  }
+  return true;
+}
+
+// getitem: which tuple element? Match src_placement against the tuple's outputs, in order after the previous
+// getitem of the same tuple; else the next index. Gives the tuple the getitem's meta for that element.
+Result<bool> resolveGetitem(const std::string& ptr, const std::vector<std::string>& srcs, Plan& plan,
+                            std::unordered_map<int, int>& lastGetitem, Node& n) {
+  Graph& g = plan.graph;
+  if (n.args.size() != 1) return Error::atPointer("getitem takes exactly one input", ptr + "/inputs");
+  int src = n.args[0].t.node;
+  const auto& outs = plan.specs[src].outputs;
+  int idx = -1;
+  auto last = lastGetitem.find(src);
+  int start = last == lastGetitem.end() ? 0 : last->second + 1;
+  for (int pass = 0; pass < 2 && idx < 0; ++pass)
+    for (int k = pass == 0 ? start : 0; k < static_cast<int>(outs.size()); ++k)
+      if (!srcs[0].empty() && specString(outs[k]) == srcs[0]) {
+        idx = k;
+        break;
+      }
+  if (idx < 0) idx = std::min<int>(start, std::max<int>(0, static_cast<int>(outs.size()) - 1));
+  n.args[0].t.output = idx;
+  n.args.push_back(Arg::integer(idx));
+  lastGetitem[src] = idx;
+  Node& tuple = g.nodes[src];
+  if (static_cast<int>(tuple.outputs.size()) <= idx) tuple.outputs.resize(idx + 1, TensorMeta{{}, DType::Unknown, false});
+  if (!tuple.outputs[idx].known && !n.outputs.empty()) tuple.outputs[idx] = n.outputs[0];
+  return true;
+}
+
+// The rest of a node: phase, placeholder kind (guessed from the name and dtype when absent), module path, source,
+// costs, cluster and activation-checkpointing region.
+Result<bool> readNodeFacts(const json& nj, const std::string& ptr, Node& n) {
+  auto phase = getString(nj, ak::phase, ptr, false);
+  if (!phase) return phase.error();
+  n.phase = phase->empty() ? Phase::Unknown : phaseFromName(*phase);
+  auto pk = getString(nj, ak::placeholder_kind, ptr, false);
+  if (!pk) return pk.error();
+  if (n.kind == NodeKind::Placeholder) {
+    if (!pk->empty()) {
+      n.placeholderKind = placeholderKindFromName(*pk);
+    } else {
+      DType d = n.outputs[0].dtype;
+      bool intLike = d == DType::I64 || d == DType::I32 || d == DType::Bool;
+      n.placeholderKind = n.name.rfind(ak::tangents, 0) == 0 ? PlaceholderKind::Tangent
+                          : intLike                        ? PlaceholderKind::Input
+                                                           : PlaceholderKind::Param;
+    }
+  }
+  auto mp = getString(nj, ak::module_path, ptr, false);
+  if (!mp) return mp.error();
+  n.modulePath = *mp;
+  if (const json* src = member(nj, ak::source)) {
+    if (!src->is_object()) return typeError(ptr + "/source", "an object", *src);
+    if (auto ok = checkKeys(*src, kSourceKeys, ptr + "/source"); !ok) return ok.error();
+    auto f = getString(*src, ak::file, ptr + "/source", false);
+    auto fn = getString(*src, ak::func, ptr + "/source", false);
+    auto code = getString(*src, ak::code, ptr + "/source", false);
+    auto line = getIntIn(*src, ak::line, ptr + "/source", 0, std::numeric_limits<int>::max());
+    if (!f) return f.error();
+    if (!fn) return fn.error();
+    if (!code) return code.error();
+    if (!line) return line.error();
+    n.source = SourceLoc{*f, static_cast<int>(line->value_or(0)), *fn, *code};
+  }
+  auto cc = getNumber(nj, ak::compute_cost, ptr);
+  if (!cc) return cc.error();
+  n.computeCost = cc->value_or(-1);
+  auto tc = getNumber(nj, ak::transition_cost, ptr);
+  if (!tc) return tc.error();
+  n.transitionCost = tc->value_or(-1);
+  auto cid = getIntIn(nj, ak::cluster_id, ptr, -1, std::numeric_limits<int>::max());
+  if (!cid) return cid.error();
+  n.clusterId = static_cast<int>(cid->value_or(-1));
+  if (const json* ac = member(nj, ak::ac_region)) {
+    // {"id": 3, "type": "PREFER_RECOMPUTE"} -> "3:PREFER_RECOMPUTE"
+    if (ac->is_object()) {
+      if (auto ok = checkKeys(*ac, kAcRegionKeys, ptr + "/ac_region"); !ok) return ok.error();
+      auto id = getInt(*ac, ak::id, ptr + "/ac_region");
+      if (!id) return id.error();
+      auto type = getString(*ac, ak::type, ptr + "/ac_region", false);
+      if (!type) return type.error();
+      n.acRegion = (*id ? std::to_string(**id) : std::string()) + (type->empty() ? "" : ":" + *type);
+    } else if (ac->is_number_integer()) {
+      n.acRegion = std::to_string(ac->get<int64_t>());
+    } else if (ac->is_string()) {
+      n.acRegion = ac->get<std::string>();
+    } else {
+      return typeError(ptr + "/ac_region", "an object {\"id\", \"type\"}, an integer or a string", *ac);
+    }
+  }
+  return true;
+}
+
+// The solver's cost summary, when the export has one.
+Result<bool> readSummary(const json& j, Plan& plan) {
+  if (const json* s = member(j, ak::summary)) {
+    if (!s->is_object()) return typeError("/summary", "an object", *s);
+    if (auto ok = checkKeys(*s, kSummaryKeys, "/summary"); !ok) return ok.error();
+    auto t = getNumber(*s, ak::total, "/summary");
+    auto c = getNumber(*s, ak::comm, "/summary");
+    auto cp = getNumber(*s, ak::compute, "/summary");
+    auto tr = getNumber(*s, ak::transition, "/summary");
+    if (!t) return t.error();
+    if (!c) return c.error();
+    if (!cp) return cp.error();
+    if (!tr) return tr.error();
+    plan.summary = CostSummary{t->value_or(-1), c->value_or(-1), cp->value_or(-1), tr->value_or(-1)};
+  }
+  return true;
+}
+
 Result<Plan> readAutoparallelJson(const json& j) {
   if (!j.is_object()) return typeError("", "a JSON object (autoparallel get_json export)", j);
   const json* meshJ = member(j, ak::mesh);
@@ -107,72 +292,10 @@ Result<Plan> readAutoparallelJson(const json& j) {
     NodeSpecs specs;
     n.kind = PlanBuilder::kindOfOp(*op);
     n.op = *op == "<built-in function getitem>" ? "operator.getitem" : *op;
-    // placement -> output specs (also fixes the output count)
-    if (n.kind != NodeKind::Output) {
-      if (const json* pl = member(nj, ak::placement)) {
-        auto s = readPlacementTuple(*pl, b, where(ak::placement));
-        if (!s) return s.error();
-        specs.outputs = **s;
-      } else {
-        specs.outputs = {std::nullopt};
-      }
-      TensorMeta meta{{}, DType::Unknown, false};
-      if (const json* sh = member(nj, ak::shape)) {
-        if (!sh->is_array()) return typeError(ptr + "/shape", "an array of sizes", *sh);
-        for (size_t k = 0; k < sh->size(); ++k)
-          if (!(*sh)[k].is_number_integer())
-            return typeError(ptr + "/shape/" + std::to_string(k), "an integer size (symbolic sizes are not supported)",
-                             (*sh)[k]);
-        // The native reader's limits (rank, sizes, elements), so the plan also saves and reloads natively.
-        auto shape = shapeFromJson(*sh, ptr + "/shape");
-        if (!shape) return shape.error();
-        meta.known = true;
-        meta.shape = std::move(*shape);
-      }
-      auto dt = getString(nj, ak::dtype, ptr, false);
-      if (!dt) return dt.error();
-      if (!dt->empty()) {
-        meta.dtype = dtypeFromName(*dt);
-        if (meta.dtype == DType::Unknown) return Error::atPointer("unknown dtype '" + *dt + "'", ptr + "/dtype");
-      }
-      n.outputs.assign(specs.outputs.size(), TensorMeta{{}, DType::Unknown, false});
-      n.outputs[0] = meta;  // the export gives the first tensor's shape for tuple outputs
-    }
-    // inputs -> tensor args, input specs, edge costs
+    if (auto ok = readNodeOutputs(nj, ptr, where, b, n, specs); !ok) return ok.error();
     std::vector<Arg> refs;
     std::vector<std::string> srcs;
-    if (const json* ins = member(nj, ak::inputs)) {
-      if (!ins->is_array()) return typeError(ptr + "/inputs", "an array of input edges", *ins);
-      for (size_t k = 0; k < ins->size(); ++k) {
-        const json& e = (*ins)[k];
-        std::string eptr = ptr + "/inputs/" + std::to_string(k);
-        if (!e.is_object()) return typeError(eptr, "an input edge object", e);
-        if (auto ok = checkKeys(e, kEdgeKeys, eptr); !ok) return ok.error();
-        auto src = getString(e, ak::name, eptr, true);
-        if (!src) return src.error();
-        const int srcNode = b.find(*src);
-        if (srcNode < 0)
-          return Error::atPointer("unknown node '" + *src + "' (inputs must name nodes listed before)", eptr + "/name");
-        refs.push_back(Arg::tensor({srcNode, 0}));
-        auto sp = getString(e, ak::src_placement, eptr, false);
-        if (!sp) return sp.error();
-        srcs.push_back(*sp);
-        std::optional<ShardingSpec> dst;
-        if (const json* d = member(e, ak::dst_placement)) {
-          auto s = readPlacementTuple(*d, b, where(ak::inputs, static_cast<int64_t>(k))(ak::dst_placement));
-          if (!s) return s.error();
-          if ((*s)->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", eptr + "/dst_placement");
-          dst = (**s)[0];
-        }
-        specs.inputs.push_back(dst);
-        auto comm = getNumber(e, ak::comm_cost, eptr);
-        if (!comm) return comm.error();
-        auto trans = getNumber(e, ak::transition_cost, eptr);
-        if (!trans) return trans.error();
-        if (*comm || *trans)
-          plan.edgeCosts[{static_cast<int>(i), static_cast<int>(k)}] = {comm->value_or(0.0), trans->value_or(0.0)};
-      }
-    }
+    if (auto ok = readNodeInputs(nj, ptr, where, i, b, refs, srcs, specs); !ok) return ok.error();
     if (n.kind == NodeKind::Output) {
       n.args = {Arg::list(std::move(refs))};
     } else if (n.kind == NodeKind::Call) {
@@ -180,104 +303,14 @@ Result<Plan> readAutoparallelJson(const json& j) {
     } else if (!refs.empty()) {
       return Error::atPointer("a placeholder has no inputs", ptr + "/inputs");
     }
-    // getitem: which tuple element? Match src_placement against the tuple's outputs, in order after the
-    // previous getitem of the same tuple; else the next index.
-    if (n.op == "operator.getitem") {
-      if (n.args.size() != 1) return Error::atPointer("getitem takes exactly one input", ptr + "/inputs");
-      int src = n.args[0].t.node;
-      const auto& outs = plan.specs[src].outputs;
-      int idx = -1;
-      auto last = lastGetitem.find(src);
-      int start = last == lastGetitem.end() ? 0 : last->second + 1;
-      for (int pass = 0; pass < 2 && idx < 0; ++pass)
-        for (int k = pass == 0 ? start : 0; k < static_cast<int>(outs.size()); ++k)
-          if (!srcs[0].empty() && specString(outs[k]) == srcs[0]) {
-            idx = k;
-            break;
-          }
-      if (idx < 0) idx = std::min<int>(start, std::max<int>(0, static_cast<int>(outs.size()) - 1));
-      n.args[0].t.output = idx;
-      n.args.push_back(Arg::integer(idx));
-      lastGetitem[src] = idx;
-      Node& tuple = g.nodes[src];
-      if (static_cast<int>(tuple.outputs.size()) <= idx) tuple.outputs.resize(idx + 1, TensorMeta{{}, DType::Unknown, false});
-      if (!tuple.outputs[idx].known && !n.outputs.empty()) tuple.outputs[idx] = n.outputs[0];
-    }
-    auto phase = getString(nj, ak::phase, ptr, false);
-    if (!phase) return phase.error();
-    n.phase = phase->empty() ? Phase::Unknown : phaseFromName(*phase);
-    auto pk = getString(nj, ak::placeholder_kind, ptr, false);
-    if (!pk) return pk.error();
-    if (n.kind == NodeKind::Placeholder) {
-      if (!pk->empty()) {
-        n.placeholderKind = placeholderKindFromName(*pk);
-      } else {
-        DType d = n.outputs[0].dtype;
-        bool intLike = d == DType::I64 || d == DType::I32 || d == DType::Bool;
-        n.placeholderKind = n.name.rfind(ak::tangents, 0) == 0 ? PlaceholderKind::Tangent
-                            : intLike                        ? PlaceholderKind::Input
-                                                             : PlaceholderKind::Param;
-      }
-    }
-    auto mp = getString(nj, ak::module_path, ptr, false);
-    if (!mp) return mp.error();
-    n.modulePath = *mp;
-    if (const json* src = member(nj, ak::source)) {
-      if (!src->is_object()) return typeError(ptr + "/source", "an object", *src);
-      if (auto ok = checkKeys(*src, kSourceKeys, ptr + "/source"); !ok) return ok.error();
-      auto f = getString(*src, ak::file, ptr + "/source", false);
-      auto fn = getString(*src, ak::func, ptr + "/source", false);
-      auto code = getString(*src, ak::code, ptr + "/source", false);
-      auto line = getIntIn(*src, ak::line, ptr + "/source", 0, std::numeric_limits<int>::max());
-      if (!f) return f.error();
-      if (!fn) return fn.error();
-      if (!code) return code.error();
-      if (!line) return line.error();
-      n.source = SourceLoc{*f, static_cast<int>(line->value_or(0)), *fn, *code};
-    }
-    auto cc = getNumber(nj, ak::compute_cost, ptr);
-    if (!cc) return cc.error();
-    n.computeCost = cc->value_or(-1);
-    auto tc = getNumber(nj, ak::transition_cost, ptr);
-    if (!tc) return tc.error();
-    n.transitionCost = tc->value_or(-1);
-    auto cid = getIntIn(nj, ak::cluster_id, ptr, -1, std::numeric_limits<int>::max());
-    if (!cid) return cid.error();
-    n.clusterId = static_cast<int>(cid->value_or(-1));
-    if (const json* ac = member(nj, ak::ac_region)) {
-      // {"id": 3, "type": "PREFER_RECOMPUTE"} -> "3:PREFER_RECOMPUTE"
-      if (ac->is_object()) {
-        if (auto ok = checkKeys(*ac, kAcRegionKeys, ptr + "/ac_region"); !ok) return ok.error();
-        auto id = getInt(*ac, ak::id, ptr + "/ac_region");
-        if (!id) return id.error();
-        auto type = getString(*ac, ak::type, ptr + "/ac_region", false);
-        if (!type) return type.error();
-        n.acRegion = (*id ? std::to_string(**id) : std::string()) + (type->empty() ? "" : ":" + *type);
-      } else if (ac->is_number_integer()) {
-        n.acRegion = std::to_string(ac->get<int64_t>());
-      } else if (ac->is_string()) {
-        n.acRegion = ac->get<std::string>();
-      } else {
-        return typeError(ptr + "/ac_region", "an object {\"id\", \"type\"}, an integer or a string", *ac);
-      }
-    }
+    if (n.op == "operator.getitem")
+      if (auto ok = resolveGetitem(ptr, srcs, plan, lastGetitem, n); !ok) return ok.error();
+    if (auto ok = readNodeFacts(nj, ptr, n); !ok) return ok.error();
     b.beginNode() = std::move(n);
     if (auto done = b.endNode(where); !done) return done.error();
     b.specsOf(static_cast<int>(i)) = std::move(specs);
   }
-  if (const json* s = member(j, ak::summary)) {
-    if (!s->is_object()) return typeError("/summary", "an object", *s);
-    if (auto ok = checkKeys(*s, kSummaryKeys, "/summary"); !ok) return ok.error();
-    auto t = getNumber(*s, ak::total, "/summary");
-    auto c = getNumber(*s, ak::comm, "/summary");
-    auto cp = getNumber(*s, ak::compute, "/summary");
-    auto tr = getNumber(*s, ak::transition, "/summary");
-    if (!t) return t.error();
-    if (!c) return c.error();
-    if (!cp) return cp.error();
-    if (!tr) return tr.error();
-    plan.summary = CostSummary{t->value_or(-1), c->value_or(-1), cp->value_or(-1), tr->value_or(-1)};
-  }
+  if (auto ok = readSummary(j, plan); !ok) return ok.error();
   // The export gives the output node no phase: it ends the backward when there is one.
   bool anyBackward = false;
   for (const auto& n : g.nodes) anyBackward |= n.phase == Phase::Backward;
