@@ -28,6 +28,35 @@ void addElementwiseRules(RuleTable& t) {
     t[op] = [](const Ctx& c) { return pointwise(c); };
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf"})
     t[op] = [](const Ctx& c) { return pointwise(c, true); };
+  // DTensor's other generic pointwise ops (core/rules/pointwise.cpp lists them): the broadcast of their tensor
+  // inputs; in-place forms keep self; the tests for a property give bool.
+  for (const char* op : {
+        "acos", "acosh", "asin", "atanh", "bitwise_left_shift", "bitwise_right_shift", "celu", "clip", "cosh",
+        "digamma", "erfinv", "gcd", "hardsigmoid", "heaviside", "i0", "igamma", "igammac", "lcm", "lgamma", "log10",
+        "logit", "logit_backward", "nextafter", "relu6", "selu", "sinc", "softshrink", "special_airy_ai",
+        "special_bessel_j0", "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
+        "special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u", "special_chebyshev_polynomial_v",
+        "special_chebyshev_polynomial_w", "special_entr", "special_hermite_polynomial_h",
+        "special_hermite_polynomial_he", "special_i0e", "special_i1", "special_i1e",
+        "special_laguerre_polynomial_l", "special_legendre_polynomial_p", "special_log_ndtr",
+        "special_modified_bessel_i0", "special_modified_bessel_k0", "special_modified_bessel_k1", "special_ndtri",
+        "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+        "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
+        "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w",
+        "special_spherical_bessel_j0", "special_xlog1py", "special_zeta", "tan"})
+    t[op] = [](const Ctx& c) { return pointwise(c); };
+  for (const char* op : {
+        "isfinite", "isneginf", "isposinf", "signbit"})
+    t[op] = [](const Ctx& c) { return pointwise(c, true); };
+  for (const char* op : {
+        "abs_", "acos_", "acosh_", "addcdiv_", "addcmul_", "asin_", "atan2_", "atanh_", "bitwise_and_",
+        "bitwise_left_shift_", "bitwise_not_", "bitwise_or_", "bitwise_right_shift_", "bitwise_xor_", "celu_",
+        "clamp_", "clamp_max_", "clamp_min_", "clip_", "copysign_", "cos_", "cosh_", "digamma_", "elu_", "erfinv_",
+        "fmod_", "frac_", "hardsigmoid_", "hardtanh_", "hypot_", "i0_", "igamma_", "igammac_", "leaky_relu_",
+        "lerp_", "lgamma_", "log10_", "log1p_", "log2_", "log_", "logical_and_", "logical_not_", "logical_or_",
+        "logical_xor_", "logit_", "nextafter_", "pow_", "reciprocal_", "remainder_", "rsqrt_", "selu_", "silu_",
+        "sin_", "sinc_", "sqrt_", "square_", "tan_", "xlogy_"})
+    t[op] = sameRule;
   for (const char* op : {"_to_copy", "to", "convert_element_type", "_to_dtype", "dtype_cast"})
     t[op] = [](const Ctx& c) -> std::optional<Metas> {
       const TensorMeta* m = c.tensor(0);

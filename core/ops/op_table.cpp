@@ -200,6 +200,28 @@ constexpr OpFacts kFacts[] = {
     {"higher_order.triton_kernel_wrapper_functional", N}, {"higher_order.triton_kernel_wrapper_mutation", N},
     {"index_put_", N}, {"masked_fill_", N}, {"mul_", N}, {"neg_", N}, {"relu_", N}, {"resize_", N}, {"scatter_", N},
     {"scatter_add_", N}, {"set_", N}, {"sub_", N},
+    // the rest of DTensor's generic pointwise ops: elementwise math on their tensors only, so pure
+    {"abs_", A}, {"acos_", A}, {"acosh_", A}, {"addcdiv_", A}, {"addcmul_", A}, {"asin_", A}, {"atan2_", A},
+    {"atanh_", A}, {"bitwise_and_", A}, {"bitwise_left_shift_", A}, {"bitwise_not_", A}, {"bitwise_or_", A},
+    {"bitwise_right_shift_", A}, {"bitwise_xor_", A}, {"celu_", A}, {"clamp_", A}, {"clamp_max_", A},
+    {"clamp_min_", A}, {"clip_", A}, {"conj_physical_", A}, {"copysign_", A}, {"cos_", A}, {"cosh_", A},
+    {"digamma_", A}, {"elu_", A}, {"erfinv_", A}, {"float_power_", A}, {"fmod_", A}, {"frac_", A}, {"gcd", A},
+    {"hardsigmoid_", A}, {"hardtanh_", A}, {"hypot_", A}, {"i0_", A}, {"igamma_", A}, {"igammac_", A}, {"lcm", A},
+    {"ldexp", A}, {"ldexp_", A}, {"leaky_relu_", A}, {"lerp_", A}, {"lgamma_", A}, {"log10_", A}, {"log1p_", A},
+    {"log2_", A}, {"log_", A}, {"logical_and_", A}, {"logical_not_", A}, {"logical_or_", A}, {"logical_xor_", A},
+    {"logit_", A}, {"mvlgamma_", A}, {"nextafter_", A}, {"polygamma_", A}, {"pow_", A}, {"reciprocal_", A},
+    {"remainder_", A}, {"rsqrt_", A}, {"selu_", A}, {"silu_", A}, {"sin_", A}, {"sinc_", A}, {"special_airy_ai", A},
+    {"special_bessel_j0", A}, {"special_bessel_j1", A}, {"special_bessel_y0", A}, {"special_bessel_y1", A},
+    {"special_chebyshev_polynomial_t", A}, {"special_chebyshev_polynomial_u", A},
+    {"special_chebyshev_polynomial_v", A}, {"special_chebyshev_polynomial_w", A}, {"special_entr", A},
+    {"special_hermite_polynomial_h", A}, {"special_hermite_polynomial_he", A}, {"special_i0e", A}, {"special_i1", A},
+    {"special_i1e", A}, {"special_laguerre_polynomial_l", A}, {"special_legendre_polynomial_p", A},
+    {"special_log_ndtr", A}, {"special_modified_bessel_i0", A}, {"special_modified_bessel_k0", A},
+    {"special_modified_bessel_k1", A}, {"special_ndtri", A}, {"special_scaled_modified_bessel_k0", A},
+    {"special_scaled_modified_bessel_k1", A}, {"special_shifted_chebyshev_polynomial_t", A},
+    {"special_shifted_chebyshev_polynomial_u", A}, {"special_shifted_chebyshev_polynomial_v", A},
+    {"special_shifted_chebyshev_polynomial_w", A}, {"special_spherical_bessel_j0", A}, {"special_xlog1py", A},
+    {"special_zeta", A}, {"sqrt_", A}, {"square_", A}, {"tan_", A}, {"xlogy_", A},
 };
 
 struct Table {

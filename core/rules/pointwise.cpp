@@ -137,6 +137,32 @@ void registerPointwiseRules(RuleTable& t) {
         "lerp", "addcmul", "addcdiv", "native_dropout", "native_dropout_backward", "leaky_relu", "elu", "hardtanh",
         "softplus", "mish", "square", "remainder", "fmod", "bernoulli", "copy", "fma"})
     t[op] = nonlinear;
+  // The rest of DTensor 2.14's generic pointwise ops (its `pointwise_ops`: no Partial carried through) and their
+  // in-place forms; the ones DTensor gives special Partial rules (linear, monotone) are not among them.
+  for (const char* op : {
+       "abs_", "acos", "acos_", "acosh", "acosh_", "addcdiv_", "addcmul_", "angle", "asin", "asin_", "atan2",
+       "atan2_", "atanh", "atanh_", "bitwise_and_", "bitwise_left_shift", "bitwise_left_shift_", "bitwise_not_",
+       "bitwise_or_", "bitwise_right_shift", "bitwise_right_shift_", "bitwise_xor", "bitwise_xor_", "celu", "celu_",
+       "clamp_", "clamp_max_", "clamp_min_", "clip", "clip_", "conj_physical", "conj_physical_", "copysign",
+       "copysign_", "cos_", "cosh", "cosh_", "digamma", "digamma_", "elu_", "erfinv", "erfinv_", "float_power",
+       "float_power_", "fmod_", "frac", "frac_", "gcd", "hardsigmoid", "hardsigmoid_", "hardtanh_", "heaviside",
+       "hypot", "hypot_", "i0", "i0_", "igamma", "igamma_", "igammac", "igammac_", "isfinite", "isneginf",
+       "isposinf", "lcm", "ldexp", "ldexp_", "leaky_relu_", "lerp_", "lgamma", "lgamma_", "log10", "log10_",
+       "log1p_", "log2_", "log_", "logical_and_", "logical_not_", "logical_or_", "logical_xor", "logical_xor_",
+       "logit", "logit_", "logit_backward", "mvlgamma", "mvlgamma_", "nextafter", "nextafter_", "polygamma",
+       "polygamma_", "pow_", "reciprocal_", "relu6", "remainder_", "rsqrt_", "selu", "selu_", "signbit", "silu_",
+       "sin_", "sinc", "sinc_", "softshrink", "special_airy_ai", "special_bessel_j0", "special_bessel_j1",
+       "special_bessel_y0", "special_bessel_y1", "special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u",
+       "special_chebyshev_polynomial_v", "special_chebyshev_polynomial_w", "special_entr",
+       "special_hermite_polynomial_h", "special_hermite_polynomial_he", "special_i0e", "special_i1", "special_i1e",
+       "special_laguerre_polynomial_l", "special_legendre_polynomial_p", "special_log_ndtr",
+       "special_modified_bessel_i0", "special_modified_bessel_k0", "special_modified_bessel_k1", "special_ndtri",
+       "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+       "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
+       "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w",
+       "special_spherical_bessel_j0", "special_xlog1py", "special_zeta", "sqrt_", "square_", "tan", "tan_", "xlogy",
+       "xlogy_"})
+    t[op] = nonlinear;
   t["where"] = whereRule;
   t["masked_fill"] = maskedFill;
   t["masked_fill_"] = maskedFill;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plan_builder_cases.h"
 #include "cli_run.h"
 #include "core/check/check.h"
 #include "core/plan/fix.h"
@@ -18,6 +19,9 @@
 
 using namespace ss;
 using nlohmann::json;
+
+using ss::test::loadBoth;
+using ss::test::nativeWithSpec;
 
 namespace {
 
@@ -37,29 +41,6 @@ std::string exportWithDst(const std::string& dst) {
   {"name": "output", "op": "output", "inputs": [{"name": "relu"}]}]})J";
 }
 
-// A native plan (1-D mesh of 4): x [8, 16] with output spec `spec`, relu, the output.
-std::string nativeWithSpec(const std::string& spec, const std::string& extra = "") {
-  return R"J({"format": "shardscope-plan", "version": 1, "mesh": {"shape": [4]},)J" + extra + R"J( "nodes": [
-  {"name": "x", "op": "placeholder", "meta": [{"shape": [8, 16], "dtype": "f32"}], "spec": [")J" + spec + R"J("]},
-  {"name": "relu", "op": "aten.relu.default", "args": [{"t": "x"}], "meta": [{"shape": [8, 16], "dtype": "f32"}],
-   "spec": ["S(0)"]},
-  {"name": "output", "op": "output", "args": [[{"t": "relu"}]]}]})J";
-}
-
-Plan loadBoth(const std::string& text, bool autoparallel) {
-  auto viaLoad = loadPlanText(text, "plan.json");
-  REQUIRE(viaLoad);
-  // The fast reader took it (it declines only on what it cannot read exactly), and the DOM reader agrees.
-  auto fast = autoparallel ? readAutoparallelJsonTextFast(text) : planFromJsonTextFast(text);
-  REQUIRE(fast);
-  auto dom = autoparallel ? readAutoparallelJson(json::parse(text)) : planFromJson(json::parse(text));
-  REQUIRE(dom);
-  if (!autoparallel) fast->sourceFormat = PlanFormat::Native;
-  CHECK(*fast == *dom);
-  CHECK(*viaLoad == *dom);
-  CHECK(viaLoad->validateStructure().empty());
-  return std::move(*viaLoad);
-}
 
 std::vector<std::string> lines(const Plan& p, const Diagnostics& d) {
   std::vector<std::string> out;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "test_data.h"
+#include "trace_cases.h"
 
 #include "core/applied/applied.h"
 #include "core/applied/session.h"
@@ -12,18 +13,12 @@
 
 using namespace ss;
 
+using ss::test::kSeed1Error;
+using ss::test::kTl;
+using ss::test::trace;
+
 namespace {
-std::string trace(const std::string& name) { return std::string(SHARDSCOPE_TESTDATA_DIR) + "/trace/" + name; }
 std::string readTrace(const std::string& name) { return test::readFile(trace(name)); }
-const std::string kTl = "seed1_tlparse/-_0_0_0/";
-const std::string kSeed1Error =
-    "error: index_put (input 2) [transition-not-applied]: the planned RS(1) -> RS(0) (all_to_all on mesh dim 1 (dim1), "
-    "48.0 KiB per rank) is not in the applied graph: on rank 0 (0, 0) index_put input 2 (values) receives local "
-    "[16, 32, 1, 64] where RS(0) needs [4, 128, 1, 64]\n"
-    "  fix: the apply pass must insert all_to_all on mesh dim 1 (dim1), 48.0 KiB, 9.3 us on the edge sum_1 -> index_put "
-    "(input 2)\n"
-    "  note: applied graph: 'index_put' reads 'sum_1' with no collective between them\n"
-    "  note: missing: mesh dim 1 (dim1): all_to_all S(1) -> S(0), 48.0 KiB, 9.3 us\n";
 
 AppliedSession session(const std::string& primary) {
   SessionInputs in;
@@ -68,7 +63,7 @@ TEST_CASE("applied nodes match plan nodes by compute order; collectives are mapp
   CHECK(a.appliedOf[s.plan.graph.find("t")] == a.graph.graph.find("permute"));
   CHECK(a.appliedOf[s.plan.graph.find("t_1")] == a.graph.graph.find("permute_1"));
   CHECK(a.appliedOf[s.plan.graph.find("mm_1")] == a.graph.graph.find("mm_1"));
-  REQUIRE(a.collectives.size() == 3);
+  REQUIRE(a.collectives.size() == 4);
   const AppliedCollective& ata = a.collectives[0];
   CHECK(a.graph.graph.nodes[ata.node].name == "shard_dim_alltoall");
   CHECK(ata.kind == CollectiveKind::AllToAll);
@@ -82,12 +77,21 @@ TEST_CASE("applied nodes match plan nodes by compute order; collectives are mapp
   CHECK(ag.meshDim == 0);
   CHECK(ag.wait == a.graph.graph.find("wait_tensor"));
   CHECK(ag.bytes == 1024 * 4672 * 2);
+  // The weight gradient's reduction to its parameter's RR, before the output.
+  const AppliedCollective& ar = a.collectives[3];
+  CHECK(ar.kind == CollectiveKind::AllReduce);
+  CHECK(ar.meshDim == 1);
+  CHECK(ar.wait == a.graph.graph.find("wait_tensor_1"));
+  CHECK(ar.planConsumer == s.plan.graph.outputNode());
+  CHECK(ar.planInput == 1);
   auto totals = a.totals();
-  REQUIRE(totals.size() == 2);
+  REQUIRE(totals.size() == 3);
   CHECK(totals[0].kind == CollectiveKind::AllGather);
   CHECK(totals[0].meshDim == 0);
-  CHECK(totals[1].kind == CollectiveKind::AllToAll);
-  CHECK(totals[1].count == 2);
+  CHECK(totals[1].kind == CollectiveKind::AllReduce);
+  CHECK(totals[1].count == 1);
+  CHECK(totals[2].kind == CollectiveKind::AllToAll);
+  CHECK(totals[2].count == 2);
 }
 
 TEST_CASE("a collective no transition explains is an unplanned-collective warning", "[applied]") {

@@ -181,6 +181,10 @@ OPS = [
     ("aten.add.Tensor", [[8, 6], [8, 6]], None, [T(0), T(1)], [[8, 6]]),
     ("aten.add.Tensor", [[8, 6], [6]], None, [T(0), T(1)], [[8, 6]]),
     ("aten.mul.Tensor", [[8, 6], [8, 6]], None, [T(0), T(1)], [[8, 6]]),
+    # Generic pointwise ops (no Partial carried through): unary, binary, and a property test giving bool.
+    ("aten.acos.default", [[8, 6]], None, [T(0)], [[8, 6]]),
+    ("aten.atan2.default", [[8, 6], [8, 6]], None, [T(0), T(1)], [[8, 6]]),
+    ("aten.isfinite.default", [[8, 6]], None, [T(0)], [[8, 6]]),
     ("aten.sum.dim_IntList", [[8, 6, 4]], None, [T(0), [1]], [[8, 4]]),
     ("aten.mean.dim", [[8, 6, 4]], None, [T(0), [2], True], [[8, 6, 1]]),
     ("aten._softmax.default", [[8, 6]], None, [T(0), 1, False], [[8, 6]]),
