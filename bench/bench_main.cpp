@@ -30,7 +30,7 @@
 #include "core/gen/llama.h"
 #include "core/draw/graph_layout.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 #include "core/model/placement_parse.h"
 #include "core/redistribute/redistribute.h"

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

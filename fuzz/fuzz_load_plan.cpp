@@ -3,7 +3,7 @@
 // loads is valid, and writing it in the native format and reading it back gives the same plan.
 #include <cstdint>
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 #include "fuzz/fuzz_common.h"
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 #include "fuzz/fuzz_common.h"
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "fuzz/fuzz_common.h"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 #include "runner/torch_internal.h"
 

@@ -31,7 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/ops/op_safety.h"
 #include "core/run/run_report.h"
 #include "core/model/saturate.h"

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "core/check/report.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "views/model/document.h"
 #include "views/theme.h"
 #include "views/ui_probe.h"

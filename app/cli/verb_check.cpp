@@ -11,7 +11,7 @@
 #include "core/applied/session.h"
 #include "core/check/check.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/layout.h"
 
 namespace ss::app {

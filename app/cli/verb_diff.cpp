@@ -6,7 +6,7 @@
 #include "app/cli/args.h"
 #include "app/cli/verbs.h"
 #include "core/plan/diff.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 namespace ss::app {
 namespace {

@@ -7,7 +7,7 @@
 #include "app/cli/args.h"
 #include "app/cli/verbs.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 
 namespace ss::app {

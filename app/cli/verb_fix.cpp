@@ -7,7 +7,7 @@
 #include "app/cli/verbs.h"
 #include "core/check/report.h"
 #include "core/plan/fix.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/placement_parse.h"
 
 namespace ss::app {

@@ -9,7 +9,7 @@
 #include "app/cli/verbs.h"
 #include "core/gen/llama.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 
 namespace ss::app {

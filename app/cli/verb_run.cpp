@@ -13,7 +13,7 @@
 #include "app/run_client.h"
 #include "app/cli/verbs.h"
 #include "core/plan/edit.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/ops/op_safety.h"
 #include "core/model/placement_parse.h"
 #include "core/run/run_report.h"

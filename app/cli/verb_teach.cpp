@@ -11,7 +11,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/verbs.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/layout.h"
 #include "core/model/placement_parse.h"
 #include "core/plan/teach.h"

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "views/model/fix_all.h"
 #include "views/fonts.h"
 #include "views/theme.h"

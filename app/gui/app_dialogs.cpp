@@ -6,7 +6,7 @@
 #include "app/gui/app.h"
 #include "app/gui/app_internal.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "views/costs_view.h"
 #include "views/diff_layouts.h"
 #include "views/fonts.h"

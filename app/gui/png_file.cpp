@@ -3,7 +3,7 @@
 
 #include <stb_image_write.h>
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 namespace ss::app {
 

@@ -1,6 +1,6 @@
 #pragma once
 // PNG files the app writes (render, teach frames), encoded in memory and saved through core's safe atomic write
-// (core/io/load.h writeFileAtomic): no planted symlink is followed, a half-written image never replaces a good one.
+// (core/io/load/load.h writeFileAtomic): no planted symlink is followed, a half-written image never replaces a good one.
 #include <string>
 
 #include "core/model/result.h"

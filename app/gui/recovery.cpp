@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/gui/settings.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 
 namespace ss::app {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 namespace ss::app {
 

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 namespace ss {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // Readers and writers of the formats users already have (autoparallel JSON export, autoparallel placements
-// file, FX graph text). core/io/load.cpp dispatches to these after detecting the kind by content.
+// file, FX graph text). core/io/load/load.cpp dispatches to these after detecting the kind by content.
 // Every reader is total: bad input gives an Error with line:col (text) or a JSON pointer (JSON).
 #include <cstdint>
 #include <string>
@@ -70,9 +70,5 @@ Result<Plan> readFxText(std::string_view text, FxReadReport* report);
 enum class PlacementsStyle : uint8_t { WithInputs, OutputOnly };
 nlohmann::json writePlacementsJson(const Plan& plan, PlacementsStyle style);
 
-// `shardscope check GRAPH --placements FILE`: loads GRAPH (any graph format, via loadPlanFile) and applies
-// the placements file to it. Errors are already located with their file name (`FILE:LINE:COL: what` or
-// `FILE: /pointer: what`): print them with Error::toString() and no file argument.
-Result<Plan> loadPlanWithPlacements(const std::string& graphPath, const std::string& placementsPath);
 
 }  // namespace ss

@@ -6,7 +6,7 @@
 
 namespace ss::limits {
 
-// Files (core/io/load.cpp): larger files and deeper JSON are refused before parsing.
+// Files (core/io/load/load.cpp): larger files and deeper JSON are refused before parsing.
 inline constexpr int64_t kMaxFileBytes = int64_t{2} << 30;  // 2 GiB
 inline constexpr int kMaxJsonDepth = 256;
 

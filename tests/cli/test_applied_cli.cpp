@@ -9,7 +9,7 @@
 #include "core/applied/applied.h"
 #include "core/applied/session.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/placement_parse.h"
 
 using namespace ss;

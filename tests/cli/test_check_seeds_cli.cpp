@@ -11,7 +11,7 @@
 
 #include "core/check/check.h"
 #include "core/plan/fix.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 using namespace ss;
 

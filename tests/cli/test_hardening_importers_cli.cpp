@@ -11,7 +11,7 @@
 #include <iterator>
 
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 #include "core/model/placement_parse.h"
 #include "cli_run.h"

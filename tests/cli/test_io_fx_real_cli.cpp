@@ -8,7 +8,7 @@
 #include "cli_run.h"
 #include "core/check/check.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "test_data.h"
 
 using namespace ss;

@@ -13,7 +13,7 @@
 #include "core/check/check.h"
 #include "core/io/autoparallel/artifacts.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/trace/trace_log.h"
 #include "core/model/placement_parse.h"
 

@@ -4,7 +4,7 @@
 #include "core/check/check.h"
 #include "core/plan/fix.h"
 #include "core/gen/llama.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/placement_parse.h"
 
 using namespace ss;

@@ -12,7 +12,7 @@
 #include "core/check/report.h"
 #include "core/check/check.h"
 #include "core/plan/fix.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 using namespace ss;
 

@@ -5,7 +5,7 @@
 
 #include "core/plan/diff.h"
 #include "core/gen/llama.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "plan_text.h"
 
 using namespace ss;

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/plan/edit.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/placement_parse.h"
 
 using namespace ss;

@@ -10,7 +10,7 @@
 
 #include "core/applied/applied.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/diagnostics.h"
 #include "core/model/enum_names.h"
 #include "core/model/graph.h"

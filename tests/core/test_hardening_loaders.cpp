@@ -6,7 +6,7 @@
 
 #include <functional>
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/layout.h"
 #include "core/redistribute/redistribute.h"
 

@@ -8,7 +8,7 @@
 #include <iterator>
 
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/check/check.h"
 #include "core/io/native/plan_json.h"
 #include "test_data.h"

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "core/model/graph.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 #include "core/model/layout.h"
 #include "core/model/placement_parse.h"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/placement_parse.h"
 #include "test_data.h"
 

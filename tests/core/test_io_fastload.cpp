@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "core/gen/llama.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 
 using namespace ss;

@@ -9,7 +9,7 @@
 
 #include "core/gen/llama.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 using namespace ss;
 

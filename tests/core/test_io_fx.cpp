@@ -8,7 +8,7 @@
 
 #include "core/io/formats.h"
 #include "core/io/fx/lexer.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "test_data.h"
 
 using namespace ss;

@@ -7,7 +7,7 @@
 
 #include "core/io/autoparallel/artifacts.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/trace/md5.h"
 #include "core/io/trace/trace_log.h"
 #include "core/model/placement_parse.h"

@@ -12,7 +12,7 @@
 #include "core/check/check.h"
 #include "core/plan/fix.h"
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 #include "core/model/plan_builder.h"
 

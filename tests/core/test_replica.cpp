@@ -5,7 +5,7 @@
 #include "core/redistribute/replica.h"
 #include "plan_text.h"
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 using namespace ss;
 using namespace ss::test;

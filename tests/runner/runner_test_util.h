@@ -12,7 +12,7 @@
 
 #include "core/plan/edit.h"
 #include "core/gen/llama.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/placement_parse.h"
 #include "core/model/plan.h"
 

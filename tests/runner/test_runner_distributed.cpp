@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "runner_test_util.h"
 
 using namespace ss;

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "views/fonts.h"
 #include "views/headless_frame.h"
 #include "views/theme.h"

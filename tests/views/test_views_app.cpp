@@ -12,7 +12,7 @@
 #include "app/gui/platform.h"
 #include "app/gui/recovery.h"
 #include "app/gui/settings.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "tests/views/harness.h"
 #include "views/keys.h"
 #include "views/model/fix_all.h"

@@ -8,7 +8,7 @@
 #include "app/gui/platform.h"
 #include "core/plan/fix.h"
 #include "core/gen/llama.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "tests/views/harness.h"
 #include "views/changes_view.h"
 #include "views/diff_layouts.h"

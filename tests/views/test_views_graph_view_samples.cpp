@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "core/check/check.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "views/graph_view.h"
 #include "views/headless_frame.h"
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 #include "core/check/check.h"
 #include "core/model/placement_parse.h"

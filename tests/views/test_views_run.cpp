@@ -8,7 +8,7 @@
 
 #include "app/gui/run.h"
 #include "core/plan/edit.h"
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 #include "core/model/placement_parse.h"
 #include "tests/views/harness.h"
 #include "views/run_view.h"

@@ -1,6 +1,6 @@
 #include "views/model/document.h"
 
-#include "core/io/load.h"
+#include "core/io/load/load.h"
 
 namespace ss::views {
 

@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "core/io/formats.h"
-#include "core/io/load.h"
+#include "core/io/file.h"
 #include "core/model/placement_parse.h"
 
 namespace ss {

@@ -19,7 +19,7 @@
 #include "core/io/autoparallel/keys.h"
 #include "core/io/formats.h"
 #include "core/io/native/plan_json.h"
-#include "core/io/simdjson_util.h"
+#include "core/io/native/simdjson_util.h"
 #include "core/model/limits.h"
 #include "core/model/plan_builder.h"
 

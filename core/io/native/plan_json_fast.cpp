@@ -23,7 +23,7 @@
 
 #include "core/io/native/plan_keys.h"
 #include "core/io/native/plan_json.h"
-#include "core/io/simdjson_util.h"
+#include "core/io/native/simdjson_util.h"
 #include "core/model/limits.h"
 #include "core/model/plan_builder.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/io/load.h"
+#include "core/io/file.h"
 #include "core/io/trace/md5.h"
 
 namespace ss {
@@ -126,7 +126,7 @@ struct PayloadReader {
   }
 };
 
-// An error when the envelope (from `env` on) nests deeper than kMaxJsonDepth levels.
+// An error when the envelope (from `env` on) nests deeper than limits::kMaxJsonDepth levels.
 Result<bool> checkNesting(std::string_view l, size_t env, int lineNo) {
   int depth = 0;
   bool inStr = false;
@@ -138,8 +138,8 @@ Result<bool> checkNesting(std::string_view l, size_t env, int lineNo) {
     } else if (c == '"') {
       inStr = true;
     } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth)
-        return Error::atLine("the record's envelope nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+      if (++depth > limits::kMaxJsonDepth)
+        return Error::atLine("the record's envelope nests deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels",
                              lineNo, static_cast<int>(i + 1));
     } else if (c == '}' || c == ']') {
       --depth;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/io/file.h"
 #include "core/model/limits.h"
 
 #include "core/model/plan.h"
@@ -22,9 +23,6 @@ const char* fileKindName(FileKind k);
 // line a structured-trace record) is never taken for FX text, though its payloads hold graph code.
 FileKind detectFileKind(std::string_view text);
 
-// The whole file. `tailPadding` extra spaces are appended after it (the caller views only the first
-// size - tailPadding bytes; see planFromJsonTextFast's paddedTail).
-Result<std::string> readFileText(const std::string& path, size_t tailPadding = 0);
 // Loads any supported graph/plan file. A placements file alone is an error (it needs a graph). A TORCH_TRACE log
 // gives the plan of its autoparallel artifacts (core/io/autoparallel/artifacts.h); a folder is read as a folder of
 // per-rank logs (the first rank's plan).
@@ -35,16 +33,12 @@ Result<Plan> loadPlanFile(const std::string& path);
 // file it is about (its toString() with no file adds nothing).
 Result<Plan> loadPlanFileWithPlacements(const std::string& path, const std::string& placementsPath);
 
-// Parses JSON text; syntax errors become line:col errors. Depth-limited.
-Result<nlohmann::json> parseJsonText(std::string_view text);
 
-// Atomic, safe save: writes a new file beside PATH (a fresh name created with O_EXCL | O_NOFOLLOW: no existing file
-// or planted symlink is ever opened, and nothing of the user's named like PATH.tmp is touched), fsyncs, gives it
-// PATH's mode (0666 & ~umask for a new file), keeps the previous PATH as PATH.bak (renamed into place: a symlink
-// at PATH.bak is replaced, not followed), and renames it over PATH (a symlink at PATH is replaced, not followed).
-// With Backup::No (rendered images, exports the user re-makes) no PATH.bak is kept.
-enum class Backup : uint8_t { Keep, No };
-Result<bool> writeFileAtomic(const std::string& path, std::string_view contents, Backup backup = Backup::Keep);
 Result<bool> savePlanFile(const Plan& plan, const std::string& path);
+
+// `shardscope check GRAPH --placements FILE`: loads GRAPH (any graph format, via loadPlanFile) and applies
+// the placements file to it. Errors are already located with their file name (`FILE:LINE:COL: what` or
+// `FILE: /pointer: what`): print them with Error::toString() and no file argument.
+Result<Plan> loadPlanWithPlacements(const std::string& graphPath, const std::string& placementsPath);
 
 }  // namespace ss

@@ -1,10 +1,9 @@
-// Entry points that combine files: a graph plus an autoparallel placements file. The readers and writers
-// themselves live in autoparallel_json.cpp, placements_json.cpp and fx_text.cpp.
-#include "core/io/formats.h"
-
+// Loading a graph plus an autoparallel placements file (two files, each error naming its own). The readers
+// themselves live in core/io/{fx,autoparallel}.
 #include <nlohmann/json.hpp>
 
-#include "core/io/load.h"
+#include "core/io/formats.h"
+#include "core/io/load/load.h"
 
 namespace ss {
 namespace {
