@@ -213,6 +213,7 @@ std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const De
     if (auto it = sizes.find(name); it != sizes.end() && it->second.size() > 1) {
       g.how = "inconsistent: used with group sizes";
       for (int64_t s : it->second) g.how += " " + std::to_string(s);
+      g.consistent = false;
       continue;
     }
     if (g.size == 0) continue;
@@ -227,6 +228,24 @@ std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const De
       g.meshDim = -2;
       g.how = "size (the flattened mesh)";
     }
+  }
+  // A group its collectives give two sizes: the one size that fits exactly one mesh dim no other group took
+  // decides its dim; its collectives of another size stay unmapped and perform no planned step.
+  for (auto& [name, g] : byName) {
+    if (g.consistent || g.meshDim != -1) continue;
+    int found = -1, fits = 0;
+    int64_t foundSize = 0;
+    for (int64_t s : sizes[name]) {
+      int dim = -1, dims = 0;
+      for (int d = 0; d < mesh.ndim(); ++d)
+        if (!taken[d] && mesh.dimSize(d) == s) dim = d, ++dims;
+      if (dims == 1) found = dim, foundSize = s, ++fits;
+    }
+    if (fits != 1) continue;
+    g.meshDim = found;
+    g.size = foundSize;
+    taken[found] = 1;
+    g.how += ", mapped by size " + std::to_string(foundSize);
   }
   // Elimination, repeated while it decides something.
   for (bool changed = true; changed;) {
@@ -268,7 +287,7 @@ std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const De
   std::sort(out.begin(), out.end(), [](const GroupMapping& a, const GroupMapping& b) { return groupLess(a.group, b.group); });
   for (auto& c : cs) {
     const GroupMapping& g = byName[c.group];
-    c.meshDim = g.meshDim;
+    c.meshDim = g.consistent || c.groupSize == g.size ? g.meshDim : -1;
     if (c.groupSize == 0) c.groupSize = g.meshDim >= 0 ? mesh.dimSize(g.meshDim) : g.meshDim == -2 ? mesh.size() : g.size;
   }
   return out;
@@ -538,6 +557,13 @@ std::pair<int, int> judgePoint(const Graph& pg, const AppliedGraph& a, int c, in
   return {judgeAt, judgeInput};
 }
 
+// False when the applied graph gives `group` two sizes (GroupMapping::consistent).
+bool groupConsistent(const AppliedGraph& a, const std::string& group) {
+  for (const GroupMapping& g : a.groups)
+    if (g.group == group) return g.consistent;
+  return true;
+}
+
 // The communicating steps of `rp` no collective on `path` performs; marks in `used` the collectives that perform one.
 std::vector<const RedistributeStep*> missingSteps(const Plan& plan, const AppliedGraph& a, const RedistributePlan& rp,
                                                   const std::vector<int>& path, std::vector<char>& used) {
@@ -548,8 +574,10 @@ std::vector<const RedistributeStep*> missingSteps(const Plan& plan, const Applie
     for (size_t q = 0; q < path.size() && !ok; ++q) {
       const AppliedCollective& col = a.collectives[path[q]];
       const bool kindOk = col.kind == st.kind || (st.kind == CollectiveKind::AllToAll && col.kind == CollectiveKind::AllGather);
+      // An unmapped group (two mesh dims of one size) performs a step of its size; an inconsistent one none.
       const bool dimOk = col.meshDim == st.meshDim || col.meshDim == -2 ||
-                         (col.meshDim == -1 && col.groupSize == plan.mesh.dimSize(st.meshDim));
+                         (col.meshDim == -1 && col.groupSize == plan.mesh.dimSize(st.meshDim) &&
+                          groupConsistent(a, col.group));
       if (kindOk && dimOk) {
         ok = true;
         if (!used[q]) used[q] = 1;

@@ -55,6 +55,9 @@ struct GroupMapping {
   int meshDim = -1;               // -1 ambiguous/unknown, -2 flattened mesh
   std::string how;                // "--group", "size", "elimination", "ambiguous: mesh dims 0, 1 have size 4"
   int uses = 0;
+  // False when the group's collectives give it two sizes: one process group has one size, so one of them is on
+  // another group than its name says, and none of them performs a planned step (checkApplied says so).
+  bool consistent = true;
 };
 
 // A planned transition (an edge whose spec changes) as the applied graph performs it: the one record the views draw
