@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdlib.h>
 
 #include "test_data.h"
 
@@ -18,8 +19,10 @@ std::string real(const std::string& name) { return std::string(SHARDSCOPE_TESTDA
 
 // The joint graph and solution as autoparallel wrote them, with `applied` as the applied graph.
 Diagnostics checkWithApplied(const std::string& applied, AppliedSession& out) {
-  const std::string dir = (std::filesystem::temp_directory_path() / "shardscope-applied-variant").string();
-  std::filesystem::create_directories(dir);
+  // A folder of its own per call: ctest runs the cases of this file in parallel processes.
+  std::string tmpl = (std::filesystem::temp_directory_path() / "shardscope-applied-variant-XXXXXX").string();
+  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+  const std::string dir = tmpl;
   {
     std::ofstream f(dir + "/applied.txt");
     f << applied;
