@@ -197,6 +197,22 @@ OPS = [
     ("aten.gather.default", [[8, 6], [8, 3]], [None, "i64"], [T(0), 1, T(1)], [[8, 3]]),
     ("aten.index_select.default", [[8, 6], [3]], [None, "i64"], [T(0), 0, T(1)], [[3, 6]]),
 ]
+# Families added since live in tests/dtensor/case_ops/<family>.py, each a list OPS in the same form (one file per
+# family, so families grow apart); they are appended in file-name order.
+def _family_ops():
+    folder = os.path.join(HERE, "case_ops")
+    out = []
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not name.endswith(".py") or name.startswith("_"):
+            continue
+        scope = {"T": T}
+        with open(os.path.join(folder, name)) as f:
+            exec(compile(f.read(), os.path.join(folder, name), "exec"), scope)
+        out.extend(scope["OPS"])
+    return out
+
+
+OPS += _family_ops()
 # Not here: factories (their output spec is the plan's choice: core takes a declared one) and _c10d_functional
 # collectives (no DTensor op).
 
@@ -219,7 +235,7 @@ def rule_cases():
                           for s, dt, p in zip(shapes, dtypes, combo)]
                 cases.append({
                     "id": "rule %s on %s: %s" % (op, mesh_id(mesh), ", ".join(spec_id(list(p)) for p in combo)) +
-                          ("" if op not in ("aten.add.Tensor", "aten.view.default") else " %s" % shapes),
+                          ("" if sum(o[0] == op for o in OPS) == 1 else " %s" % shapes),
                     "op": op, "mesh": mesh, "inputs": inputs,
                     "args": args, "kwargs": {}, "out_shapes": out_shapes,
                 })
