@@ -220,7 +220,11 @@ OPS += _family_ops()
 def rule_cases():
     cases = []
     for mesh in [[4], [2, 2]]:
-        for op, shapes, dtypes, args, out_shapes in OPS:
+        for entry in OPS:
+            op, shapes, dtypes, args, out_shapes = entry[:5]
+            # Optional 6th element: {"stride_1d": k, "stride_2d": k} keeps every k-th combination (ops with many
+            # inputs would otherwise give thousands of cases).
+            sampling = entry[5] if len(entry) > 5 else {}
             dtypes = dtypes or [None] * len(shapes)
             per_input = []
             for shape, dt in zip(shapes, dtypes):
@@ -228,8 +232,7 @@ def rule_cases():
                 opts = [R] + [S(d) for d in range(len(shape))] + ([] if dt == "i64" else [P()])
                 per_input.append(list(itertools.product(opts, repeat=len(mesh))))
             combos = list(itertools.product(*per_input))
-            if len(mesh) == 2:
-                combos = combos[::11]  # 2-D: a deterministic sample
+            combos = combos[::sampling.get("stride_2d" if len(mesh) == 2 else "stride_1d", 11 if len(mesh) == 2 else 1)]
             for combo in combos:
                 inputs = [{"shape": s, "dtype": dt or "f32", "placements": list(p)}
                           for s, dt, p in zip(shapes, dtypes, combo)]
