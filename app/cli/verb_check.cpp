@@ -95,11 +95,12 @@ int runSession(const ParsedArgs& args) {
     nlohmann::json ap = nlohmann::json::array();
     for (const auto& a : s->applied) ap.push_back(appliedJson(a, s->plan.mesh));
     j["applied"] = ap;
+    j["coverage"] = coverageJson(checkCoverage(s->plan));
     std::cout << j.dump(2) << "\n";
   } else {
     if (s->alone) printAloneSummary(*s->alone);
     for (const auto& a : s->applied) std::cout << a.summary(s->plan.mesh) << "\n";
-    std::cout << diagnosticsToText(s->plan, d);
+    std::cout << diagnosticsToText(s->plan, d) << coverageText(checkCoverage(s->plan));
   }
   return d.hasErrors() ? 1 : 0;
 }
@@ -135,8 +136,13 @@ int runCheck(const std::vector<std::string>& argv) {
     return 2;
   }
   Diagnostics d = checkPlan(*plan);
-  if (args->has("json")) std::cout << diagnosticsToJson(*plan, d).dump(2) << "\n";
-  else std::cout << diagnosticsToText(*plan, d);
+  if (args->has("json")) {
+    nlohmann::json j = diagnosticsToJson(*plan, d);
+    j["coverage"] = coverageJson(checkCoverage(*plan));
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << diagnosticsToText(*plan, d) << coverageText(checkCoverage(*plan));
+  }
   std::cout.flush();
   // The process ends here: the plan (millions of small allocations at 100k nodes) is left to the OS instead of
   // being freed piece by piece, about a tenth of `check` on a 95k-node export (scripts/bench_check_vs_json.sh).

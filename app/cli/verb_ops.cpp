@@ -15,11 +15,14 @@ namespace {
 
 const char* kHelp = R"HELP(Usage: shardscope ops [OP...] [--json]
 
-Lists every op the op table knows: whether the checker has a sharding rule for it (status "rule"; "unchecked":
-known, no sharding rule, a node of it is reported as unchecked-op; "unknown": not in the table), whether it has
-a shape rule, and whether the runner executes it ("runs") or refuses it ("refused"). With OP
-arguments (any spelling: aten.mm.default, torch.ops.aten.mm.default, mm), only those, unknown ones included.
-  --json   [{"op", "namespaces", "status", "shape_rule", "runner", "tensor_only", "symbolic_safe"}]
+Lists every op the op table knows: whether the checker has a sharding rule for it (status "rule";
+"replicate-only": checked as an op that runs on whole tensors only, with the reason; "unchecked": known, no
+sharding rule, a node of it is reported as unchecked-op; "unknown": not in the table), whether it has a shape
+rule, and whether the runner executes it ("runs") or refuses it ("refused"). With OP arguments (any spelling:
+aten.mm.default, torch.ops.aten.mm.default, mm), only those, unknown ones included; an in-place form the table
+derives from its op (add_ from add) is shown as asked.
+  --json   [{"op", "namespaces", "status", "reason"?, "in_place_of"?, "shape_rule", "runner", "tensor_only",
+            "symbolic_safe"}]
 Exit status: 0 listed (every OP asked for has a sharding rule), 1 an OP asked for has none, 2 bad flags.
 )HELP";
 
@@ -41,12 +44,20 @@ struct Row {
   bool runs;                  // the runner's verdict on `op` as asked (in-place and backward forms included)
 };
 
-// One row as JSON; "runner" is "runs" or "refused" (core/ops/op_safety.h).
+// "rule", "replicate-only", "unchecked" (in the table, no sharding rule) or "unknown" (not in the table).
+const char* statusOf(const ops::OpEntry* e) {
+  if (!e) return "unknown";
+  if (!e->sharding) return "unchecked";
+  return e->replicateOnlyWhy.empty() ? "rule" : "replicate-only";
+}
 
+// One row as JSON; "runner" is "runs" or "refused" (core/ops/op_safety.h).
 nlohmann::json rowJson(const Row& r) {
   nlohmann::json j;
   j["op"] = r.op;
-  j["status"] = r.entry && r.entry->sharding ? "rule" : r.entry ? "unchecked" : "unknown";
+  j["status"] = statusOf(r.entry);
+  if (r.entry && !r.entry->replicateOnlyWhy.empty()) j["reason"] = std::string(r.entry->replicateOnlyWhy);
+  if (r.entry && !r.entry->inplaceOf.empty()) j["in_place_of"] = std::string(r.entry->inplaceOf);
   j["shape_rule"] = r.entry && r.entry->shape;
   j["namespaces"] = r.entry ? namespacesOf(*r.entry) : nlohmann::json::array();
   j["runner"] = r.runs ? "runs" : "refused";
@@ -83,21 +94,25 @@ int runOps(const std::vector<std::string>& argv) {
   }
   size_t width = 2;
   for (const Row& r : rows) width = std::max(width, r.op.size());
-  int ruled = 0, shaped = 0, runnable = 0;
-  std::cout << "op" << std::string(width - 2 + 2, ' ') << "status     shape  runner   namespaces\n";
+  int ruled = 0, replicateOnly = 0, shaped = 0, runnable = 0;
+  constexpr size_t kStatusWidth = 16;  // "replicate-only" and two spaces
+  std::cout << "op" << std::string(width - 2 + 2, ' ') << "status" << std::string(kStatusWidth - 6, ' ')
+            << "shape  runner   namespaces\n";
   for (const Row& r : rows) {
     const nlohmann::json j = rowJson(r);
     const std::string status = j["status"], runner = j["runner"];
-    ruled += status == "rule";
+    ruled += status == "rule" || status == "replicate-only";
+    replicateOnly += status == "replicate-only";
     shaped += j["shape_rule"].get<bool>();
     runnable += runner == "runs";
-    std::cout << r.op << std::string(width - r.op.size() + 2, ' ') << status << std::string(11 - status.size(), ' ')
+    std::cout << r.op << std::string(width - r.op.size() + 2, ' ') << status << std::string(kStatusWidth - status.size(), ' ')
               << (j["shape_rule"].get<bool>() ? "yes    " : "no     ") << runner << std::string(9 - runner.size(), ' ');
     std::string ns;
     for (const auto& n : j["namespaces"]) ns += (ns.empty() ? "" : ",") + n.get<std::string>();
     std::cout << (ns.empty() ? "-" : ns) << "\n";
+    if (j.contains("reason")) std::cout << "  replicate-only: " << j["reason"].get<std::string>() << "\n";
   }
-  std::cout << rows.size() << (rows.size() == 1 ? " op: " : " ops: ") << ruled << " with a sharding rule, " << shaped
+  std::cout << rows.size() << (rows.size() == 1 ? " op: " : " ops: ") << ruled << " with a sharding rule (" << replicateOnly << " of them replicate-only), " << shaped
             << " with a shape rule, " << runnable << " the runner executes\n";
   return missing ? 1 : 0;
 }

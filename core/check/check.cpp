@@ -443,6 +443,8 @@ bool checkRule(const NodeEnv& env, int n, rules::RuleContext& ctx, bool edgeMiss
   // (a documented difference, docs/checks.md "Checked against DTensor"): say so at the node.
   for (const std::string& why : r.implicitRedistributes)
     out.push_back(make(Severity::Info, DiagKind::ImplicitRedistribute, n, -1, why));
+  for (const std::string& why : r.dataDependentMeans)
+    out.push_back(make(Severity::Warning, DiagKind::DataDependentMean, n, -1, why));
   return true;
 }
 

@@ -1,5 +1,7 @@
 #include "core/check/report.h"
 
+#include "core/ops/op_table.h"
+
 namespace ss {
 
 namespace {
@@ -56,6 +58,32 @@ std::string diagnosticsToText(const Plan& plan, const Diagnostics& d) {
   DiagnosticSummary s = d.summary();
   out += plural(s.errors, "error") + ", " + plural(s.warnings, "warning") + ", " + plural(s.infos, "info") + "\n";
   return out;
+}
+
+CheckCoverage checkCoverage(const Plan& plan) {
+  CheckCoverage c;
+  for (const Node& n : plan.graph.nodes) {
+    if (n.kind != NodeKind::Call) continue;
+    ++c.opNodes;
+    const ops::OpEntry* e = ops::findOp(n.op);
+    if (!e || !e->sharding) continue;
+    ++c.checked;
+    c.replicateOnly += !e->replicateOnlyWhy.empty();
+  }
+  return c;
+}
+
+std::string coverageText(const CheckCoverage& c) {
+  std::string out = std::to_string(c.checked) + " of " + plural(c.opNodes, "op node") + " checked by a sharding rule";
+  if (c.replicateOnly > 0) out += " (" + std::to_string(c.replicateOnly) + " of them replicate-only)";
+  if (c.unchecked() > 0)
+    out += "; " + std::to_string(c.unchecked()) + (c.unchecked() == 1 ? " has" : " have") + " none (unchecked-op)";
+  return out + "\n";
+}
+
+nlohmann::json coverageJson(const CheckCoverage& c) {
+  return {{"op_nodes", c.opNodes}, {"checked", c.checked}, {"replicate_only", c.replicateOnly},
+          {"unchecked", c.unchecked()}};
 }
 
 }  // namespace ss

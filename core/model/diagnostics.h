@@ -41,7 +41,8 @@ const char* severityName(Severity s);  // "info", "warning", "error"
   X(LocalShapeMismatch, "local-shape-mismatch")     \
   X(InvalidTag, "invalid-tag")                       \
   X(UnknownLossNode, "unknown-loss-node")           \
-  X(ImplicitRedistribute, "implicit-redistribute")
+  X(ImplicitRedistribute, "implicit-redistribute")   \
+  X(DataDependentMean, "data-dependent-mean")
 
 enum class DiagKind : uint8_t {
 #define SS_DIAG_KIND_ENUM(e, s) e,

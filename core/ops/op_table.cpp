@@ -14,6 +14,7 @@
 #include "core/ops/op_table.h"
 
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 
 #include "core/ops/op_shapes_detail.h"
@@ -227,6 +228,9 @@ constexpr OpFacts kFacts[] = {
 struct Table {
   std::vector<OpEntry> entries;  // sorted by key
   std::unordered_map<std::string_view, size_t> index;
+  std::deque<std::string> derivedKeys;  // storage of the derived in-place keys
+  std::vector<OpEntry> derived;         // in-place forms `name_` of ruled entries the list lacks
+  std::unordered_map<std::string_view, size_t> derivedIndex;
   std::vector<std::string> problems;
 };
 
@@ -253,6 +257,10 @@ const Table& table() {
       if (it == byKey.end()) out.problems.push_back("shape rule for '" + key + "', which the op table does not list");
       else it->second.shape = &fn;
     }
+    for (const auto& [key, why] : rules::replicateOnlyOps()) {
+      auto it = byKey.find(key);
+      if (it != byKey.end()) it->second.replicateOnlyWhy = why;  // (its rule's key is checked above)
+    }
     for (auto& [key, e] : byKey) {
       if ((e.tensorOnly || e.symbolicSafe) && !e.shape)
         out.problems.push_back("op '" + std::string(key) + "' has shape-rule flags but no shape rule");
@@ -260,6 +268,17 @@ const Table& table() {
     }
     std::sort(out.entries.begin(), out.entries.end(), [](const OpEntry& a, const OpEntry& b) { return a.key < b.key; });
     for (size_t i = 0; i < out.entries.size(); ++i) out.index.emplace(out.entries[i].key, i);
+    // In-place forms: DTensor derives `name_` from `name` (autogen's same-schema variants); so does the table,
+    // for every ruled op whose in-place form it does not list.
+    for (const OpEntry& e : out.entries) {
+      if (!e.sharding || e.key.ends_with('_') || byKey.count(std::string(e.key) + "_")) continue;
+      OpEntry d = e;
+      d.key = out.derivedKeys.emplace_back(std::string(e.key) + "_");
+      d.sharding = rules::inplaceRule;
+      d.inplaceOf = e.key;
+      out.derived.push_back(d);
+    }
+    for (size_t i = 0; i < out.derived.size(); ++i) out.derivedIndex.emplace(out.derived[i].key, i);
     return out;
   }();
   return t;
@@ -271,8 +290,9 @@ const OpEntry* findOp(std::string_view op) { return findOpKey(rules::ruleKeyView
 
 const OpEntry* findOpKey(std::string_view key) {
   const Table& t = table();
-  auto it = t.index.find(key);
-  return it == t.index.end() ? nullptr : &t.entries[it->second];
+  if (auto it = t.index.find(key); it != t.index.end()) return &t.entries[it->second];
+  if (auto it = t.derivedIndex.find(key); it != t.derivedIndex.end()) return &t.derived[it->second];
+  return nullptr;
 }
 
 std::span<const OpEntry> allOps() { return table().entries; }

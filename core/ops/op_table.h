@@ -51,6 +51,12 @@ struct OpEntry {
   bool refused = false;                   // aten: refused even where a derivation would allow it
   bool tensorOnly = false;
   bool symbolicSafe = false;
+  // Non-empty: the op is checked replicate-only (every input Replicate), for this reason (DTensor runs it on
+  // whole tensors only, or core checks it that way on purpose).
+  std::string_view replicateOnlyWhy;
+  // Non-empty: an in-place form (`name_`) the list does not hold, derived from this op's entry: the same rules,
+  // and self keeps its placement (DTensor's in-place variants of its strategies).
+  std::string_view inplaceOf;
 };
 
 // The entry for an op target (any spelling: "aten.mm.default", "torch.ops.aten.mm.default", "mm"); nullptr for
@@ -58,7 +64,7 @@ struct OpEntry {
 const OpEntry* findOp(std::string_view op);
 // The entry whose key is exactly `key` (no namespace stripping); nullptr when none.
 const OpEntry* findOpKey(std::string_view key);
-// Every entry, sorted by key.
+// Every listed entry, sorted by key (derived in-place forms are found by findOp, not listed here).
 std::span<const OpEntry> allOps();
 // Inconsistencies between the facts list and the rule registries (empty when the table is whole).
 std::vector<std::string> opTableProblems();

@@ -73,6 +73,55 @@ RuleResult sdpaRule(const RuleContext& ctx) {
 
 int tensorInput(const RuleContext& ctx, int pos, const char* kw) { return ctx.inputIndexOf(ctx.arg(pos, kw)); }
 
+constexpr int64_t kReductionMean = 1;  // at::Reduction: 0 none, 1 mean, 2 sum
+
+// A mean loss (reduction=mean) over a sharded batch or sequence dim of `self` (its dims but the class dim):
+//   - split unevenly, the average of per-rank means weights unequal shards equally: refused, as mean is;
+//   - split evenly, right only when every rank counts as many targets: the mean divides by the targets not equal
+//     to ignore_index (and sums their class weights), which the data decides: a data-dependent-mean warning;
+//   - DTensor 2.14 keeps no sharded strategy for a mean nll_loss (nll_loss_forward_single_dim_strategy lists
+//     none/sum only): it replicates self and target first (implicit-redistribute).
+void meanLossOverShards(const RuleContext& ctx, int self, bool weighted, RuleResult& res) {
+  if (!res.ok() || !ctx.inSpecs[self] || ctx.rank(self) < 1) return;
+  const ShardingSpec& spec = *ctx.inSpecs[self];
+  const auto& shape = ctx.shape(self);
+  const int classDim = ctx.rank(self) >= 2 ? 1 : 0;
+  for (int d = 0; d < ctx.rank(self); ++d) {
+    if (d == classDim) continue;
+    int64_t count = 1;
+    std::string meshDims;
+    for (int m = 0; m < spec.meshDims(); ++m)
+      if (spec[m].isShard(d)) {
+        count *= ctx.mesh->dimSize(m);
+        meshDims += (meshDims.empty() ? "" : " and ") + ("mesh dim " + std::to_string(m) + " (" + ctx.mesh->dimName(m) + ")");
+      }
+    if (count == 1) continue;
+    const std::string dimText = "dim " + std::to_string(d) + " (size " + std::to_string(shape[d]) + ")";
+    if (shape[d] % count != 0) {
+      ShardingSpec want = spec;
+      for (int m = 0; m < want.meshDims(); ++m)
+        if (want[m].isShard(d)) want.placements[m] = Placement::replicate();
+      res = failResult(Verdict::Incompatible, self, want,
+                       opTitle(ctx) + " with reduction=mean over " + dimText + ", which " + spec.toMeshString() +
+                           " splits unevenly into " + std::to_string(count) +
+                           " pieces: the average of the per-rank means would weight unequal shards equally");
+      return;
+    }
+    const auto ignore = ctx.intArg(4, "ignore_index");
+    res.dataDependentMeans.push_back(
+        opTitle(ctx) + " with reduction=mean over " + dimText + ", sharded on " + meshDims +
+        ": each rank divides its loss by its own count of targets not equal to ignore_index (" +
+        (ignore ? std::to_string(*ignore) : std::string("-100")) + ")" +
+        (weighted ? ", weighted by their class weights" : "") +
+        ", so the average of the per-rank losses is the global mean only when every rank counts alike; use "
+        "reduction=sum and divide by the all-reduced count, or replicate " + dimText);
+    res.implicitRedistributes.push_back(
+        "DTensor replicates the input (" + spec.toMeshString() + ") and target before " + opTitle(ctx) +
+        ": its strategies for reduction=mean keep no shard (nll_loss_forward_single_dim_strategy)");
+    return;
+  }
+}
+
 // nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight); also nll_loss,
 // nll_loss2d_forward and cross_entropy_loss (single output).
 RuleResult nllLossRule(const RuleContext& ctx) {
@@ -105,7 +154,9 @@ RuleResult nllLossRule(const RuleContext& ctx) {
   std::vector<int> lo = reduction == 0 ? lt : std::vector<int>{};
   p.outs = {lo};
   if (ctx.outputCount() > 1) p.outs.resize(ctx.outputCount(), std::nullopt);
-  return solveLabels(ctx, p);
+  RuleResult res = solveLabels(ctx, p);
+  if (reduction == kReductionMean) meanLossOverShards(ctx, self, weight >= 0, res);
+  return res;
 }
 
 // nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight) -> grad_self.

@@ -14,6 +14,16 @@ using RuleTable = std::unordered_map<std::string, RuleFn, RuleKeyHash, std::equa
 // other facts.
 const RuleTable& familyRules();
 
+// Ops DTensor itself only runs replicated (its strategy is "all inputs Replicate"), or that core checks that way
+// on purpose: key -> the reason, one sentence, shown by `shardscope ops` and in the checker's message. Their
+// sharding rule is replicateOnlyRule (every tensor input Replicate, no Partial; outputs Replicate).
+using ReplicateOnlyTable = std::unordered_map<std::string, std::string_view, RuleKeyHash, std::equal_to<>>;
+const ReplicateOnlyTable& replicateOnlyOps();
+RuleResult replicateOnlyRule(const RuleContext& ctx);
+// The rule of an in-place form `name_` the families do not register: `name`'s rule, with self (input 0) kept in
+// the placement it arrives in (an in-place op cannot redistribute the tensor it writes). The op table derives it.
+RuleResult inplaceRule(const RuleContext& ctx);
+
 void registerPointwiseRules(RuleTable& t);   // pointwise.cpp: elementwise ops, conversions, getitem
 void registerMatmulRules(RuleTable& t);      // matmul.cpp: mm, bmm, addmm, matmul, linear, embedding(+backward)
 void registerViewRules(RuleTable& t);        // view.cpp: view family, slicing, cat/stack
@@ -25,5 +35,10 @@ void registerCollectiveRules(RuleTable& t);  // collective.cpp: _c10d_functional
 void registerMoeRules(RuleTable& t);         // moe.cpp: topk, sort, cumsum, histc, _grouped_mm
 void registerHigherOrderRules(RuleTable& t); // higher_order.cpp: flex_attention(+bwd), triton kernels
 void registerSymbolicRules(RuleTable& t);    // symbolic.cpp: _local_scalar_dense, sym_size, operator.*, sym_sum
+void registerConvRules(RuleTable& t);        // conv.cpp: convolution(+bwd), pooling, upsampling, batch/group norm
+void registerForeachRules(RuleTable& t);     // foreach.cpp: _foreach_*, _fused_adam(w), amp unscale
+void registerLinalgRules(RuleTable& t, ReplicateOnlyTable& replicateOnly);  // linalg.cpp: linalg, fft, random
+void registerTensorOpRules(RuleTable& t, ReplicateOnlyTable& replicateOnly);  // tensor_ops.cpp: scans, sorts,
+                                                                              // index_fill/reduce, flip, roll, ...
 
 }  // namespace ss::rules

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/rules/engine.h"
 #include "core/rules/families.h"
 #include "core/rules/rules.h"
 
@@ -28,9 +29,17 @@ bool walk(const Arg& a, const Arg* target, int& counter, int& found) {
 
 }  // namespace
 
-const RuleTable& familyRules() {
-  static const RuleTable t = [] {
-    RuleTable r;
+namespace {
+// Both tables, filled once by the families (a family registers its replicate-only ops beside its rules).
+struct Registry {
+  RuleTable rules;
+  ReplicateOnlyTable replicateOnly;
+};
+
+const Registry& registry() {
+  static const Registry reg = [] {
+    Registry g;
+    RuleTable& r = g.rules;
     registerPointwiseRules(r);
     registerMatmulRules(r);
     registerViewRules(r);
@@ -42,10 +51,57 @@ const RuleTable& familyRules() {
     registerMoeRules(r);
     registerHigherOrderRules(r);
     registerSymbolicRules(r);
-    return r;
+    registerConvRules(r);
+    registerForeachRules(r);
+    registerLinalgRules(r, g.replicateOnly);
+    registerTensorOpRules(r, g.replicateOnly);
+    for (const auto& [key, why] : g.replicateOnly) r[key] = replicateOnlyRule;
+    return g;
   }();
-  return t;
+  return reg;
 }
+}  // namespace
+
+const RuleTable& familyRules() { return registry().rules; }
+
+RuleResult inplaceRule(const RuleContext& ctx) {
+  std::string_view key = ruleKeyView(ctx.node->op);
+  if (key.ends_with('_')) key.remove_suffix(1);
+  const auto it = familyRules().find(key);
+  if (it == familyRules().end()) return unknownResult(ctx);
+  RuleResult r = it->second(ctx);
+  if (ctx.inputCount() == 0 || !ctx.inSpecs[0]) return r;
+  const ShardingSpec& self = *ctx.inSpecs[0];
+  // Only the assignments that leave self as it is can be applied in place.
+  std::vector<SpecList> kept;
+  for (SpecList& alt : r.alternatives)
+    if (!alt.empty() && alt[0] && *alt[0] == self) kept.push_back(std::move(alt));
+  r.alternatives = std::move(kept);
+  const std::string title = opTitle(ctx) + "_";
+  if (r.ok()) {
+    if (r.outputs.empty() || !r.outputs[0] || *r.outputs[0] == self) return r;
+    RuleResult f = failResult(Verdict::Incompatible, 0, std::nullopt,
+                              title + " writes its result into self, which arrives as " + self.toMeshString() +
+                                  ", but the result would be " + r.outputs[0]->toMeshString() +
+                                  ": an in-place op cannot change its self's placement");
+    f.alternatives = std::move(r.alternatives);
+    return f;
+  }
+  if (r.input == 0 && !r.alternatives.empty()) {
+    // The rule wants self redistributed; in place, another input must move instead (the cheapest kept one).
+    const SpecList& alt = r.alternatives.front();
+    for (int i = 1; i < ctx.inputCount() && i < static_cast<int>(alt.size()); ++i) {
+      if (!alt[i] || !ctx.inSpecs[i] || *alt[i] == *ctx.inSpecs[i]) continue;
+      r.input = i;
+      r.want = alt[i];
+      r.message = title + " keeps self as " + self.toMeshString() + ", so input " + std::to_string(i) + " (" +
+                  ctx.inSpecs[i]->toMeshString() + ") must arrive as " + alt[i]->toMeshString() + "; " + r.message;
+      break;
+    }
+  }
+  return r;
+}
+const ReplicateOnlyTable& replicateOnlyOps() { return registry().replicateOnly; }
 
 const Arg* RuleContext::arg(int pos, std::string_view kw) const {
   if (!node) return nullptr;

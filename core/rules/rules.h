@@ -73,6 +73,11 @@ struct RuleResult {
   // accepts them as they arrive; each is a documented difference, tests/dtensor/known_differences.json). One
   // sentence each; the checker reports them as "implicit-redistribute" (info) at the node.
   std::vector<std::string> implicitRedistributes;
+  // When Ok: means whose denominator depends on the data (a loss's count of targets not ignored, the sum of
+  // their weights) taken over a sharded dim: each rank divides by its own count, so the Partial(avg) result is
+  // the global mean only when every rank counts alike. One sentence each, naming the dim and why; the checker
+  // reports them as "data-dependent-mean" (warning) at the node. DTensor leaves this to the user.
+  std::vector<std::string> dataDependentMeans;
 
   bool ok() const { return verdict == Verdict::Ok; }
 };

@@ -55,7 +55,8 @@ TEST_CASE("an applied graph alone opens with its mesh inferred or given, collect
         "  all_gather on mesh dim 0 (dim0): 1 x, 9.1 MiB per rank, 66.8 us\n"
         "  all_reduce on mesh dim 1 (dim1): 1 x, 124.9 MiB per rank, 891.1 us\n"
         "  all_to_all on mesh dim 1 (dim1): 2 x, 3.4 MiB per rank, 41.6 us\n"
-        "0 errors, 0 warnings, 0 infos\n");
+        "0 errors, 0 warnings, 0 infos\n"
+        "30 of 30 op nodes checked by a sharding rule\n");
   auto named = test::runCli("check " + trace("seed1_applied_only.txt") + " --mesh 2x4 --names dp,tp");
   CHECK(named.code == 0);
   CHECK(named.out.find("  all_to_all on mesh dim 1 (tp): 2 x") != std::string::npos);

@@ -120,7 +120,19 @@ TEST_CASE("teaching samples: each collective kind is present and the plan checks
 
 TEST_CASE("seed 2: AutoSP samples, bare tags on sequence-first inputs", "[check][autosp]") {
   Plan seqFirst = loadSample("autosp_seq_first.plan.json");
-  Diagnostics d = checkPlan(seqFirst);
+  // Every AutoSP sample's loss is a mean over the sharded sequence: a data-dependent-mean warning and DTensor's
+  // replication of a mean nll_loss (info) at the loss, and nothing else where the plan is right.
+  auto apartFromLoss = [](Diagnostics d) {
+    int loss = 0;
+    std::erase_if(d.items, [&](const Diagnostic& x) {
+      const bool isLoss = x.kind == DiagKind::DataDependentMean || x.kind == DiagKind::ImplicitRedistribute;
+      loss += isLoss;
+      return isLoss;
+    });
+    CHECK(loss == 2);
+    return d;
+  };
+  Diagnostics d = apartFromLoss(checkPlan(seqFirst));
   REQUIRE(d.items.size() == 2);
   for (const auto& x : d.items) {
     CHECK(x.kind == DiagKind::SeqDimMismatch);
@@ -130,12 +142,12 @@ TEST_CASE("seed 2: AutoSP samples, bare tags on sequence-first inputs", "[check]
   }
   CHECK(seqFirst.graph.nodes[d.items[0].node].name == "input_ids");
   CHECK(seqFirst.graph.nodes[d.items[1].node].name == "labels");
-  CHECK(checkPlan(loadSample("autosp_seq_first_fixed.plan.json")).items.empty());
-  CHECK(checkPlan(loadSample("autosp_batch_first.plan.json")).items.empty());
+  CHECK(apartFromLoss(checkPlan(loadSample("autosp_seq_first_fixed.plan.json"))).items.empty());
+  CHECK(apartFromLoss(checkPlan(loadSample("autosp_batch_first.plan.json"))).items.empty());
 
   // The fix retags both inputs with dim 0, which is what the fixed sample carries.
   FixPlan f = planFix(seqFirst);
-  CHECK(f.remaining.items.empty());
+  CHECK(!f.remaining.hasErrors());
   for (const Command& c : f.batch.commands) REQUIRE(applyCommand(seqFirst, c).ok());
   Plan fixed = loadSample("autosp_seq_first_fixed.plan.json");
   for (const auto& [node, tag] : fixed.tags) {

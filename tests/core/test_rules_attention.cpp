@@ -77,6 +77,48 @@ TEST_CASE("nll_loss: a sharded batch gives a Partial loss, a sharded class dim i
   CHECK(ce.outSpec() == "P(avg)");
 }
 
+TEST_CASE("a mean loss over a sharded dim divides by a count the data decides", "[rules][attention][semantics]") {
+  // Buggy: reduction=mean with the sequence sharded. Each rank divides by its own count of targets not ignored,
+  // so the Partial(avg) loss is right only when every rank counts alike: a warning naming the dim, and DTensor
+  // (which keeps no sharded strategy for a mean nll_loss) replicates first.
+  auto loss = [](const char* self, int64_t reduction, std::vector<int64_t> shape = {8, 10}) {
+    RuleCase c({2, 2}, "aten.nll_loss_forward.default");
+    std::vector<int64_t> target = {shape[0]};
+    c.args({c.in(shape, self), c.in(target, std::string(self).substr(0, 4) == "S(0)" ? "S(0)R" : "RR", DType::I64),
+            Arg::none(), I(reduction), I(-100)})
+        .out({})
+        .out({});
+    return c;
+  };
+  RuleCase buggy = loss("S(0)R", 1);
+  CHECK(buggy.outSpec() == "P(avg)R");
+  REQUIRE(buggy.result.dataDependentMeans.size() == 1);
+  CHECK(buggy.result.dataDependentMeans[0] ==
+        "nll_loss_forward with reduction=mean over dim 0 (size 8), sharded on mesh dim 0 (dim0): each rank divides "
+        "its loss by its own count of targets not equal to ignore_index (-100), so the average of the per-rank "
+        "losses is the global mean only when every rank counts alike; use reduction=sum and divide by the "
+        "all-reduced count, or replicate dim 0 (size 8)");
+  REQUIRE(buggy.result.implicitRedistributes.size() == 1);
+  CHECK(buggy.result.implicitRedistributes[0] ==
+        "DTensor replicates the input (S(0)R) and target before nll_loss_forward: its strategies for reduction=mean "
+        "keep no shard (nll_loss_forward_single_dim_strategy)");
+  // Fixed: the sum (divided by the all-reduced count afterwards), or the loss on replicated logits.
+  RuleCase sum = loss("S(0)R", 2);
+  CHECK(sum.outSpec() == "P(sum)R");
+  CHECK(sum.result.dataDependentMeans.empty());
+  CHECK(sum.result.implicitRedistributes.empty());
+  RuleCase replicated = loss("RR", 1);
+  CHECK(replicated.outSpec() == "RR");
+  CHECK(replicated.result.dataDependentMeans.empty());
+  // Uneven shards: the average of per-rank means is wrong whatever the targets (as for mean itself).
+  RuleCase uneven = loss("S(0)R", 1, {7, 10});
+  CHECK(uneven.outSpec() == "error");
+  CHECK(uneven.want() == "RR");
+  CHECK(uneven.result.message ==
+        "nll_loss_forward with reduction=mean over dim 0 (size 7), which S(0)R splits unevenly into 2 pieces: the "
+        "average of the per-rank means would weight unequal shards equally");
+}
+
 TEST_CASE("layer norm normalises over whole trailing dims", "[rules][attention]") {
   RuleCase a({4}, "aten.native_layer_norm.default");
   a.args({a.in({8, 16}, "S(0)"), ints({16}), a.in({16}, "R"), a.in({16}, "R"), F(1e-5)})
