@@ -11,8 +11,10 @@ bookkeeping run. Writes OUT.json in the format tests/core/test_dtensor_oracle.cp
 
   layouts:       {"ranks": [{"coord", "local_shape", "offset"}, ...]} per rank in row-major order, from
                  compute_local_shape_and_global_offset on a process group re-made as that rank;
-  redistributes: {"steps": [{"mesh_dim", "from", "to"}], "runs": bool, "run_error"?}: the transform infos of
-                 DTensor's planner (_gen_transform_infos) and whether redistribute_local_tensor executes them;
+  redistributes: {"steps": [{"mesh_dim", "from", "to"}], "runs": bool, "run_error"?, "cost"}: the transform
+                 infos of DTensor's planner (_gen_transform_infos), whether redistribute_local_tensor executes
+                 them, and DTensor's redistribute_cost (us; "inf"; null when unavailable) with the top-level
+                 "devices_per_host" its MeshTopoInfo used;
   rules:         {"redistributed": bool, "outputs": [[placements] | null]}: the op run on DTensors made with
                  from_local in the given placements; "redistributed" when DTensor redistributed an input first.
 An entry is {"error": "..."} when DTensor raised, {"skipped": "..."} when this PyTorch cannot ask the question
@@ -120,6 +122,11 @@ class Dt:
         self.ShardOrderEntry = getattr(spec_mod, "ShardOrderEntry", None)
         self.redist = self._first("torch.distributed.tensor._redistribute", "torch.distributed._tensor.redistribute")
         self.dispatch = self._first("torch.distributed.tensor._dispatch", "torch.distributed._tensor.dispatch")
+        try:
+            self.collective_utils = self._first("torch.distributed.tensor._collective_utils",
+                                                "torch.distributed._tensor._collective_utils")
+        except Exception:
+            self.collective_utils = None
         import inspect
         self.spec_takes_order = "shard_order" in inspect.signature(self.DTensorSpec).parameters
         self.layout_takes_order = "shard_order" in inspect.signature(self.local_shape_and_offset).parameters
@@ -312,8 +319,32 @@ def answer_redistributes(dt, cases, deadline):
         except Exception as e:
             ans["runs"] = False
             ans["run_error"] = short_error(e)
+        ans["cost"] = redistribute_cost(dt, src, dst)
         out[cid] = ans
     return out
+
+
+def redistribute_cost(dt, src, dst):
+    """DTensor's own redistribute_cost (microseconds, its MeshTopoInfo model), "inf" where it returns infinity
+    (a transition its planner must not pick implicitly, or a spec without a shard order), null where this
+    PyTorch has none or it raised."""
+    cu = dt.collective_utils
+    if cu is None or not hasattr(cu, "redistribute_cost"):
+        return None
+    try:
+        cost = float(cu.redistribute_cost(src, dst))
+    except Exception:
+        return None
+    return "inf" if math.isinf(cost) else cost
+
+
+def devices_per_host(dt):
+    """What MeshTopoInfo.build_from_mesh takes as one host's device count for the oracle's "cpu" meshes."""
+    cu = dt.collective_utils
+    try:
+        return int(cu._mesh_resources.num_devices_per_host("cpu"))
+    except Exception:
+        return None
 
 
 def gen_transform_infos(dt, src, dst):
@@ -499,6 +530,7 @@ def main():
     deadline = start + a.budget
     doc = {"format": ORACLE_FORMAT, "source": "dtensor", "torch_version": dt.torch.__version__,
            "cases": os.path.relpath(a.cases, ROOT), "apis": dt.apis(), "seconds": {},
+           "devices_per_host": devices_per_host(dt),
            "layouts": {}, "redistributes": {}, "rules": {}}
     sections = (("layouts", answer_layouts), ("redistributes", answer_redistributes), ("rules", answer_rules))
     status = 0

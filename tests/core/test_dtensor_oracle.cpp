@@ -26,10 +26,12 @@
 //     and gives the same output placements; when DTensor redistributes an input first, core's rule refuses.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -38,6 +40,7 @@
 
 #include "core/model/layout.h"
 #include "core/model/placement_parse.h"
+#include "core/redistribute/dtensor_cost.h"
 #include "core/redistribute/redistribute.h"
 #include "core/rules/rules.h"
 
@@ -96,6 +99,8 @@ struct Comparison {
   std::vector<std::string> missing;   // cases the oracle did not answer at all (only when complete answers are due)
   std::map<size_t, int> used;         // known-differences entry -> disagreements it covered
   std::vector<std::string> silent;    // documented implicit redistributes core's rule does not report
+  int devicesPerHost = 1;             // the oracle's MeshTopoInfo host size (its top-level "devices_per_host")
+  int costsCompared = 0;              // redistributes whose DTensor redistribute_cost core's model reproduced
 };
 
 struct KnownEntry {
@@ -198,6 +203,25 @@ std::string stepsText(const std::vector<std::tuple<int, Placement, Placement>>& 
   return s + "]";
 }
 
+// DTensor's redistribute_cost (the answer's "cost": microseconds, "inf", or null where that PyTorch has none)
+// against core's reproduction of its model (core/redistribute/dtensor_cost.h), on core's plan of the same steps.
+void compareCost(const json& cs, const json& ans, const TensorMeta& meta, const DeviceMesh& mesh,
+                 const ShardingSpec& from, const ShardingSpec& to, const RedistributePlan& plan, const Known& known,
+                 Comparison& c) {
+  if (!ans.contains("cost") || ans["cost"].is_null()) return;
+  const double want = ans["cost"].is_string() ? std::numeric_limits<double>::infinity() : ans["cost"].get<double>();
+  const auto got = dtensorRedistributeCost(meta, mesh, from, to, plan, c.devicesPerHost);
+  const std::string id = cs.at("id");
+  if (!got) return disagree(c, known, "redistribute", id, "DTensor's redistribute_cost is " + ans["cost"].dump() +
+                                                              ", core cannot price it");
+  const bool same = std::isinf(want) ? std::isinf(*got) : std::abs(*got - want) <= 1e-9 * std::max(1.0, want);
+  if (!same)
+    return disagree(c, known, "redistribute", id,
+                    "DTensor's redistribute_cost is " + ans["cost"].dump() + " us, core's model of it " +
+                        std::to_string(*got) + " us");
+  ++c.costsCompared;
+}
+
 void compareRedistribute(const json& cs, const json& ans, const Known& known, Comparison& c) {
   const std::string id = cs.at("id");
   DeviceMesh mesh(ints(cs.at("mesh")));
@@ -244,7 +268,8 @@ void compareRedistribute(const json& cs, const json& ans, const Known& known, Co
   }
   for (const auto& st : plan.steps) got.emplace_back(st.meshDim, asPlainShard(st.from), asPlainShard(st.to));
   if (want != got)
-    disagree(c, known, "redistribute", id, "DTensor " + stepsText(want) + ", core " + stepsText(got));
+    return disagree(c, known, "redistribute", id, "DTensor " + stepsText(want) + ", core " + stepsText(got));
+  compareCost(cs, ans, meta, mesh, from, to, plan, known, c);
 }
 
 // ---- rules ----
@@ -325,6 +350,8 @@ bool cannotAsk(const std::string& why) {
 // Compares every answer in `oracle` with core. `complete`: every case of cases.json must have an answer.
 Comparison compareAll(const json& cases, const json& oracle, const Known& known, bool complete = false) {
   Comparison c;
+  if (oracle.contains("devices_per_host") && oracle["devices_per_host"].is_number_integer())
+    c.devicesPerHost = oracle["devices_per_host"].get<int>();
   const std::pair<const char*, void (*)(const json&, const json&, const Known&, Comparison&)> kinds[] = {
       {"layouts", compareLayout}, {"redistributes", compareRedistribute}, {"rules", compareRule}};
   for (const auto& [kind, fn] : kinds) {
@@ -404,7 +431,7 @@ int caseCount(const json& cases) {
   return static_cast<int>(cases.at("layouts").size() + cases.at("redistributes").size() + cases.at("rules").size());
 }
 
-void requireDTensorFixture(const std::string& file, const std::string& versionPrefix) {
+void requireDTensorFixture(const std::string& file, const std::string& versionPrefix, int minCosts = 0) {
   INFO(kDir + file << ": written by scripts/dtensor_fixtures.sh");
   REQUIRE(std::filesystem::exists(kDir + file));
   const json oracle = readJson(kDir + file);
@@ -413,6 +440,9 @@ void requireDTensorFixture(const std::string& file, const std::string& versionPr
   const json cases = readJson(kDir + "cases.json");
   const Comparison c = requireAgreement(kDir + file, 1, true);
   CHECK(c.compared + c.skipped == caseCount(cases));
+  // DTensor's redistribute_cost, reproduced by core's model of it on every redistribute both plan alike.
+  INFO(c.costsCompared << " redistribute costs agree");
+  CHECK(c.costsCompared >= minCosts);
 }
 
 }  // namespace
