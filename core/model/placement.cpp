@@ -196,6 +196,19 @@ std::string validateSpec(const ShardingSpec& spec, const DeviceMesh& mesh, int t
     if (p.kind == PlacementKind::StridedShard && p.splitFactor < 1)
       return "split factor of " + p.shortString() + " must be >= 1";
   }
+  // DTensor 2.14 refuses Partials of different reduce ops in one placement list (their order would matter when
+  // reduced; _utils.py's validate of from_local / distribute_tensor), except sum with avg, which commute.
+  std::optional<ReduceOp> first;
+  for (const Placement& p : spec.placements) {
+    if (!p.isPartial()) continue;
+    if (!first) first = p.reduce;
+    const bool sumAvg = (*first == ReduceOp::Sum || *first == ReduceOp::Avg) &&
+                        (p.reduce == ReduceOp::Sum || p.reduce == ReduceOp::Avg);
+    if (p.reduce != *first && !sumAvg)
+      return "the spec " + spec.toMeshString() + " mixes Partial(" + reduceOpName(*first) + ") and Partial(" +
+             reduceOpName(p.reduce) + "): DTensor allows one Partial reduce op per placement list (sum with avg " +
+             "excepted)";
+  }
   return {};
 }
 

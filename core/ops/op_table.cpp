@@ -223,6 +223,8 @@ constexpr OpFacts kFacts[] = {
     {"special_shifted_chebyshev_polynomial_u", A}, {"special_shifted_chebyshev_polynomial_v", A},
     {"special_shifted_chebyshev_polynomial_w", A}, {"special_spherical_bessel_j0", A}, {"special_xlog1py", A},
     {"special_zeta", A}, {"sqrt_", A}, {"square_", A}, {"tan_", A}, {"xlogy_", A},
+    // DTensor's monotone pointwise ops not listed above (core/rules/pointwise_partial.cpp)
+    {"special_erfcx", A}, {"special_modified_bessel_i1", A},
 };
 
 struct Table {

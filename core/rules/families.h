@@ -35,6 +35,7 @@ void registerCollectiveRules(RuleTable& t);  // collective.cpp: _c10d_functional
 void registerMoeRules(RuleTable& t);         // moe.cpp: topk, sort, cumsum, histc, _grouped_mm
 void registerHigherOrderRules(RuleTable& t); // higher_order.cpp: flex_attention(+bwd), triton kernels
 void registerSymbolicRules(RuleTable& t);    // symbolic.cpp: _local_scalar_dense, sym_size, operator.*, sym_sum
+void registerPartialPointwiseRules(RuleTable& t);  // pointwise_partial.cpp: monotone ops carrying P(max)/P(min)
 void registerConvRules(RuleTable& t);        // conv.cpp: convolution(+bwd), pooling, upsampling, batch/group norm
 void registerForeachRules(RuleTable& t);     // foreach.cpp: _foreach_*, _fused_adam(w), amp unscale
 void registerLinalgRules(RuleTable& t, ReplicateOnlyTable& replicateOnly);  // linalg.cpp: linalg, fft, random

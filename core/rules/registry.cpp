@@ -55,6 +55,7 @@ const Registry& registry() {
     registerForeachRules(r);
     registerLinalgRules(r, g.replicateOnly);
     registerTensorOpRules(r, g.replicateOnly);
+    registerPartialPointwiseRules(r);  // last: it replaces the generic rule of the ops it knows
     for (const auto& [key, why] : g.replicateOnly) r[key] = replicateOnlyRule;
     return g;
   }();
@@ -188,8 +189,12 @@ std::string ruleKey(std::string_view op) { return std::string(ruleKeyView(op)); 
 
 RuleFn findRule(std::string_view op) {
   const auto& t = familyRules();
-  auto it = t.find(ruleKeyView(op));
-  return it == t.end() ? nullptr : it->second;
+  const std::string_view key = ruleKeyView(op);
+  if (auto it = t.find(key); it != t.end()) return it->second;
+  // An in-place form no family registers: its op's rule, self kept (inplaceRule; the op table lists it as derived).
+  if (key.size() > 1 && key.ends_with('_') && !key.ends_with("__") && t.count(key.substr(0, key.size() - 1)))
+    return inplaceRule;
+  return nullptr;
 }
 
 std::vector<std::string> ruledOps() {
