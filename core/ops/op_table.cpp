@@ -127,7 +127,9 @@ constexpr OpFacts kFacts[] = {
     {"upsample_nearest3d", A}, {"upsample_bilinear2d", A}, {"upsample_bicubic2d", A}, {"upsample_linear1d", A},
     {"upsample_trilinear3d", A}, {"_upsample_nearest_exact1d", A}, {"_upsample_nearest_exact2d", A},
     {"_upsample_nearest_exact3d", A}, {"_upsample_bilinear2d_aa", A}, {"grid_sampler", A}, {"grid_sampler_2d", A},
-    {"grid_sampler_3d", A}, {"affine_grid_generator", A},
+    {"grid_sampler_3d", A}, {"affine_grid_generator", A}, {"fractional_max_pool2d", A}, {"fractional_max_pool3d", A},
+    {"max_pool1d_with_indices", A}, {"max_unpool2d", A}, {"max_unpool3d", A}, {"_upsample_bicubic2d_aa", A},
+    {"_upsample_lanczos2d_aa", A}, {"_batch_norm_with_update", A}, {"_batch_norm_with_update_functional", A},
     // factories, conversions, random numbers (the child's own generator)
     {"arange", A}, {"empty", A | S}, {"empty_like", A | S}, {"empty_strided", A}, {"empty_permuted", A}, {"eye", A},
     {"fill", A}, {"full", A | S}, {"full_like", A}, {"linspace", A}, {"logspace", A}, {"new_empty", A | S},
@@ -177,7 +179,12 @@ constexpr OpFacts kFacts[] = {
     {"_cdist_backward", A}, {"_pdist_backward", A}, {"rrelu_with_noise_backward", A}, {"_rms_norm_backward", A},
     {"_fused_rms_norm_backward", A}, {"prelu_backward", A}, {"_prelu_kernel_backward", A}, {"logit_backward", A},
     {"glu_backward", A}, {"kl_div_backward", A}, {"trace_backward", A}, {"cumprod_backward", A},
-    {"_masked_softmax_backward", A},
+    {"_masked_softmax_backward", A}, {"upsample_nearest1d_backward", A}, {"upsample_nearest3d_backward", A},
+    {"_upsample_nearest_exact1d_backward", A}, {"_upsample_nearest_exact2d_backward", A},
+    {"_upsample_nearest_exact3d_backward", A}, {"_upsample_bilinear2d_aa_backward", A},
+    {"_upsample_bicubic2d_aa_backward", A}, {"_upsample_lanczos2d_aa_backward", A},
+    {"upsample_bicubic2d_backward", A}, {"upsample_linear1d_backward", A}, {"upsample_trilinear3d_backward", A},
+    {"grid_sampler_3d_backward", A},
     // refused although the backward derivation would allow them: their CPU kernels trust index values the plan
     // chooses (bag offsets, offset2bag, maximum_indices) and write wherever those point. The index-trusting kernels
     // that keep their flag have contracts the runner checks before dispatch (runner/op_contracts.h)
