@@ -207,7 +207,7 @@ constexpr OpFacts kFacts[] = {
     {"_index_put_impl_", N}, {"_to_dtype", N}, {"add_", N}, {"copy_", T | S}, {"detach_", N}, {"div_", N},
     {"higher_order.triton_kernel_wrapper_functional", N}, {"higher_order.triton_kernel_wrapper_mutation", N},
     {"index_put_", N}, {"masked_fill_", N}, {"mul_", N}, {"neg_", N}, {"relu_", N}, {"resize_", N}, {"scatter_", N},
-    {"scatter_add_", N}, {"set_", N}, {"sub_", N},
+    {"scatter_add_", N}, {"set_", N}, {"sub_", N}, {"zero_", N},
     // the rest of DTensor's generic pointwise ops: elementwise math on their tensors only, so pure
     {"abs_", A}, {"acos_", A}, {"acosh_", A}, {"addcdiv_", A}, {"addcmul_", A}, {"asin_", A}, {"atan2_", A},
     {"atanh_", A}, {"bitwise_and_", A}, {"bitwise_left_shift_", A}, {"bitwise_not_", A}, {"bitwise_or_", A},
@@ -231,7 +231,9 @@ constexpr OpFacts kFacts[] = {
     {"special_shifted_chebyshev_polynomial_w", A}, {"special_spherical_bessel_j0", A}, {"special_xlog1py", A},
     {"special_zeta", A}, {"sqrt_", A}, {"square_", A}, {"tan_", A}, {"xlogy_", A},
     // DTensor's monotone pointwise ops not listed above (core/rules/pointwise_partial.cpp)
-    {"special_erfcx", A}, {"special_modified_bessel_i1", A},
+    {"special_erfcx", A}, {"special_modified_bessel_i1", A}, {"frexp", A},
+    // tensor ops DTensor has strategies for (core/rules/tensor_ops.cpp)
+    {"equal", A}, {"linalg__powsum", A},
 };
 
 struct Table {
@@ -279,6 +281,14 @@ const Table& table() {
     for (size_t i = 0; i < out.entries.size(); ++i) out.index.emplace(out.entries[i].key, i);
     // In-place forms: DTensor derives `name_` from `name` (autogen's same-schema variants); so does the table,
     // for every ruled op whose in-place form it does not list.
+    // A listed in-place form no family registers gets the same derived rule (findRule gives it to the checker).
+    for (OpEntry& e : out.entries) {
+      if (e.sharding || !e.key.ends_with('_') || e.key.ends_with("__")) continue;
+      const auto base = byKey.find(e.key.substr(0, e.key.size() - 1));
+      if (base == byKey.end() || !base->second.sharding) continue;
+      e.sharding = rules::inplaceRule;
+      e.inplaceOf = base->second.key;
+    }
     for (const OpEntry& e : out.entries) {
       if (!e.sharding || e.key.ends_with('_') || byKey.count(std::string(e.key) + "_")) continue;
       OpEntry d = e;
