@@ -17,6 +17,7 @@
 namespace ss::rules {
 
 RuleResult pointwiseNonlinearRule(const RuleContext& ctx);  // pointwise.cpp
+RuleResult reductionRule(const RuleContext& ctx);           // reduction.cpp
 
 namespace {
 
@@ -84,8 +85,8 @@ const std::unordered_map<std::string_view, const std::vector<PartialRule>*>& par
     m["copy_"] = &kAllPartialBinary;
     m["copy_to"] = &kAllPartialBinary;
     for (const char* op : {"logaddexp", "logaddexp2"}) m[op] = &kMonotoneBinary;
-    for (const char* op : {"clamp_min.Tensor", "fmax", "maximum"}) m[op] = &kMaxPreserving;
-    for (const char* op : {"clamp_max.Tensor", "fmin", "minimum"}) m[op] = &kMinPreserving;
+    for (const char* op : {"clamp_min.Tensor", "fmax", "maximum", "max.other"}) m[op] = &kMaxPreserving;
+    for (const char* op : {"clamp_max.Tensor", "fmin", "minimum", "min.other"}) m[op] = &kMinPreserving;
     return m;
   }();
   return t;
@@ -168,6 +169,11 @@ RuleResult withPartialRules(const RuleContext& ctx, RuleResult (*base)(const Rul
 // neg's linear rules are among its table rows, so the generic solver serves it too.
 RuleResult monotonePointwise(const RuleContext& ctx) { return withPartialRules(ctx, pointwiseNonlinearRule); }
 
+// max / min: with two tensors (max.other) the elementwise maximum, every other overload a reduction.
+RuleResult maxOrMin(const RuleContext& ctx) {
+  return ctx.inputCount() == 2 ? withPartialRules(ctx, pointwiseNonlinearRule) : reductionRule(ctx);
+}
+
 }  // namespace
 
 void registerPartialPointwiseRules(RuleTable& t) {
@@ -176,7 +182,7 @@ void registerPartialPointwiseRules(RuleTable& t) {
     // Conversions and copies keep every Partial already (pointwise.cpp's preserve / copyInto); prims.copy_to
     // is not an op core knows.
     if (name == "to" || name == "positive" || name == "copy_" || name == "copy_to") continue;
-    t[std::string(name)] = monotonePointwise;
+    t[std::string(name)] = name == "max" || name == "min" ? maxOrMin : monotonePointwise;
   }
   t["neg_"] = monotonePointwise;  // listed with its own rule in pointwise.cpp, so not derived
 }

@@ -73,6 +73,10 @@ RuleResult reduction(const RuleContext& ctx) {
       reduced[*nd] = true;
     }
   }
+  // max() / min() over the whole tensor (one output, no dim) fold like amax / amin: DTensor gives P(max) / P(min).
+  // With a dim they also return indices, which no Partial can carry: the dim is read whole.
+  if ((op == "max" || op == "min") && ctx.outputCount() <= 1 && !dims && ctx.argsComplete)
+    red.fold = op == "max" ? ReduceOp::Max : ReduceOp::Min;
   LabelProblem p;
   p.partial = red.partial;
   p.contraction = red.fold;
@@ -117,6 +121,8 @@ RuleResult reduction(const RuleContext& ctx) {
 }
 
 }  // namespace
+
+RuleResult reductionRule(const RuleContext& ctx) { return reduction(ctx); }
 
 void registerReductionRules(RuleTable& t) {
   for (const char* op : {"sum", "nansum", "mean", "amax", "amin", "prod", "var", "std", "var_mean", "std_mean", "max",

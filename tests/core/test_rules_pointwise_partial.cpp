@@ -68,3 +68,17 @@ TEST_CASE("a placement list mixing Partial reduce ops is invalid, but sum with a
         "list (sum with avg excepted)");
   CHECK(!validateSpec(spec("P(sum)P(max)"), mesh, 2).empty());
 }
+
+TEST_CASE("max / min: two tensors are elementwise, one tensor a reduction", "[rules][pointwise][reduction][dtensor]") {
+  // max.other checks both inputs (it was read as a reduction of input 0 alone).
+  CHECK(binary("aten.max.other", "S(0)R", "S(1)R") == "error");
+  CHECK(binary("aten.max.other", "P(max)S(0)", "RS(0)") == "P(max)S(0)");
+  CHECK(binary("aten.min.other", "P(min)R", "P(min)R") == "P(min)R");
+  // max() of a sharded tensor folds into P(max); max(dim) returns indices too and reads the dim whole.
+  RuleCase all({4}, "aten.max.default");
+  all.args({all.in({8, 6}, "S(0)")}).out({});
+  CHECK(all.outSpec() == "P(max)");
+  RuleCase dim({4}, "aten.max.dim");
+  dim.args({dim.in({8, 6}, "S(0)"), I(0)}).out({6}).out({6}, DType::I64);
+  CHECK(dim.outSpec() == "error");
+}
