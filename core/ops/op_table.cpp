@@ -234,6 +234,11 @@ constexpr OpFacts kFacts[] = {
     {"special_erfcx", A}, {"special_modified_bessel_i1", A}, {"frexp", A},
     // tensor ops DTensor has strategies for (core/rules/tensor_ops.cpp)
     {"equal", A}, {"linalg__powsum", A},
+    // linear algebra DTensor has strategies for (core/rules/linalg.cpp)
+    {"cholesky_inverse", A}, {"linalg_matrix_exp", A}, {"cholesky_solve", A}, {"linalg_householder_product", A},
+    {"linalg_ldl_solve", A}, {"linalg_lu_solve", A}, {"ormqr", A}, {"geqrf", A}, {"linalg_eig", A},
+    {"linalg_ldl_factor_ex", A}, {"linalg_lu", A}, {"lu_unpack", A}, {"_linalg_solve_ex", A},
+    {"_linalg_check_errors", A}, {"linalg_pinv", A},
 };
 
 struct Table {

@@ -117,5 +117,7 @@ TEST_CASE("real applied graphs alone: shapes checked through collectives (seed 1
   auto conv = test::runCli("check " + real("conv/autoparallel_parallel_graph.txt"));
   INFO(conv.out);
   CHECK(conv.code == 0);
-  CHECK(conv.out.find("\n0 errors, 0 warnings, 2 infos\n") != std::string::npos);  // convolution: no sharding rule yet
+  // Every op of the real convolution graph has a rule now, and autoparallel's shardings pass it.
+  CHECK(conv.out.find("\n0 errors, 0 warnings, 0 infos\n36 of 36 op nodes checked by a sharding rule\n") !=
+        std::string::npos);
 }

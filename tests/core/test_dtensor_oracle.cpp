@@ -101,6 +101,7 @@ struct Comparison {
   std::vector<std::string> silent;    // documented implicit redistributes core's rule does not report
   int devicesPerHost = 1;             // the oracle's MeshTopoInfo host size (its top-level "devices_per_host")
   int costsCompared = 0;              // redistributes whose DTensor redistribute_cost core's model reproduced
+  bool comparesCosts = false;         // the oracle is the DTensor core's cost model follows (2.14)
 };
 
 struct KnownEntry {
@@ -208,7 +209,8 @@ std::string stepsText(const std::vector<std::tuple<int, Placement, Placement>>& 
 void compareCost(const json& cs, const json& ans, const TensorMeta& meta, const DeviceMesh& mesh,
                  const ShardingSpec& from, const ShardingSpec& to, const RedistributePlan& plan, const Known& known,
                  Comparison& c) {
-  if (!ans.contains("cost") || ans["cost"].is_null()) return;
+  // Core models the newest DTensor's cost (2.6's constants and steps differ).
+  if (!c.comparesCosts || !ans.contains("cost") || ans["cost"].is_null()) return;
   const double want = ans["cost"].is_string() ? std::numeric_limits<double>::infinity() : ans["cost"].get<double>();
   const auto got = dtensorRedistributeCost(meta, mesh, from, to, plan, c.devicesPerHost);
   const std::string id = cs.at("id");
@@ -294,7 +296,8 @@ void compareRule(const json& cs, const json& ans, const Known& known, Comparison
   node.name = rules::ruleKey(node.op);
   for (const auto& a : cs.at("args")) node.args.push_back(argOf(a));
   for (const auto& [k, v] : cs.at("kwargs").items()) node.kwargs.emplace_back(k, argOf(v));
-  for (const auto& s : cs.at("out_shapes")) node.outputs.push_back(TensorMeta{ints(s), DType::F32, true});
+  for (const auto& s : cs.at("out_shapes"))  // null: no tensor there (convolution_backward without a bias)
+    node.outputs.push_back(s.is_null() ? TensorMeta{} : TensorMeta{ints(s), DType::F32, true});
   std::vector<TensorMeta> metas;
   rules::RuleContext ctx;
   for (const auto& in : cs.at("inputs")) {
@@ -350,6 +353,8 @@ bool cannotAsk(const std::string& why) {
 // Compares every answer in `oracle` with core. `complete`: every case of cases.json must have an answer.
 Comparison compareAll(const json& cases, const json& oracle, const Known& known, bool complete = false) {
   Comparison c;
+  c.comparesCosts = oracle.value("torch_version", json()).is_string() &&
+                    oracle["torch_version"].get<std::string>().rfind("2.14.", 0) == 0;
   if (oracle.contains("devices_per_host") && oracle["devices_per_host"].is_number_integer())
     c.devicesPerHost = oracle["devices_per_host"].get<int>();
   const std::pair<const char*, void (*)(const json&, const json&, const Known&, Comparison&)> kinds[] = {
@@ -452,7 +457,7 @@ TEST_CASE("DTensor oracle: core agrees with the hand-checked answers", "[dtensor
 }
 
 TEST_CASE("DTensor oracle: core agrees with DTensor 2.14's own answers (oracle_2.14.json)", "[dtensor]") {
-  requireDTensorFixture("oracle_2.14.json", "2.14");
+  requireDTensorFixture("oracle_2.14.json", "2.14", 844);  // all 860 but 12 + 1 listed and 3 DTensor cannot run
 }
 
 TEST_CASE("DTensor oracle: core differs from DTensor 2.6's answers only where listed (oracle_2.6.json)", "[dtensor]") {
