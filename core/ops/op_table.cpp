@@ -233,7 +233,12 @@ constexpr OpFacts kFacts[] = {
     // DTensor's monotone pointwise ops not listed above (core/rules/pointwise_partial.cpp)
     {"special_erfcx", A}, {"special_modified_bessel_i1", A}, {"frexp", A},
     // tensor ops DTensor has strategies for (core/rules/tensor_ops.cpp)
-    {"equal", A}, {"linalg__powsum", A},
+    {"equal", A}, {"linalg__powsum", A}, {"__lshift__", A}, {"__rshift__", A}, {"__xor__", A}, {"__ilshift__", A},
+    {"__irshift__", A}, {"__ixor__", A}, {"rrelu_with_noise", A}, {"rrelu_with_noise_functional", A},
+    // prims' special functions and copy_to: pure tensor math (a LibTorch without Python's prims says at the node
+    // that it has no such operator)
+    {"bessel_i0e", P}, {"bessel_i1", P}, {"bessel_i1e", P}, {"bessel_j0", P}, {"bessel_j1", P}, {"erfcx", P},
+    {"ndtri", P}, {"spherical_bessel_j0", P}, {"zeta", P}, {"copy_to", P},
     // linear algebra DTensor has strategies for (core/rules/linalg.cpp)
     {"cholesky_inverse", A}, {"linalg_matrix_exp", A}, {"cholesky_solve", A}, {"linalg_householder_product", A},
     {"linalg_ldl_solve", A}, {"linalg_lu_solve", A}, {"ormqr", A}, {"geqrf", A}, {"linalg_eig", A},

@@ -161,8 +161,13 @@ void registerPointwiseRules(RuleTable& t) {
        "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
        "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w",
        "special_spherical_bessel_j0", "special_xlog1py", "special_zeta", "sqrt_", "square_", "tan", "tan_", "xlogy",
-       "xlogy_"})
+       "xlogy_",
+       // the operator spellings of the shifts and xor, prims' special functions, rrelu's noisy forms
+       "__lshift__", "__rshift__", "__xor__", "__ilshift__", "__irshift__", "__ixor__", "bessel_i0e", "bessel_i1",
+       "bessel_i1e", "bessel_j0", "bessel_j1", "erfcx", "ndtri", "spherical_bessel_j0", "zeta", "rrelu_with_noise",
+       "rrelu_with_noise_functional"})
     t[op] = nonlinear;
+  t["copy_to"] = copyInto;  // prims.copy_to(dst, src): as copy_, every Partial of src kept
   t["where"] = whereRule;
   t["masked_fill"] = maskedFill;
   t["masked_fill_"] = maskedFill;

@@ -21,35 +21,49 @@ nlohmann::json dtensorOps() {
 }
 }  // namespace
 
-TEST_CASE("DTensor 2.14.1's op list: how many of its overloads core checks", "[dtensor][op_table]") {
+TEST_CASE("DTensor 2.14.1's op list: every overload has a rule or a replicate-only entry", "[dtensor][op_table]") {
   const nlohmann::json j = dtensorOps();
   CHECK(j["torch_version"].get<std::string>().rfind("2.14.1", 0) == 0);
   REQUIRE(j["ops"].size() == 1239);
-  int ruled = 0;
-  std::set<std::string> names, ruledNames;
+  int ruled = 0, replicateOnly = 0;
+  std::set<std::string> names, ruledNames, uncovered;
   for (const auto& o : j["ops"]) {
     const std::string op = o["op"];
     const std::string key(rules::ruleKeyView(op));
     names.insert(key);
     const ops::OpEntry* e = ops::findOp(op);
-    if (e && e->sharding) {
-      ++ruled;
-      ruledNames.insert(key);
-      // A ruled aten op the runner refuses would turn a plan check understands into an unsafe-op error. (prims
-      // ops share aten's key and rule; the runner, a LibTorch without Python's prims, runs only a few of them.)
-      INFO(op);
-      if (op.rfind("aten.", 0) == 0) CHECK(isPureTensorOp(op));
+    if (!e || !e->sharding) {
+      uncovered.insert(op);
+      continue;
     }
+    ++ruled;
+    replicateOnly += !e->replicateOnlyWhy.empty();
+    ruledNames.insert(key);
+    // A ruled aten op the runner refuses would turn a plan check understands into an unsafe-op error. (prims
+    // ops share aten's key and rule; the runner, a LibTorch without Python's prims, runs only a few of them.)
+    INFO(op);
+    if (op.rfind("aten.", 0) == 0) CHECK(isPureTensorOp(op));
+    // A replicate-only entry always says why.
+    if (!e->replicateOnlyWhy.empty()) CHECK(e->replicateOnlyWhy.size() > 20);
   }
   CHECK(names.size() == 632);  // distinct rule keys (prims and aten spellings of one op share a key)
-  CHECK(ruled == 761);
-  CHECK(ruledNames.size() == 349);
+  CHECK(ruled == 1092);
+  CHECK(replicateOnly == 20);
+  CHECK(ruledNames.size() == 535);
+  // What is not covered yet, exactly: the list ops of optimizer steps (_foreach_*, _fused_adam(w), the AMP
+  // unscale), float8's _scaled_mm, and normal's functional form. Any other op without a rule fails here.
+  for (const std::string& op : uncovered) {
+    INFO(op << " has neither a sharding rule nor a replicate-only entry");
+    const bool listOp = op.rfind("aten._foreach_", 0) == 0 || op.rfind("aten._fused_adam", 0) == 0 ||
+                        op == "aten._amp_foreach_non_finite_check_and_unscale_.default";
+    CHECK((listOp || op.rfind("aten._scaled_mm.", 0) == 0 || op == "aten.normal_functional.default"));
+  }
+  CHECK(uncovered.size() == 147);
 }
 
 TEST_CASE("DTensor's pointwise family: how many core checks", "[dtensor][op_table][rules]") {
-  // DTensor registers 728 overloads through its pointwise family. Core has a rule for its generic ones (no Partial
-  // carried through) and the linear ones; not yet for the monotone ones DTensor lets carry P(max) / P(min)
-  // (asinh, atan, ...), the list ops (_foreach_*, _fused_adam*) and a few with odd outputs (frexp, float_power).
+  // DTensor registers 728 overloads through its pointwise family; core has a rule for all but its list ops
+  // (_foreach_*, _fused_adam*, the AMP unscale).
   const nlohmann::json j = dtensorOps();
   int family = 0, ruled = 0;
   for (const auto& o : j["ops"]) {
@@ -59,5 +73,5 @@ TEST_CASE("DTensor's pointwise family: how many core checks", "[dtensor][op_tabl
     ruled += e && e->sharding;
   }
   CHECK(family == 728);
-  CHECK(ruled == 522);
+  CHECK(ruled == 589);
 }
