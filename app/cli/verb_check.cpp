@@ -36,7 +36,9 @@ its consumer's input path: transition-not-applied (error), unplanned-collective 
   --group NAME=DIM    the mesh dim of a process group (when group sizes are ambiguous); repeatable
   --mesh 2x4          the mesh of an optimizer log or an applied graph alone (default: from the collectives)
   --names dp,tp       mesh dim names with --mesh
-  --json              {"diagnostics": [{"severity", "kind", "node", "input", "message", ...}], "summary": {...}}
+  --json              {"diagnostics": [{"severity", "kind", "node", "input", "message", ...}], "summary": {...},
+                      "coverage": {"op_nodes", "checked", "replicate_only", "unchecked"}}
+The text ends with the summary and how many op nodes a sharding rule checked.
 Exit codes: 0 no errors (warnings and infos allowed), 1 errors found, 2 the input is unusable.
 )HELP";
 
