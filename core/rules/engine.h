@@ -96,6 +96,30 @@ void noteUnshardableInputs(const RuleContext& ctx, RuleResult& res);
 void notePartialInput(const RuleContext& ctx, RuleResult& res, int input, std::optional<ReduceOp> kept,
                       const std::string& what);
 
+// One mesh dim's placement in a DTensor "partial rule" row ([output, input 0, input 1, ...]): Replicate or a
+// Partial of one reduce op. pointwise_partial.cpp and foreach.cpp match inputs against such rows.
+enum class PartialSlot : uint8_t { R, PSum, PAvg, PMax, PMin };
+inline bool slotMatches(PartialSlot s, const Placement& p) {
+  switch (s) {
+    case PartialSlot::R: return p.kind == PlacementKind::Replicate;
+    case PartialSlot::PSum: return p.isPartial() && p.reduce == ReduceOp::Sum;
+    case PartialSlot::PAvg: return p.isPartial() && p.reduce == ReduceOp::Avg;
+    case PartialSlot::PMax: return p.isPartial() && p.reduce == ReduceOp::Max;
+    case PartialSlot::PMin: return p.isPartial() && p.reduce == ReduceOp::Min;
+  }
+  return false;
+}
+inline Placement slotPlacement(PartialSlot s) {
+  switch (s) {
+    case PartialSlot::R: return Placement::replicate();
+    case PartialSlot::PSum: return Placement::partial(ReduceOp::Sum);
+    case PartialSlot::PAvg: return Placement::partial(ReduceOp::Avg);
+    case PartialSlot::PMax: return Placement::partial(ReduceOp::Max);
+    case PartialSlot::PMin: return Placement::partial(ReduceOp::Min);
+  }
+  return Placement::replicate();
+}
+
 // Result helpers for rules that decide on their own.
 RuleResult okResult(SpecList outs);
 RuleResult failResult(Verdict v, int input, std::optional<ShardingSpec> want, std::string message);

@@ -21,30 +21,10 @@ RuleResult reductionRule(const RuleContext& ctx);           // reduction.cpp
 
 namespace {
 
-enum class Slot : uint8_t { R, PSum, PAvg, PMax, PMin };
+using Slot = PartialSlot;
 using PartialRule = std::vector<Slot>;  // [output, input 0, input 1, ...]
 
-bool matches(Slot s, const Placement& p) {
-  switch (s) {
-    case Slot::R: return p.kind == PlacementKind::Replicate;
-    case Slot::PSum: return p.isPartial() && p.reduce == ReduceOp::Sum;
-    case Slot::PAvg: return p.isPartial() && p.reduce == ReduceOp::Avg;
-    case Slot::PMax: return p.isPartial() && p.reduce == ReduceOp::Max;
-    case Slot::PMin: return p.isPartial() && p.reduce == ReduceOp::Min;
-  }
-  return false;
-}
 
-Placement placementOf(Slot s) {
-  switch (s) {
-    case Slot::R: return Placement::replicate();
-    case Slot::PSum: return Placement::partial(ReduceOp::Sum);
-    case Slot::PAvg: return Placement::partial(ReduceOp::Avg);
-    case Slot::PMax: return Placement::partial(ReduceOp::Max);
-    case Slot::PMin: return Placement::partial(ReduceOp::Min);
-  }
-  return Placement::replicate();
-}
 
 using S = Slot;
 const std::vector<PartialRule> kNonDecreasing = {{S::PMax, S::PMax}, {S::PMin, S::PMin}};
@@ -127,7 +107,7 @@ RuleResult withPartialRules(const RuleContext& ctx, RuleResult (*base)(const Rul
     for (const PartialRule& r : *rules) {
       if (static_cast<int>(r.size()) != n + 1) continue;
       bool ok = true;
-      for (int i = 0; i < n && ok; ++i) ok = ctx.inSpecs[i] && matches(r[i + 1], (*ctx.inSpecs[i])[m]);
+      for (int i = 0; i < n && ok; ++i) ok = ctx.inSpecs[i] && slotMatches(r[i + 1], (*ctx.inSpecs[i])[m]);
       if (ok) { hit = &r; break; }
     }
     if (!hit) return base(ctx);  // the usual verdict on that Partial
@@ -143,9 +123,9 @@ RuleResult withPartialRules(const RuleContext& ctx, RuleResult (*base)(const Rul
   if (!res.ok()) return res;
   // Two mesh dims giving Partials of different reduce ops (but sum with avg) would be no valid placement list:
   // DTensor takes another strategy, which reduces the later one's input first.
-  const Placement first = placementOf(matched.front().second->front());
+  const Placement first = slotPlacement(matched.front().second->front());
   for (const auto& [m, r] : matched) {
-    const Placement p = placementOf(r->front());
+    const Placement p = slotPlacement(r->front());
     const bool sumAvg = (first.reduce == ReduceOp::Sum || first.reduce == ReduceOp::Avg) &&
                         (p.reduce == ReduceOp::Sum || p.reduce == ReduceOp::Avg);
     if (p.reduce == first.reduce || sumAvg) continue;
@@ -162,7 +142,7 @@ RuleResult withPartialRules(const RuleContext& ctx, RuleResult (*base)(const Rul
   }
   for (auto& out : res.outputs)
     if (out)
-      for (const auto& [m, r] : matched) out->placements[m] = placementOf(r->front());
+      for (const auto& [m, r] : matched) out->placements[m] = slotPlacement(r->front());
   return res;
 }
 
