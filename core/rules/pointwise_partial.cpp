@@ -107,7 +107,8 @@ RuleResult withPartialRules(const RuleContext& ctx, RuleResult (*base)(const Rul
     for (const PartialRule& r : *rules) {
       if (static_cast<int>(r.size()) != n + 1) continue;
       bool ok = true;
-      for (int i = 0; i < n && ok; ++i) ok = ctx.inSpecs[i] && slotMatches(r[i + 1], (*ctx.inSpecs[i])[m]);
+      for (int i = 0; i < n && ok; ++i)
+        ok = ctx.inSpecs[i] && m < ctx.inSpecs[i]->meshDims() && slotMatches(r[i + 1], (*ctx.inSpecs[i])[m]);
       if (ok) { hit = &r; break; }
     }
     if (!hit) return base(ctx);  // the usual verdict on that Partial
@@ -130,7 +131,10 @@ RuleResult withPartialRules(const RuleContext& ctx, RuleResult (*base)(const Rul
                         (p.reduce == ReduceOp::Sum || p.reduce == ReduceOp::Avg);
     if (p.reduce == first.reduce || sumAvg) continue;
     int input = 0;
-    while (input < n && !(ctx.inSpecs[input] && (*ctx.inSpecs[input])[m].isPartial())) ++input;
+    while (input < n && !(ctx.inSpecs[input] && m < ctx.inSpecs[input]->meshDims() &&
+                          (*ctx.inSpecs[input])[m].isPartial()))
+      ++input;
+    if (input == n) return base(ctx);  // (a matched mesh dim always has a Partial input)
     ShardingSpec want = *ctx.inSpecs[input];
     want.placements[m] = Placement::replicate();
     return failResult(Verdict::PartialIntoNonlinear, input, want,
@@ -142,7 +146,8 @@ RuleResult withPartialRules(const RuleContext& ctx, RuleResult (*base)(const Rul
   }
   for (auto& out : res.outputs)
     if (out)
-      for (const auto& [m, r] : matched) out->placements[m] = slotPlacement(r->front());
+      for (const auto& [m, r] : matched)
+        if (m < out->meshDims()) out->placements[m] = slotPlacement(r->front());
   return res;
 }
 
