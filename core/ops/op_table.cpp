@@ -311,14 +311,16 @@ const Table& table() {
     // for every ruled op whose in-place form it does not list.
     // A listed in-place form no family registers gets the same derived rule (findRule gives it to the checker).
     for (OpEntry& e : out.entries) {
-      if (e.sharding || !e.key.ends_with('_') || e.key.ends_with("__")) continue;
-      const auto base = byKey.find(e.key.substr(0, e.key.size() - 1));
-      if (base == byKey.end() || !base->second.sharding) continue;
+      if (e.sharding) continue;
+      const std::string_view base = rules::inplaceBaseOf(e.key);
+      if (base.empty()) continue;
       e.sharding = rules::inplaceRule;
-      e.inplaceOf = base->second.key;
+      e.inplaceOf = base;
     }
     for (const OpEntry& e : out.entries) {
-      if (!e.sharding || e.key.ends_with('_') || byKey.count(std::string(e.key) + "_")) continue;
+      const std::string inplace = std::string(e.key) + "_";
+      if (!e.sharding || !e.inplaceOf.empty() || byKey.count(inplace) || rules::inplaceBaseOf(inplace).empty())
+        continue;
       OpEntry d = e;
       d.key = out.derivedKeys.emplace_back(std::string(e.key) + "_");
       d.sharding = rules::inplaceRule;

@@ -23,6 +23,9 @@ RuleResult replicateOnlyRule(const RuleContext& ctx);
 // The rule of an in-place form `name_` the families do not register: `name`'s rule, with self (input 0) kept in
 // the placement it arrives in (an in-place op cannot redistribute the tensor it writes). The op table derives it.
 RuleResult inplaceRule(const RuleContext& ctx);
+// The op whose rule the in-place form `key` derives ("exp" for "exp_"): empty when `key` is no in-place form or
+// its op has no family rule. The one test of derivability, for findRule and the op table.
+std::string_view inplaceBaseOf(std::string_view key);
 
 void registerPointwiseRules(RuleTable& t);   // pointwise.cpp: elementwise ops, conversions, getitem
 void registerMatmulRules(RuleTable& t);      // matmul.cpp: mm, bmm, addmm, matmul, linear, embedding(+backward)

@@ -192,9 +192,14 @@ RuleFn findRule(std::string_view op) {
   const std::string_view key = ruleKeyView(op);
   if (auto it = t.find(key); it != t.end()) return it->second;
   // An in-place form no family registers: its op's rule, self kept (inplaceRule; the op table lists it as derived).
-  if (key.size() > 1 && key.ends_with('_') && !key.ends_with("__") && t.count(key.substr(0, key.size() - 1)))
-    return inplaceRule;
+  if (!inplaceBaseOf(key).empty()) return inplaceRule;
   return nullptr;
+}
+
+std::string_view inplaceBaseOf(std::string_view key) {
+  if (key.size() < 2 || !key.ends_with('_') || key.ends_with("__")) return {};
+  const auto it = familyRules().find(key.substr(0, key.size() - 1));
+  return it == familyRules().end() ? std::string_view() : std::string_view(it->first);
 }
 
 std::vector<std::string> ruledOps() {
