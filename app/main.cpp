@@ -12,9 +12,6 @@
 #include "app/cli/verbs.h"
 #include "core/model/result.h"
 
-#ifdef SHARDSCOPE_WITH_GUI
-#include "app/gui/gui.h"
-#endif
 
 namespace ss::app {
 std::vector<Verb>& verbRegistry() {
@@ -43,6 +40,33 @@ void printUsage() {
   std::cout << "\nExit codes: 0 ok, 1 problems found, 2 unusable input or bad flags, 3 a run failed.\n";
 }
 
+const ss::app::Verb* findVerb(const std::string& name) {
+  for (const auto& v : ss::app::verbRegistry())
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+// Runs `v` on `rest` (the arguments after the verb's name): --help anywhere prints its help; the arguments are
+// parsed with the verb's flags, a parse error being one line and exit 2.
+int runVerb(const ss::app::Verb& v, const std::vector<std::string>& rest) {
+  for (const auto& a : rest)
+    if (a == "--help" || a == "-h") {
+      std::cout << ss::app::helpText(v.help, v.flags);
+      return 0;
+    }
+  try {
+    auto parsed = ss::app::parseArgs(rest, v.flags);
+    if (!parsed) {
+      std::cerr << ss::Error::oneLine("shardscope " + v.name + ": " + parsed.error().message) << "\n";
+      return 2;
+    }
+    return v.run(*parsed);
+  } catch (const std::exception& e) {
+    std::cerr << ss::Error::oneLine("shardscope " + v.name + ": internal error: " + e.what()) << "\n";
+    return 2;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,22 +84,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!args.empty()) {
-    for (const auto& v : ss::app::verbRegistry()) {
-      if (v.name != args[0]) continue;
-      std::vector<std::string> rest(args.begin() + 1, args.end());
-      for (const auto& a : rest)
-        if (a == "--help" || a == "-h") {
-          std::cout << v.help;
-          if (!v.help.empty() && v.help.back() != '\n') std::cout << "\n";
-          return 0;
-        }
-      try {
-        return v.run(rest);
-      } catch (const std::exception& e) {
-        std::cerr << ss::Error::oneLine("shardscope " + v.name + ": internal error: " + e.what()) << "\n";
-        return 2;
-      }
-    }
+    if (const ss::app::Verb* v = findVerb(args[0])) return runVerb(*v, std::vector<std::string>(args.begin() + 1, args.end()));
     if (args[0].rfind("-", 0) == 0) {
       std::cerr << ss::Error::oneLine("shardscope: unknown option '" + args[0] + "' (see shardscope --help)") << "\n";
       return 2;
@@ -87,7 +96,7 @@ int main(int argc, char** argv) {
     std::cerr << "shardscope: '" << args[0] << "' is neither a verb nor a file (see shardscope --help)\n";
     return 2;
   }
-  return ss::app::runGui(args);
+  return runVerb(*findVerb("gui"), args);
 #else
   if (args.empty()) {
     printUsage();

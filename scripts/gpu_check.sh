@@ -9,7 +9,7 @@
 # rewritten after every step, so a run killed at its limit still returns what it found.
 #
 #   scripts/gpu_check.sh OUTDIR [--cpu-only] [--build-dir DIR] [--skip-build] [--scale N] [--budget SECONDS]
-#   scripts/gpu_check.sh --prepare-deps     (here, on Debian: puts nlohmann-json, simdjson and libmd into .gpu_deps/)
+#   scripts/gpu_check.sh --prepare-deps     (here, on Debian: puts nlohmann-json, simdjson, libmd and CLI11 into .gpu_deps/)
 #
 # On the GPU machine (python3 holds PyTorch 2.x with CUDA; cmake, ninja, nvcc there): Torch_DIR comes from
 # torch.utils.cmake_prefix_path, -DSHARDSCOPE_CUDA=ON, CMAKE_CUDA_ARCHITECTURES=90, nproc jobs, GUI, tests and
@@ -33,7 +33,7 @@ usage() {
 prepare_deps() {  # Debian only: download the packages and unpack them under .gpu_deps/root.
   local dir="$ROOT/.gpu_deps"
   rm -rf "$dir" && mkdir -p "$dir/debs" "$dir/root" || exit 1
-  (cd "$dir/debs" && apt-get download nlohmann-json3-dev libsimdjson-dev libsimdjson14 libmd-dev libmd0) || {
+  (cd "$dir/debs" && apt-get download nlohmann-json3-dev libsimdjson-dev libsimdjson14 libmd-dev libmd0 libcli11-dev) || {
     echo "gpu_check: apt-get download failed (run apt-get update first)" >&2
     exit 1
   }

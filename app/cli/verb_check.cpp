@@ -17,30 +17,26 @@
 namespace ss::app {
 namespace {
 
-const char* kHelp = R"HELP(Usage: shardscope check FILE [--placements PLACEMENTS.json] [--json]
+const VerbHelp kHelp{
+    R"(Usage: shardscope check FILE [--placements PLACEMENTS.json] [--json]
        shardscope check LOG|LOGDIR [--group NAME=MESHDIM]... [--json]
        shardscope check JOINT.txt --solution SOLUTION.json [--applied APPLIED.txt] [--rank N] [--json]
        shardscope check OPTIMIZER_LOG.txt [--mesh 2x4 [--names dp,tp]] [--applied APPLIED.txt]
-       shardscope check APPLIED.txt [--mesh 2x4 [--names dp,tp]]
-
-Loads FILE (a shardscope plan, an autoparallel JSON export, FX graph text, or a TORCH_TRACE log; detected by
+       shardscope check APPLIED.txt [--mesh 2x4 [--names dp,tp]])",
+    R"(Loads FILE (a shardscope plan, an autoparallel JSON export, FX graph text, or a TORCH_TRACE log; detected by
 content), checks every op's input placements against its sharding rule and every edge for a missing
 redistribute, and prints the diagnostics with the collective that fixes each problem and its cost.
 With an applied (post-sharding) graph, from the log or --applied, every planned transition must be performed on
 its consumer's input path: transition-not-applied (error), unplanned-collective (warning), local-shape-mismatch
-(error). A folder of per-rank logs checks each rank's applied graph at its mesh coordinate.
-  --placements FILE   apply an autoparallel placements file (save_placements) to the graph in FILE first
-  --solution FILE     autoparallel's solution JSON for the joint graph in FILE (matched by node name)
-  --applied FILE      the applied graph (print_readable of the parallel graph) to check against the plan
-  --rank N            the rank that traced --applied (default 0)
-  --group NAME=DIM    the mesh dim of a process group (when group sizes are ambiguous); repeatable
-  --mesh 2x4          the mesh of an optimizer log or an applied graph alone (default: from the collectives)
-  --names dp,tp       mesh dim names with --mesh
-  --json              {"diagnostics": [{"severity", "kind", "node", "input", "message", ...}], "summary": {...},
-                      "coverage": {"op_nodes", "checked", "replicate_only", "unchecked"}}
-The text ends with the summary and how many op nodes a sharding rule checked.
-Exit codes: 0 no errors (warnings and infos allowed), 1 errors found, 2 the input is unusable.
-)HELP";
+(error). A folder of per-rank logs checks each rank's applied graph at its mesh coordinate.)",
+    R"(The text ends with the summary and how many op nodes a sharding rule checked.
+Exit codes: 0 no errors (warnings and infos allowed), 1 errors found, 2 the input is unusable.)"};
+
+const std::vector<FlagSpec> kFlags = withFlags(
+    {option("placements", "FILE", "apply an autoparallel placements file (save_placements) to the graph in FILE first")},
+    withFlags(sessionFlags(),
+              {toggle("json", R"({"diagnostics": [{"severity", "kind", "node", "input", "message", ...}], "summary": {...},
+"coverage": {"op_nodes", "checked", "replicate_only", "unchecked"}})")}));
 
 
 nlohmann::json appliedJson(const AppliedGraph& a, const DeviceMesh& mesh) {
@@ -107,38 +103,31 @@ int runSession(const ParsedArgs& args) {
   return d.hasErrors() ? 1 : 0;
 }
 
-int runCheck(const std::vector<std::string>& argv) {
-  std::vector<FlagSpec> flags = sessionFlags();
-  flags.insert(flags.end(), {{"placements"}, {"json", false}});
-  auto args = parseArgs(argv, flags);
-  if (!args) {
-    std::cerr << "shardscope check: " << args.error().message << "\n";
-    return 2;
-  }
-  if (args->positionals.size() != 1) {
+int runCheck(const ParsedArgs& args) {
+  if (args.positionals.size() != 1) {
     std::cerr << "shardscope check: expected one FILE (see shardscope check --help)\n";
     return 2;
   }
-  const std::string file = args->positionals[0];
-  if (!args->has("placements")) {
+  const std::string file = args.positionals[0];
+  if (!args.has("placements")) {
     SessionInputs probe;
     probe.primary = file;
-    probe.solution = args->get("solution");
-    probe.applied = args->get("applied");
-    if (needsSession(probe)) return runSession(*args);
+    probe.solution = args.get("solution");
+    probe.applied = args.get("applied");
+    if (needsSession(probe)) return runSession(args);
   }
   for (const char* f : {"solution", "applied", "rank", "mesh", "names", "group"})
-    if (args->has(f)) {
+    if (args.has(f)) {
       std::cerr << "shardscope check: --" << f << " is for autoparallel artifacts, not with --placements (see shardscope check --help)\n";
       return 2;
     }
-  auto plan = loadPlanFileWithPlacements(file, args->get("placements").value_or(""));
+  auto plan = loadPlanFileWithPlacements(file, args.get("placements").value_or(""));
   if (!plan) {
     std::cerr << plan.error().toString() << "\n";
     return 2;
   }
   Diagnostics d = checkPlan(*plan);
-  if (args->has("json")) {
+  if (args.has("json")) {
     nlohmann::json j = diagnosticsToJson(*plan, d);
     j["coverage"] = coverageJson(checkCoverage(*plan));
     std::cout << j.dump(2) << "\n";
@@ -158,7 +147,7 @@ int runCheck(const std::vector<std::string>& argv) {
 }
 
 VerbRegistrar reg({"check", "check a plan: incompatible inputs, missing redistributes, seq_dim tags; an applied graph against its plan",
-                   kHelp, runCheck});
+                   kHelp, kFlags, runCheck});
 
 }  // namespace
 }  // namespace ss::app

@@ -11,37 +11,34 @@
 namespace ss::app {
 namespace {
 
-const char* kHelp = R"HELP(Usage: shardscope diff A B [--placements-a FILE] [--placements-b FILE] [--json]
-
-Compares plan B (after) with plan A (before). A and B are any files shardscope reads (a shardscope plan, an
+const VerbHelp kHelp{
+    "Usage: shardscope diff A B [--placements-a FILE] [--placements-b FILE] [--json]",
+    R"(Compares plan B (after) with plan A (before). A and B are any files shardscope reads (a shardscope plan, an
 autoparallel JSON export, FX graph text; detected by content), each optionally with an autoparallel placements file.
 Nodes are matched by name, then by structure (op, input structure and shapes, in graph order). Every change is
 listed: output spec, input spec, redistribute added / removed / changed, AutoSP tag, node added / removed, mesh;
 with its communication cost delta (bytes per rank and estimated time), the totals per phase, and the diagnostics
-that appear and disappear (the checker runs on both).
-  --placements-a FILE, --placements-b FILE   apply an autoparallel placements file to A's / B's graph first
-  --json   {"changes": [{"kind", "node", "input", "before", "after", "bytes_delta", "cost_delta_us", ...}],
-            "diagnostics": {"added": [...], "removed": [...]}, "match": {...}, "summary": {...}}
-Exit codes: 0 the plans are the same, 1 they differ, 2 an input is unusable.
-)HELP";
+that appear and disappear (the checker runs on both).)",
+    "Exit codes: 0 the plans are the same, 1 they differ, 2 an input is unusable."};
 
-int runDiff(const std::vector<std::string>& argv) {
-  auto args = parseArgs(argv, {{"placements-a"}, {"placements-b"}, {"json", false}});
-  if (!args) {
-    std::cerr << "shardscope diff: " << args.error().toString() << "\n";
-    return 2;
-  }
-  if (args->positionals.size() != 2) {
+const std::vector<FlagSpec> kFlags{
+    option("placements-a", "FILE", "apply an autoparallel placements file to A's graph first"),
+    option("placements-b", "FILE", "apply an autoparallel placements file to B's graph first"),
+    toggle("json", R"({"changes": [{"kind", "node", "input", "before", "after", "bytes_delta", "cost_delta_us", ...}],
+"diagnostics": {"added": [...], "removed": [...]}, "match": {...}, "summary": {...}})")};
+
+int runDiff(const ParsedArgs& args) {
+  if (args.positionals.size() != 2) {
     std::cerr << "shardscope diff: expected two files A and B (see shardscope diff --help)\n";
     return 2;
   }
-  const std::string fileA = args->positionals[0], fileB = args->positionals[1];
-  Result<Plan> a = loadPlanFileWithPlacements(fileA, args->get("placements-a").value_or(""));
+  const std::string fileA = args.positionals[0], fileB = args.positionals[1];
+  Result<Plan> a = loadPlanFileWithPlacements(fileA, args.get("placements-a").value_or(""));
   if (!a) {
     std::cerr << a.error().toString() << "\n";
     return 2;
   }
-  Result<Plan> b = loadPlanFileWithPlacements(fileB, args->get("placements-b").value_or(""));
+  Result<Plan> b = loadPlanFileWithPlacements(fileB, args.get("placements-b").value_or(""));
   if (!b) {
     std::cerr << b.error().toString() << "\n";
     return 2;
@@ -49,7 +46,7 @@ int runDiff(const std::vector<std::string>& argv) {
   a->normalizeSpecs();
   b->normalizeSpecs();
   const PlanDiff d = diffPlans(*a, *b);
-  if (args->has("json")) {
+  if (args.has("json")) {
     nlohmann::json j = diffToJson(*a, *b, d);
     j["a"] = Error::oneLine(fileA);
     j["b"] = Error::oneLine(fileB);
@@ -63,7 +60,7 @@ int runDiff(const std::vector<std::string>& argv) {
 }
 
 VerbRegistrar reg({"diff", "compare two plans: changed specs, redistributes, tags, cost deltas, diagnostics", kHelp,
-                   runDiff});
+                   kFlags, runDiff});
 
 }  // namespace
 }  // namespace ss::app

@@ -13,37 +13,33 @@
 namespace ss::app {
 namespace {
 
-const char* kHelp = R"HELP(Usage: shardscope export FILE [--with-placements P.json] [--placements OUT] [--autoparallel OUT]
-                         [--fx OUT] [--native OUT] [--placements-style inputs|output-only]
+const VerbHelp kHelp{
+    "Usage: shardscope export FILE [--with-placements P.json] [--placements OUT] [--autoparallel OUT]\n"
+    "                         [--fx OUT] [--native OUT] [--placements-style inputs|output-only]",
+    "Loads FILE (any format; plus a placements file with --with-placements) and writes it in each form asked for.",
+    "Exit codes: 0 written, 2 unusable input or bad flags."};
 
-Loads FILE (any format; plus a placements file with --with-placements) and writes it as:
-  --placements OUT    autoparallel placements file: {"version": 1, "mesh_shape", "mesh_dim_names",
-                      "placements": {node: {"output": spec, "inputs": [spec|null, ...]}}}
-                      (--placements-style output-only writes {node: spec}, as save_solution does)
-  --autoparallel OUT  autoparallel get_json() layout (mesh, nodes with placements and edge costs, summary)
-  --fx OUT            FX print_readable() text (graph only)
-  --native OUT        shardscope plan JSON
-Exit status: 0 written, 2 unusable input or bad flags.
-)HELP";
+const std::vector<FlagSpec> kFlags{
+    option("with-placements", "P.json", "apply an autoparallel placements file to FILE's graph first"),
+    option("placements", "OUT", R"(autoparallel placements file: {"version": 1, "mesh_shape", "mesh_dim_names",
+"placements": {node: {"output": spec, "inputs": [spec|null, ...]}}})"),
+    option("placements-style", "STYLE", "inputs (default), or output-only: {node: spec}, as save_solution writes"),
+    option("autoparallel", "OUT", "autoparallel get_json() layout (mesh, nodes with placements and edge costs, summary)"),
+    option("fx", "OUT", "FX print_readable() text (graph only)"),
+    option("native", "OUT", "shardscope plan JSON")};
 
-int runExport(const std::vector<std::string>& argv) {
-  auto args = parseArgs(argv, {{"with-placements"}, {"placements"}, {"autoparallel"}, {"fx"}, {"native"},
-                               {"placements-style"}});
-  if (!args) {
-    std::cerr << "shardscope export: " << args.error().message << "\n";
-    return 2;
-  }
-  if (args->positionals.size() != 1) {
+int runExport(const ParsedArgs& args) {
+  if (args.positionals.size() != 1) {
     std::cerr << "shardscope export: expected one input FILE (see shardscope export --help)\n";
     return 2;
   }
-  const std::string& in = args->positionals[0];
-  if (!args->get("placements") && !args->get("autoparallel") && !args->get("fx") && !args->get("native")) {
+  const std::string& in = args.positionals[0];
+  if (!args.get("placements") && !args.get("autoparallel") && !args.get("fx") && !args.get("native")) {
     std::cerr << "shardscope export: nothing to write: give --placements, --autoparallel, --fx or --native\n";
     return 2;
   }
   PlacementsStyle style = PlacementsStyle::WithInputs;
-  if (auto s = args->get("placements-style")) {
+  if (auto s = args.get("placements-style")) {
     if (*s == "output-only") style = PlacementsStyle::OutputOnly;
     else if (*s != "inputs") {
       std::cerr << "shardscope export: --placements-style '" << *s << "': expected inputs or output-only\n";
@@ -51,7 +47,7 @@ int runExport(const std::vector<std::string>& argv) {
     }
   }
   Result<Plan> plan = Error{};
-  if (auto p = args->get("with-placements")) {
+  if (auto p = args.get("with-placements")) {
     plan = loadPlanWithPlacements(in, *p);
     if (!plan) {
       std::cerr << plan.error().toString() << "\n";
@@ -72,7 +68,7 @@ int runExport(const std::vector<std::string>& argv) {
       {"native", [](const Plan& p, PlacementsStyle) { return writePlanString(p); }},
   };
   for (const Out& o : outs) {
-    auto path = args->get(o.flag);
+    auto path = args.get(o.flag);
     if (!path) continue;
     auto w = writeFileAtomic(*path, o.write(*plan, style));
     if (!w) {
@@ -85,7 +81,7 @@ int runExport(const std::vector<std::string>& argv) {
 }
 
 const VerbRegistrar kExport{Verb{"export", "write a plan as autoparallel placements, autoparallel JSON, FX text or native",
-                                 kHelp, runExport}};
+                                 kHelp, kFlags, runExport}};
 
 }  // namespace
 }  // namespace ss::app

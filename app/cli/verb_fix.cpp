@@ -21,16 +21,8 @@ std::optional<std::pair<std::string, std::string>> splitAssign(const std::string
   return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
 }
 
-int runFix(const std::vector<std::string>& args) {
-  auto parsed = parseArgs(args, {{"o", true, false}, {"output", true, false}, {"seq-dim", true, true},
-                                 {"placement", true, true}});
-  if (!parsed.ok()) {
-    std::cerr << "shardscope fix: " << parsed.error().toString() << "\n";
-    return 2;
-  }
-  const ParsedArgs& a = parsed.value();
-  auto outPath = a.get("o");
-  if (!outPath) outPath = a.get("output");
+int runFix(const ParsedArgs& a) {
+  auto outPath = a.get("output");
   if (a.positionals.size() != 1 || !outPath) {
     std::cerr << "shardscope fix: usage: shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...\n";
     return 2;
@@ -111,12 +103,17 @@ int runFix(const std::vector<std::string>& args) {
   return 0;
 }
 
+const VerbHelp kHelp{
+    "Usage: shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...",
+    "Applies the given edits (tag every AutoSP input KEY with DIM; set NODE's output spec), then inserts the\n"
+    "cheapest redistributes and spec changes that make every edge consistent, and saves OUT.",
+    "Exit codes: 0 OUT checks without errors, 1 errors remain (listed), 2 unusable input or flags."};
+
 const VerbRegistrar kFix{Verb{
-    "fix", "Insert the cheapest redistributes and spec changes that make a plan consistent",
-    "usage: shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...\n"
-    "  Applies the given edits (tag every AutoSP input KEY with DIM; set NODE's output spec), then inserts the\n"
-    "  cheapest redistributes and spec changes that make every edge consistent, and saves OUT.\n"
-    "  Exit 0 when OUT checks without errors, 1 when errors remain, 2 on unusable input.",
+    "fix", "Insert the cheapest redistributes and spec changes that make a plan consistent", kHelp,
+    {FlagSpec{"output", true, false, "OUT", "where to save the fixed plan (shardscope plan JSON)", "o"},
+     repeatable("seq-dim", "KEY=DIM", "tag every AutoSP input tagged KEY as (KEY, DIM); repeatable"),
+     repeatable("placement", "NODE=SPEC", "set NODE's output spec (any notation, e.g. RS(0)); repeatable")},
     runFix}};
 
 }  // namespace

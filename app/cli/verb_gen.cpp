@@ -15,32 +15,38 @@
 namespace ss::app {
 namespace {
 
-const char* kHelp = R"HELP(Usage: shardscope gen [--layers N] [--format native|autoparallel|placements|fx] -o FILE
-                      [--mesh 2x4] [--batch 8] [--seq 2048] [--hidden 4096] [--heads 32] [--ffn 11008]
-                      [--vocab 32000] [--no-recompute]
+const VerbHelp kHelp{
+    "Usage: shardscope gen [--layers N] [--format native|autoparallel|placements|fx] -o FILE\n"
+    "                      [--mesh 2x4] [--batch 8] [--seq 2048] [--hidden 4096] [--heads 32] [--ffn 11008]\n"
+    "                      [--vocab 32000] [--no-recompute]",
+    "Writes a LLaMA-like N-layer joint forward+backward graph (about 290 nodes per layer) placed on a 2-D mesh\n"
+    "(FSDP on mesh dim 0 \"dp\", Megatron tensor parallel on mesh dim 1 \"tp\"), deterministic.",
+    "Exit codes: 0 written, 2 bad flags or the file cannot be written."};
 
-Writes a LLaMA-like N-layer joint forward+backward graph (about 290 nodes per layer) placed on a 2-D mesh
-(FSDP on mesh dim 0 "dp", Megatron tensor parallel on mesh dim 1 "tp"), deterministic.
-  --format native        shardscope plan JSON (default)
-  --format autoparallel  autoparallel get_json() export
-  --format placements    autoparallel placements file (pair it with --format fx: check G.py --placements P.json)
-  --format fx            FX print_readable() text (graph only: no placements)
-  --no-recompute         no activation checkpointing (about 215 nodes per layer)
-)HELP";
+const std::vector<FlagSpec> kFlags{
+    FlagSpec{"output", true, false, "FILE", "where to write (required)", "o"},
+    option("format", "FORMAT", "native: shardscope plan JSON (default)\n"
+                               "autoparallel: autoparallel get_json() export\n"
+                               "placements: autoparallel placements file (pair it with --format fx:\n"
+                               "  check G.py --placements P.json)\n"
+                               "fx: FX print_readable() text (graph only: no placements)"),
+    option("layers", "N", "transformer layers (default 32)"),
+    option("mesh", "DPxTP", "the 2-D mesh (default 2x4)"),
+    option("batch", "N", "batch size"),
+    option("seq", "N", "sequence length"),
+    option("hidden", "N", "hidden size"),
+    option("heads", "N", "attention heads"),
+    option("ffn", "N", "feed-forward hidden size"),
+    option("vocab", "N", "vocabulary size"),
+    toggle("no-recompute", "no activation checkpointing (about 215 nodes per layer)")};
 
 bool parseInt(const std::string& s, int64_t& out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && p == s.data() + s.size() && out >= 0;
 }
 
-int runGen(const std::vector<std::string>& argv) {
-  auto args = parseArgs(argv, {{"layers"}, {"format"}, {"o"}, {"output"}, {"mesh"}, {"batch"}, {"seq"}, {"hidden"},
-                               {"heads"}, {"ffn"}, {"vocab"}, {"no-recompute", false}});
-  if (!args) {
-    std::cerr << "shardscope gen: " << args.error().message << "\n";
-    return 2;
-  }
-  auto out = args->get("o") ? args->get("o") : args->get("output");
+int runGen(const ParsedArgs& args) {
+  auto out = args.get("output");
   if (!out) {
     std::cerr << "shardscope gen: missing -o FILE (see shardscope gen --help)\n";
     return 2;
@@ -51,7 +57,7 @@ int runGen(const std::vector<std::string>& argv) {
   for (IntFlag f : {IntFlag{"layers", &layers}, IntFlag{"batch", &o.batch}, IntFlag{"seq", &o.seq},
                     IntFlag{"hidden", &o.hidden}, IntFlag{"heads", &o.heads}, IntFlag{"ffn", &o.ffnHidden},
                     IntFlag{"vocab", &o.vocab}}) {
-    if (auto v = args->get(f.name); v && !parseInt(*v, *f.dst)) {
+    if (auto v = args.get(f.name); v && !parseInt(*v, *f.dst)) {
       std::cerr << "shardscope gen: --" << f.name << " '" << *v << "': expected a non-negative integer\n";
       return 2;
     }
@@ -61,8 +67,8 @@ int runGen(const std::vector<std::string>& argv) {
     return 2;
   }
   o.layers = static_cast<int>(layers);
-  o.recompute = !args->has("no-recompute");
-  if (auto m = args->get("mesh")) {
+  o.recompute = !args.has("no-recompute");
+  if (auto m = args.get("mesh")) {
     auto mesh = DeviceMesh::parse(*m);
     if (!mesh || mesh->ndim() != 2) {
       std::cerr << "shardscope gen: --mesh '" << *m << "': expected a 2-D mesh such as 2x4\n";
@@ -71,7 +77,7 @@ int runGen(const std::vector<std::string>& argv) {
     o.dp = mesh->dimSize(0);
     o.tp = mesh->dimSize(1);
   }
-  std::string format = args->get("format").value_or("native");
+  std::string format = args.get("format").value_or("native");
   Plan plan;
   try {
     plan = gen::makeLlamaPlan(o);
@@ -98,7 +104,7 @@ int runGen(const std::vector<std::string>& argv) {
   return 0;
 }
 
-const VerbRegistrar kGen{Verb{"gen", "write a generated LLaMA-like plan (test and benchmark data)", kHelp, runGen}};
+const VerbRegistrar kGen{Verb{"gen", "write a generated LLaMA-like plan (test and benchmark data)", kHelp, kFlags, runGen}};
 
 }  // namespace
 }  // namespace ss::app

@@ -1,11 +1,10 @@
-// `shardscope gui [FILE]`: the desktop app. (`shardscope FILE` with no verb also lands in runGui, from main.)
+// `shardscope gui [FILE]`: the desktop app. (`shardscope FILE` with no verb runs this verb too, from main.)
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 
 #include "app/cli/args.h"
-#include "app/gui/gui.h"
 #include "app/cli/verbs.h"
 
 #ifdef SHARDSCOPE_WITH_GUI
@@ -15,16 +14,12 @@
 
 namespace ss::app {
 
-int runGui(const std::vector<std::string>& args) {
+namespace {
+
+// Opens the main window (optionally with a file). Returns the process exit code: 0 on a normal quit, 130 after
+// a termination signal, 2 when the window cannot be created (no DISPLAY: the message says so).
+int runGui(const ParsedArgs& a) {
 #ifdef SHARDSCOPE_WITH_GUI
-  std::vector<FlagSpec> flags = sessionFlags();
-  flags.insert(flags.end(), {{"theme", true, false}, {"no-recovery", false, false}});
-  Result<ParsedArgs> parsed = parseArgs(args, flags);
-  if (!parsed.ok()) {
-    std::cerr << "shardscope gui: " << parsed.error().toString() << "\n";
-    return 2;
-  }
-  const ParsedArgs& a = parsed.value();
   if (a.positionals.size() > 1) {
     std::cerr << "shardscope gui: one file at most (got " << a.positionals.size() << ")\n";
     return 2;
@@ -66,21 +61,24 @@ int runGui(const std::vector<std::string>& args) {
   app.shutdown();
   return rc;
 #else
-  (void)args;
+  (void)a;
   std::cerr << "shardscope: this build has no GUI (configured with SHARDSCOPE_WITH_GUI=OFF)\n";
   return 2;
 #endif
 }
 
-namespace {
 const VerbRegistrar kGuiVerb{Verb{
     "gui", "open the desktop app (also: shardscope FILE)",
-    "usage: shardscope gui [FILE] [--theme dark|light] [--no-recovery] [--mesh 2x4 [--names dp,tp]] [--group NAME=DIM]\n"
-    "       [--solution SOLUTION.json] [--applied APPLIED.txt] [--rank N]\n"
-    "Opens the desktop app, optionally with a plan file (any supported format). With unsaved edits from a\n"
-    "crashed session, the app offers to restore them (--no-recovery: neither offer nor write recovery files).\n"
-    "The artifact flags read autoparallel's files as `shardscope check` does (--mesh: an applied graph alone).",
-    [](const std::vector<std::string>& args) { return runGui(args); }}};
+    {"Usage: shardscope gui [FILE] [--theme dark|light] [--no-recovery] [--mesh 2x4 [--names dp,tp]] [--group NAME=DIM]\n"
+     "                      [--solution SOLUTION.json] [--applied APPLIED.txt] [--rank N]",
+     "Opens the desktop app, optionally with a plan file (any supported format). With unsaved edits from a\n"
+     "crashed session, the app offers to restore them.\n"
+     "The artifact flags read autoparallel's files as `shardscope check` does (--mesh: an applied graph alone).",
+     "Exit codes: 0 quit, 2 bad flags or no window (no X server), 130 ended by a signal (edits kept for recovery)."},
+    withFlags({option("theme", "dark|light", "the colour theme (default: the saved setting)"),
+               toggle("no-recovery", "neither offer nor write recovery files")},
+              sessionFlags()),
+    runGui}};
 }  // namespace
 
 }  // namespace ss::app

@@ -9,16 +9,17 @@
 namespace ss::app {
 namespace {
 
-const char* kHelp = R"HELP(Usage: shardscope layout --shape 7,5 --mesh 2x2 --placements SPEC [--names dp,tp] [--json]
+const VerbHelp kHelp{
+    "Usage: shardscope layout --shape 7,5 --mesh 2x2 --placements SPEC [--names dp,tp] [--json]",
+    "Prints every rank's mesh coordinate, local shape and global offset of a tensor laid out with SPEC.",
+    "Empty shards (0 elements on some dim) are marked in the text output; their offset is clamped to the size."};
 
-Prints every rank's mesh coordinate, local shape and global offset of a tensor laid out with SPEC.
-  --shape D0,D1,...   global tensor shape
-  --mesh  AxB...      device mesh shape (row-major ranks)
-  --names N0,N1,...   mesh dim names (needed for JAX specs like "P(None, 'tp')")
-  --placements SPEC   any notation: "S(0)S(0)", "(Shard(dim=0), Replicate())", "[S01, R]", "P(None, 'tp')", ...
-  --json              {"ranks": [{"rank", "coord", "local_shape", "offset"}, ...]} in rank order
-Empty shards (0 elements on some dim) are marked in the text output; their offset is clamped to the size.
-)HELP";
+const std::vector<FlagSpec> kFlags{
+    option("shape", "D0,D1,...", "global tensor shape"),
+    option("mesh", "AxB...", "device mesh shape (row-major ranks)"),
+    option("names", "N0,N1,...", "mesh dim names (needed for JAX specs like \"P(None, 'tp')\")"),
+    option("placements", "SPEC", "any notation: \"S(0)S(0)\", \"(Shard(dim=0), Replicate())\", \"[S01, R]\", ..."),
+    toggle("json", R"({"ranks": [{"rank", "coord", "local_shape", "offset"}, ...]} in rank order)")};
 
 std::string coordString(const std::vector<int64_t>& c) {
   std::string s = "(";
@@ -26,28 +27,23 @@ std::string coordString(const std::vector<int64_t>& c) {
   return s + ")";
 }
 
-int runLayout(const std::vector<std::string>& argv) {
-  auto args = parseArgs(argv, {{"shape"}, {"mesh"}, {"placements"}, {"names"}, {"json", false}});
-  if (!args) {
-    std::cerr << Error::oneLine("shardscope layout: " + args.error().message) << "\n";
-    return 2;
-  }
+int runLayout(const ParsedArgs& args) {
   for (const char* req : {"shape", "mesh", "placements"})
-    if (!args->get(req)) {
+    if (!args.get(req)) {
       std::cerr << "shardscope layout: missing --" << req << " (see shardscope layout --help)\n";
       return 2;
     }
-  auto shape = parseShape(*args->get("shape"));
+  auto shape = parseShape(*args.get("shape"));
   if (!shape) {
-    std::cerr << Error::oneLine("shardscope layout: --shape '" + *args->get("shape") + "': " + shape.error().toString()) << "\n";
+    std::cerr << Error::oneLine("shardscope layout: --shape '" + *args.get("shape") + "': " + shape.error().toString()) << "\n";
     return 2;
   }
-  auto mesh = DeviceMesh::parse(*args->get("mesh"), args->get("names").value_or(""));
+  auto mesh = DeviceMesh::parse(*args.get("mesh"), args.get("names").value_or(""));
   if (!mesh) {
-    std::cerr << Error::oneLine("shardscope layout: --mesh '" + *args->get("mesh") + "': " + mesh.error().toString()) << "\n";
+    std::cerr << Error::oneLine("shardscope layout: --mesh '" + *args.get("mesh") + "': " + mesh.error().toString()) << "\n";
     return 2;
   }
-  const std::string text = *args->get("placements");
+  const std::string text = *args.get("placements");
   auto spec = parseSpec(text, ParseContext{&*mesh, static_cast<int>(shape->size())});
   if (!spec) {
     std::cerr << Error::oneLine("shardscope layout: --placements '" + text + "': " + spec.error().toString()) << "\n";
@@ -58,7 +54,7 @@ int runLayout(const std::vector<std::string>& argv) {
     std::cerr << Error::oneLine("shardscope layout: " + ranks.error().message) << "\n";
     return 2;
   }
-  if (args->has("json")) {
+  if (args.has("json")) {
     // Python json.dumps spacing, so scripts and docs can compare the text exactly.
     auto arr = [](const std::vector<int64_t>& v) {
       std::string s = "[";
@@ -101,7 +97,7 @@ int runLayout(const std::vector<std::string>& argv) {
   return 0;
 }
 
-VerbRegistrar reg({"layout", "local shape and offset of a tensor on every rank", kHelp, runLayout});
+VerbRegistrar reg({"layout", "local shape and offset of a tensor on every rank", kHelp, kFlags, runLayout});
 
 }  // namespace
 }  // namespace ss::app

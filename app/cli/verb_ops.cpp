@@ -13,18 +13,19 @@
 namespace ss::app {
 namespace {
 
-const char* kHelp = R"HELP(Usage: shardscope ops [OP...] [--json]
-
-Lists every op the op table knows: whether the checker has a sharding rule for it (status "rule";
+const VerbHelp kHelp{
+    "Usage: shardscope ops [OP...] [--json]",
+    R"(Lists every op the op table knows: whether the checker has a sharding rule for it (status "rule";
 "replicate-only": checked as an op that runs on whole tensors only, with the reason; "unchecked": known, no
 sharding rule, a node of it is reported as unchecked-op; "unknown": not in the table), whether it has a shape
 rule, and whether the runner executes it ("runs") or refuses it ("refused"). With OP arguments (any spelling:
 aten.mm.default, torch.ops.aten.mm.default, mm), only those, unknown ones included; an in-place form the table
-derives from its op (add_ from add) is shown as asked.
-  --json   [{"op", "namespaces", "status", "reason"?, "in_place_of"?, "shape_rule", "runner", "tensor_only",
-            "symbolic_safe"}]
-Exit status: 0 listed (every OP asked for has a sharding rule), 1 an OP asked for has none, 2 bad flags.
-)HELP";
+derives from its op (add_ from add) is shown as asked.)",
+    "Exit codes: 0 listed (every OP asked for has a sharding rule), 1 an OP asked for has none, 2 bad flags."};
+
+const std::vector<FlagSpec> kFlags{
+    toggle("json", R"([{"op", "namespaces", "status", "reason"?, "in_place_of"?, "shape_rule", "runner", "tensor_only",
+"symbolic_safe"}])")};
 
 // The namespaces an entry's op runs in (its runs-in bits), or where its key comes from for checked-only ops.
 nlohmann::json namespacesOf(const ops::OpEntry& e) {
@@ -66,19 +67,14 @@ nlohmann::json rowJson(const Row& r) {
   return j;
 }
 
-int runOps(const std::vector<std::string>& argv) {
-  auto args = parseArgs(argv, {{"json", false}});
-  if (!args) {
-    std::cerr << "shardscope ops: " << args.error().message << "\n";
-    return 2;
-  }
+int runOps(const ParsedArgs& args) {
   std::vector<Row> rows;
   bool missing = false;
-  if (args->positionals.empty()) {
+  if (args.positionals.empty()) {
     for (const ops::OpEntry& e : ops::allOps())
       rows.push_back(Row{std::string(e.key), &e, e.runsIn != ops::kRunsNowhere && !e.refused});
   } else {
-    for (const std::string& op : args->positionals) {
+    for (const std::string& op : args.positionals) {
       const ops::OpEntry* e = ops::findOp(op);
       // Asked by full name, the runner's own verdict (its in-place and backward derivations); by bare key, the entry's.
       const bool runs = op.find('.') != std::string::npos ? isPureTensorOp(op) : e && e->runsIn != ops::kRunsNowhere && !e->refused;
@@ -86,7 +82,7 @@ int runOps(const std::vector<std::string>& argv) {
       missing |= !(e && e->sharding);
     }
   }
-  if (args->has("json")) {
+  if (args.has("json")) {
     nlohmann::json out = nlohmann::json::array();
     for (const Row& r : rows) out.push_back(rowJson(r));
     std::cout << out.dump(1) << "\n";
@@ -117,7 +113,7 @@ int runOps(const std::vector<std::string>& argv) {
   return missing ? 1 : 0;
 }
 
-const VerbRegistrar kOps{Verb{"ops", "list the ops the checker and the runner know (\"is my op checked?\")", kHelp, runOps}};
+const VerbRegistrar kOps{Verb{"ops", "list the ops the checker and the runner know (\"is my op checked?\")", kHelp, kFlags, runOps}};
 
 }  // namespace
 }  // namespace ss::app

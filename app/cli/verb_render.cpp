@@ -21,16 +21,27 @@
 namespace ss::app {
 namespace {
 
-const char* kRenderHelp =
-    "usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view graph|mesh|tensor|edge|"
-    "diagnostics|inspector|costs|run|teach|applied|changes|applied-graph|all] [--size 1600x1000] [--theme dark|light] [--fix]\n"
-    "       [--run [--scale N]] [--compare B] [--mesh 2x4 [--names dp,tp]] [--group NAME=DIM] [--solution S] [--applied A]\n"
+const VerbHelp kRenderHelp{
+    "Usage: shardscope render FILE --out shot.png [--select NODE[:INPUT]] [--view VIEW] [--size 1600x1000]\n"
+    "                         [--theme dark|light] [--fix] [--run [--scale N]] [--compare B] [--frames N]\n"
+    "                         [--mesh 2x4 [--names dp,tp]] [--group NAME=DIM] [--solution S] [--applied A]",
     "Renders the app with FILE open into a PNG, off-screen (hidden window; needs an X server, e.g. xvfb-run -a).\n"
-    "--select picks a node (and optionally an input edge); by default the first problem is selected.\n"
-    "--view all (default) renders the whole window; another view renders that view alone.\n"
-    "--fix applies \"Fix all\" first; --run runs the plan (child process, sizes divided by --scale) and renders\n"
-    "the Run panel with its results; --compare opens plan B against FILE (File > Compare with...).\n"
-    "The artifact flags read autoparallel's files as `shardscope check` does (--mesh: an applied graph alone).";
+    "The artifact flags read autoparallel's files as `shardscope check` does (--mesh: an applied graph alone).",
+    "Exit codes: 0 written, 2 unusable input, bad flags or no X server."};
+
+const std::vector<FlagSpec> kRenderFlags = withFlags(
+    {option("out", "PNG", "the PNG to write (required)"),
+     option("select", "NODE[:INPUT]", "the node (and optionally an input edge) to select; default: the first problem"),
+     option("view", "VIEW", "all (default: the whole window), or one view alone: graph, mesh, tensor, edge,\n"
+                            "diagnostics, inspector, costs, run, teach, applied, changes, applied-graph"),
+     option("size", "WxH", "the window size (default 1600x1000)"),
+     option("theme", "dark|light", "the colour theme (default dark)"),
+     option("frames", "N", "frames drawn before the capture (default 4)"),
+     toggle("fix", "apply \"Fix all\" first"),
+     toggle("run", "run the plan (child process) and render the Run panel with its results"),
+     option("scale", "N", "with --run: divide tensor sizes by N"),
+     option("compare", "B", "open plan B against FILE (File > Compare with...)")},
+    sessionFlags());
 
 #ifdef SHARDSCOPE_WITH_GUI
 // What render's window flags ask for.
@@ -176,21 +187,10 @@ int capture(GuiApp& app, int frames, const std::string& out) {
 }
 #endif
 
-int renderVerb(const std::vector<std::string>& args) {
+int renderVerb(const ParsedArgs& a) {
 #ifdef SHARDSCOPE_WITH_GUI
-  std::vector<FlagSpec> flags = sessionFlags();
-  flags.insert(flags.end(), {{"out", true, false}, {"select", true, false}, {"view", true, false},
-                             {"size", true, false}, {"theme", true, false}, {"frames", true, false},
-                             {"fix", false, false}, {"run", false, false}, {"scale", true, false},
-                             {"compare", true, false}});
-  Result<ParsedArgs> parsed = parseArgs(args, flags);
-  if (!parsed.ok()) {
-    std::cerr << "shardscope render: " << parsed.error().toString() << "\n";
-    return 2;
-  }
-  const ParsedArgs& a = parsed.value();
   if (a.positionals.size() != 1) {
-    std::cerr << "shardscope render: expected one FILE\n" << kRenderHelp << "\n";
+    std::cerr << "shardscope render: expected one FILE (see shardscope render --help)\n";
     return 2;
   }
   const auto out = a.get("out");
@@ -213,13 +213,13 @@ int renderVerb(const std::vector<std::string>& args) {
   if (!selectFixRun(app, a, file)) return 2;
   return capture(app, req.frames, *out);
 #else
-  (void)args;
+  (void)a;
   std::cerr << "shardscope render: this build has no GUI (configured with SHARDSCOPE_WITH_GUI=OFF)\n";
   return 2;
 #endif
 }
 
-const VerbRegistrar kRenderVerb{Verb{"render", "render the app or one view to a PNG (off-screen)", kRenderHelp, renderVerb}};
+const VerbRegistrar kRenderVerb{Verb{"render", "render the app or one view to a PNG (off-screen)", kRenderHelp, kRenderFlags, renderVerb}};
 
 }  // namespace
 }  // namespace ss::app

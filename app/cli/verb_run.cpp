@@ -21,29 +21,40 @@
 namespace ss::app {
 namespace {
 
-constexpr const char* kHelp =
-    "usage: shardscope run FILE [--device cpu|cuda] [--batches N] [--rtol X] [--seq-dim KEY=DIM]...\n"
+const VerbHelp kHelp{
+    "Usage: shardscope run FILE [--device cpu|cuda] [--batches N] [--rtol X] [--seq-dim KEY=DIM]...\n"
     "                           [--placement NODE=SPEC]... [--scale N] [--seed S] [--timeout SECONDS]\n"
     "                           [--budget SECONDS] [--dtype f32|f64|planned] [--no-grad] [--no-localise]\n"
-    "                           [--no-dedup] [--distributed] [--require-sandbox] [--json]\n"
+    "                           [--no-dedup] [--distributed] [--require-sandbox] [--json]",
     "Runs the plan twice in a child process: a single-device reference and a sharded run on one thread per rank\n"
     "(Gloo over loopback), each rank holding only its shards and performing exactly the plan's redistributes.\n"
     "Reports per batch the per-rank losses, their combination, the reference, the relative error, the verdict\n"
-    "against rtol and the gradient ratio.\n"
-    "  --seq-dim KEY=DIM      set the AutoSP tag of inputs tagged KEY to (KEY, DIM)\n"
-    "  --placement NODE=SPEC  set NODE's output spec (any notation, e.g. RS(0))\n"
-    "  --scale N              divide tensor sizes by N keeping the bug's ratios (docs/runner.md)\n"
-    "  --no-localise          do not compare every node with the reference (no first divergence)\n"
-    "  --no-dedup             every rank computes every value itself (by default ranks known to hold the same\n"
-    "                         values share them: the same results, computed once)\n"
-    "  --distributed          join torch.distributed's env:// rendezvous (MASTER_ADDR, MASTER_PORT, WORLD_SIZE,\n"
-    "                         RANK): this process runs its block of the mesh's ranks; process 0 prints the report\n"
-    "  --budget SECONDS       wall-clock budget of the whole run (default 900)\n"
-    "  --require-sandbox      refuse to run unless every layer of the child's sandbox is in place (its own network\n"
-    "                         namespace, Landlock, no capabilities, seccomp, no-new-privs; docs/runner.md \"Safety\")\n"
-    "Only pure tensor ops run (core/ops/op_safety.cpp), and the child runs contained by the OS; a plan with any other op,\n"
-    "more ranks than a local run takes, or inputs the op's shape rules reject is refused before anything runs.\n"
-    "Exit: 0 every batch matches, 1 a loss differs, 2 bad input or a refused plan, 3 the run failed.";
+    "against rtol and the gradient ratio.",
+    "Only pure tensor ops run (core/ops/op_safety.cpp), and the child runs contained by the OS; a plan with any\n"
+    "other op, more ranks than a local run takes, or inputs the op's shape rules reject is refused before anything\n"
+    "runs.\n"
+    "Exit codes: 0 every batch matches, 1 a loss differs, 2 bad input or a refused plan, 3 the run failed."};
+
+const std::vector<FlagSpec> kFlags{
+    option("device", "cpu|cuda", "where the ranks run (default cpu; cuda needs a CUDA build)"),
+    option("batches", "N", "batches to run (default: the plan's run.batches, else 3)"),
+    option("rtol", "X", "relative tolerance of the verdict (default: the plan's run.rtol, else 1e-4)"),
+    repeatable("seq-dim", "KEY=DIM", "set the AutoSP tag of inputs tagged KEY to (KEY, DIM); repeatable"),
+    repeatable("placement", "NODE=SPEC", "set NODE's output spec (any notation, e.g. RS(0)); repeatable"),
+    option("scale", "N", "divide tensor sizes by N keeping the bug's ratios (docs/runner.md)"),
+    option("seed", "S", "the data's seed (default: the plan's run.seed)"),
+    option("timeout", "SECONDS", "the longest a collective or the rendezvous may wait (default 60)"),
+    option("budget", "SECONDS", "wall-clock budget of the whole run (default 900)"),
+    option("dtype", "f32|f64|planned", "the floating dtype the run computes in (default f32)"),
+    toggle("no-grad", "forward only (no backward, no gradient ratio)"),
+    toggle("no-localise", "do not compare every node with the reference (no first divergence)"),
+    toggle("no-dedup", "every rank computes every value itself (by default ranks known to hold the same\n"
+                       "values share them: the same results, computed once)"),
+    toggle("distributed", "join torch.distributed's env:// rendezvous (MASTER_ADDR, MASTER_PORT, WORLD_SIZE,\n"
+                          "RANK): this process runs its block of the mesh's ranks; process 0 prints the report"),
+    toggle("require-sandbox", "refuse to run unless every layer of the child's sandbox is in place (its own network\n"
+                              "namespace, Landlock, no capabilities, seccomp, no-new-privs; docs/runner.md \"Safety\")"),
+    toggle("json", "the report as JSON events, one per line (docs/runner.md)")};
 
 // "ETA 12 s", "ETA 3 min 5 s", "ETA unknown".
 std::string formatEta(double s) {
@@ -71,14 +82,9 @@ bool parseNumber(const std::string& s, T& out) {
   }
 }
 
-int runVerb(const std::vector<std::string>& args) {
-  auto parsed = parseArgs(args, {{"device"}, {"batches"}, {"rtol"}, {"seq-dim", true, true}, {"placement", true, true},
-                                 {"scale"}, {"seed"}, {"timeout"}, {"budget"}, {"dtype"}, {"no-grad", false}, {"json", false},
-                                 {"no-localise", false}, {"no-dedup", false}, {"distributed", false},
-                                 {"require-sandbox", false}});
-  if (!parsed) return bad(parsed.error().toString());
-  if (parsed->positionals.size() != 1) return bad("expected one plan FILE");
-  const std::string file = parsed->positionals[0];
+int runVerb(const ParsedArgs& parsed) {
+  if (parsed.positionals.size() != 1) return bad("expected one plan FILE");
+  const std::string file = parsed.positionals[0];
   auto loaded = loadPlanFile(file);
   if (!loaded) {
     std::fprintf(stderr, "%s\n", loaded.error().toString(file).c_str());
@@ -95,40 +101,40 @@ int runVerb(const std::vector<std::string>& args) {
   }
 
   RunOptions opts;
-  if (auto v = parsed->get("device")) {
+  if (auto v = parsed.get("device")) {
     if (*v != "cpu" && *v != "cuda") return bad("--device " + *v + ": expected cpu or cuda");
     opts.device = *v;
   }
-  if (auto v = parsed->get("batches"); v && (!parseNumber(*v, opts.batches) || opts.batches < 1))
+  if (auto v = parsed.get("batches"); v && (!parseNumber(*v, opts.batches) || opts.batches < 1))
     return bad("--batches " + *v + ": expected a positive integer");
-  if (auto v = parsed->get("rtol"); v && (!parseNumber(*v, opts.rtol) || opts.rtol < 0))
+  if (auto v = parsed.get("rtol"); v && (!parseNumber(*v, opts.rtol) || opts.rtol < 0))
     return bad("--rtol " + *v + ": expected a non-negative number");
-  if (auto v = parsed->get("scale"); v && (!parseNumber(*v, opts.scale) || opts.scale < 1))
+  if (auto v = parsed.get("scale"); v && (!parseNumber(*v, opts.scale) || opts.scale < 1))
     return bad("--scale " + *v + ": expected an integer >= 1");
-  if (auto v = parsed->get("timeout"); v && (!parseNumber(*v, opts.timeoutSec) || opts.timeoutSec <= 0))
+  if (auto v = parsed.get("timeout"); v && (!parseNumber(*v, opts.timeoutSec) || opts.timeoutSec <= 0))
     return bad("--timeout " + *v + ": expected seconds > 0");
-  if (auto v = parsed->get("budget"); v && (!parseNumber(*v, opts.budgetSec) || opts.budgetSec <= 0))
+  if (auto v = parsed.get("budget"); v && (!parseNumber(*v, opts.budgetSec) || opts.budgetSec <= 0))
     return bad("--budget " + *v + ": expected seconds > 0");
-  if (auto v = parsed->get("seed")) {
+  if (auto v = parsed.get("seed")) {
     uint64_t s = 0;
     if (!parseNumber(*v, s)) return bad("--seed " + *v + ": expected an integer");
     opts.seed = s;
   }
-  if (auto v = parsed->get("dtype")) {
+  if (auto v = parsed.get("dtype")) {
     if (*v != "f32" && *v != "f64" && *v != "planned") return bad("--dtype " + *v + ": expected f32, f64 or planned");
     opts.computeDtype = *v;
   }
-  opts.gradients = !parsed->has("no-grad");
-  opts.localise = !parsed->has("no-localise");
-  opts.dedup = !parsed->has("no-dedup");
-  opts.distributed = parsed->has("distributed");
-  opts.requireSandbox = parsed->has("require-sandbox");
+  opts.gradients = !parsed.has("no-grad");
+  opts.localise = !parsed.has("no-localise");
+  opts.dedup = !parsed.has("no-dedup");
+  opts.distributed = parsed.has("distributed");
+  opts.requireSandbox = parsed.has("require-sandbox");
   // --distributed: every process gets the report and exits with its code; process 0 (RANK=0) prints it.
   const char* procRank = std::getenv("RANK");
   const bool printsReport = !opts.distributed || !procRank || std::string(procRank) == "0";
 
   // Edits, through the same commands the GUI uses (validated, one-line errors).
-  for (const auto& sd : parsed->all("seq-dim")) {
+  for (const auto& sd : parsed.all("seq-dim")) {
     auto eq = sd.find('=');
     int dim = 0;
     if (eq == std::string::npos || !parseNumber(sd.substr(eq + 1), dim) || dim < 0)
@@ -143,7 +149,7 @@ int runVerb(const std::vector<std::string>& args) {
     }
     if (!changed) return bad("--seq-dim " + sd + ": no input is tagged '" + key + "'");
   }
-  for (const auto& pl : parsed->all("placement")) {
+  for (const auto& pl : parsed.all("placement")) {
     auto eq = pl.find('=');
     if (eq == std::string::npos) return bad("--placement " + pl + ": expected NODE=SPEC");
     int node = plan.graph.find(pl.substr(0, eq));
@@ -158,7 +164,7 @@ int runVerb(const std::vector<std::string>& args) {
     if (!r) return bad("--placement " + pl + ": " + r.error().message);
   }
 
-  bool json = parsed->has("json");
+  bool json = parsed.has("json");
   // Progress on a terminal only (one rewritten line); notes are part of the report.
   const bool tty = !json && ::isatty(2);
   double eta = -1;  // the runner's latest estimate (reference and rank 0 progress carry one)
@@ -186,7 +192,7 @@ int runVerb(const std::vector<std::string>& args) {
 }
 
 const VerbRegistrar kRegisterRun{Verb{"run", "re-run a plan on local ranks and compare with a single-device reference",
-                                      kHelp, runVerb}};
+                                      kHelp, kFlags, runVerb}};
 
 }  // namespace
 }  // namespace ss::app

@@ -29,19 +29,29 @@
 namespace ss::app {
 namespace {
 
-const char* kTeachHelp = R"HELP(Usage: shardscope teach --shape 8,6 --mesh 2x4 --from SPEC --to SPEC [--names dp,tp] [--dtype bf16]
-                       [--out DIR [--animate N]] [--size 1600x900] [--theme dark|light]
-
-Plays a redistribute step by step, as DTensor plans it (one collective per mesh dim). Prints, per step, which
+const VerbHelp kTeachHelp{
+    "Usage: shardscope teach --shape 8,6 --mesh 2x4 --from SPEC --to SPEC [--names dp,tp] [--dtype bf16]\n"
+    "                        [--out DIR [--animate N]] [--size 1600x900] [--theme dark|light]",
+    R"TEXT(Plays a redistribute step by step, as DTensor plans it (one collective per mesh dim). Prints, per step, which
 rank sends which block (global index ranges, half-open) to which rank in which round, what each rank holds
 after and the bytes each rank sends and receives (uneven shards travel padded). Specs in any notation
-("RS(1)", "(Replicate(), Shard(dim=1))", "[R, S1]", "P(None, 'tp')" with --names, ...).
-  --out DIR   also writes DIR/step_00.png (the start), DIR/step_01.png (step 1), ... and DIR/frames.json (where
-              each rank's cell is in every frame). Needs an X server (xvfb-run -a shardscope teach ...).
-  --animate N also writes the animation the Teach view plays, N frames per round: DIR/anim_000.png, ...
-              (blocks in flight along their arrows; e.g. ffmpeg -i DIR/anim_%03d.png teach.gif).
-Exit codes: 0 ok, 1 no valid redistribute between the specs (e.g. S->P), 2 bad flags or specs.
-)HELP";
+("RS(1)", "(Replicate(), Shard(dim=1))", "[R, S1]", "P(None, 'tp')" with --names, ...).)TEXT",
+    "Exit codes: 0 ok, 1 no valid redistribute between the specs (e.g. S->P), 2 bad flags or specs."};
+
+const std::vector<FlagSpec> kTeachFlags{
+    option("shape", "D0,D1,...", "global tensor shape"),
+    option("mesh", "AxB...", "device mesh shape"),
+    option("from", "SPEC", "the placements before"),
+    option("to", "SPEC", "the placements after"),
+    option("names", "N0,N1,...", "mesh dim names"),
+    option("dtype", "DTYPE", "the tensor's dtype, for the bytes (default f32)"),
+    option("out", "DIR", "also writes DIR/step_00.png (the start), DIR/step_01.png (step 1), ... and\n"
+                         "DIR/frames.json (where each rank's cell is in every frame). Needs an X server\n"
+                         "(xvfb-run -a shardscope teach ...)"),
+    option("animate", "N", "with --out, also writes the animation the Teach view plays, N frames per round:\n"
+                           "DIR/anim_000.png, ... (e.g. ffmpeg -i DIR/anim_%03d.png teach.gif)"),
+    option("size", "WxH", "the frames' size (default 1600x900)"),
+    option("theme", "dark|light", "the frames' colour theme (default dark)")};
 
 int fail(const std::string& msg) {
   std::cerr << Error::oneLine("shardscope teach: " + msg) << "\n";
@@ -145,17 +155,15 @@ std::string renderFrames(const TeachPlan& tp, const std::string& dir, int w, int
 }
 #endif
 
-int teachVerb(const std::vector<std::string>& argv) {
-  auto args = parseArgs(argv, {{"shape"}, {"mesh"}, {"names"}, {"from"}, {"to"}, {"dtype"}, {"out"}, {"size"}, {"theme"}, {"animate"}});
-  if (!args) return fail(args.error().message);
+int teachVerb(const ParsedArgs& args) {
   for (const char* req : {"shape", "mesh", "from", "to"})
-    if (!args->get(req)) return fail(std::string("missing --") + req + " (see shardscope teach --help)");
-  auto shape = parseShape(*args->get("shape"));
-  if (!shape) return fail("--shape '" + *args->get("shape") + "': " + shape.error().toString());
-  auto mesh = DeviceMesh::parse(*args->get("mesh"), args->get("names").value_or(""));
-  if (!mesh) return fail("--mesh '" + *args->get("mesh") + "': " + mesh.error().toString());
+    if (!args.get(req)) return fail(std::string("missing --") + req + " (see shardscope teach --help)");
+  auto shape = parseShape(*args.get("shape"));
+  if (!shape) return fail("--shape '" + *args.get("shape") + "': " + shape.error().toString());
+  auto mesh = DeviceMesh::parse(*args.get("mesh"), args.get("names").value_or(""));
+  if (!mesh) return fail("--mesh '" + *args.get("mesh") + "': " + mesh.error().toString());
   TensorMeta meta{*shape, DType::F32, true};
-  if (auto d = args->get("dtype")) {
+  if (auto d = args.get("dtype")) {
     meta.dtype = dtypeFromName(*d);
     if (meta.dtype == DType::Unknown) return fail("--dtype '" + *d + "': unknown dtype (f32, bf16, f16, f64, i64, ...)");
   }
@@ -163,27 +171,27 @@ int teachVerb(const std::vector<std::string>& argv) {
   ShardingSpec specs[2];
   const char* names[2] = {"from", "to"};
   for (int i = 0; i < 2; ++i) {
-    const std::string text = *args->get(names[i]);
+    const std::string text = *args.get(names[i]);
     auto s = parseSpec(text, ctx);
     if (!s) return fail(std::string("--") + names[i] + " '" + text + "': " + s.error().toString());
     specs[i] = *s;
   }
   int w = 1600, h = 900;
-  if (auto s = args->get("size")) {
+  if (auto s = args.get("size")) {
     char x = 0;
     if (std::sscanf(s->c_str(), "%d%c%d", &w, &x, &h) != 3 || (x != 'x' && x != 'X') || w < 400 || h < 300 ||
         w > 8192 || h > 8192)
       return fail("--size: expected WIDTHxHEIGHT between 400x300 and 8192x8192, got '" + *s + "'");
   }
   int animate = 0;
-  if (auto s = args->get("animate")) {
+  if (auto s = args.get("animate")) {
     char* end = nullptr;
     const long v = std::strtol(s->c_str(), &end, 10);
     if (end == s->c_str() || *end != '\0' || v < 1 || v > 30)
       return fail("--animate: expected frames per round between 1 and 30, got '" + *s + "'");
     animate = static_cast<int>(v);
   }
-  const std::string theme = args->get("theme").value_or("dark");
+  const std::string theme = args.get("theme").value_or("dark");
   if (theme != "dark" && theme != "light") return fail("--theme: expected dark or light, got '" + theme + "'");
 
   const TeachPlan tp = teachRedistribute(meta, *mesh, specs[0], specs[1]);
@@ -192,7 +200,7 @@ int teachVerb(const std::vector<std::string>& argv) {
     return 1;
   }
   std::cout << tp.text();
-  if (auto out = args->get("out")) {
+  if (auto out = args.get("out")) {
 #ifdef SHARDSCOPE_WITH_GUI
     const std::string err = renderFrames(tp, *out, w, h, theme == "light" ? views::ThemeKind::Light : views::ThemeKind::Dark,
                                          animate);
@@ -204,7 +212,7 @@ int teachVerb(const std::vector<std::string>& argv) {
   return 0;
 }
 
-const VerbRegistrar kTeachVerb{Verb{"teach", "play a redistribute step by step (text, and PNG frames with --out)", kTeachHelp, teachVerb}};
+const VerbRegistrar kTeachVerb{Verb{"teach", "play a redistribute step by step (text, and PNG frames with --out)", kTeachHelp, kTeachFlags, teachVerb}};
 
 }  // namespace
 }  // namespace ss::app
