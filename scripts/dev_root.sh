@@ -31,14 +31,48 @@ fi
 flock -u 9
 if [ "${1:-}" != "--run" ]; then echo "$root"; exit 0; fi
 shift
-# The mounts live only as long as the command: a bind mount left behind would put the checkout inside the cache,
-# where deleting the cache would delete the checkout.
-mounted=()
-cleanup() { for m in "${mounted[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done; }
-trap cleanup EXIT
-if ! mountpoint -q "$root/proc"; then mount -t proc proc "$root/proc"; mounted=("$root/proc" "${mounted[@]}"); fi
+# The mounts live only as long as the commands using them: a bind mount left behind would put the checkout inside
+# the cache, where deleting the cache would delete the checkout. Several commands may use one root at once (one
+# per helper, each with its own checkout or the same one), so each mount keeps a list of the processes using it,
+# changed under the suite's lock: the first user mounts, the last one to leave unmounts. Users that died without
+# leaving (SIGKILL) are dropped from the list by the next caller, so a mount never outlives every user for long.
+users="$cache/$suite.users"
+mkdir -p "$users"
+held=()
+users_file() { printf '%s/%s' "$users" "$(printf '%s' "$1" | tr '/' '_')"; }
+live_users() {  # the live PIDs listed for mount point $1, one per line
+  local f pid; f="$(users_file "$1")"
+  [ -f "$f" ] || return 0
+  while read -r pid; do [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && echo "$pid"; done <"$f"
+  return 0
+}
+acquire() {  # acquire MOUNTPOINT MOUNT-ARGS...: mount unless mounted, and list this process as a user
+  local mp="$1"; shift
+  local others; others="$(live_users "$mp")"
+  if mountpoint -q "$mp" && [ -z "$others" ]; then
+    return 0  # mounted by someone who keeps no list (made by hand, or an older copy of this script): theirs to undo
+  fi
+  if ! mountpoint -q "$mp"; then mount "$@" "$mp"; fi
+  { [ -n "$others" ] && echo "$others"; echo $$; } >"$(users_file "$mp")"
+  held+=("$mp")
+}
+release() {  # under the lock: leave every mount this process holds; unmount those nobody else uses
+  flock 9
+  local mp others
+  for mp in "${held[@]}"; do
+    others="$(live_users "$mp" | grep -vx "$$" || true)"
+    if [ -n "$others" ]; then echo "$others" >"$(users_file "$mp")"; continue; fi
+    rm -f "$(users_file "$mp")"
+    umount "$mp" 2>/dev/null || umount -l "$mp" 2>/dev/null || true
+  done
+  flock -u 9
+}
+trap release EXIT
+flock 9
+acquire "$root/proc" -t proc proc
 mkdir -p "$root$repo"
-if ! mountpoint -q "$root$repo"; then mount --bind "$repo" "$root$repo"; mounted=("$root$repo" "${mounted[@]}"); fi
+acquire "$root$repo" --bind "$repo"
+flock -u 9
 rc=0
 chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 /bin/sh -c 'cd "$0" && exec "$@"' "$repo" "$@" || rc=$?
 exit $rc
