@@ -161,6 +161,12 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
     s.applied.push_back(analyzeApplied(s.plan, std::move(*ap), o));
   }
   if (!s.hasPlan && !s.alone) return Error{in.primary + ": no plan and no applied graph in these artifacts"};
+  // The version the log says wrote it, where the plan's own file does not say.
+  for (const auto& a : runs) {
+    if (a.torchVersion.empty() || !s.plan.torchVersion.empty()) continue;
+    s.plan.torchVersion = a.torchVersion;
+    if (s.alone) s.alone->plan.torchVersion = a.torchVersion;
+  }
   return s;
 }
 

@@ -20,6 +20,7 @@
 // A tag whose effective dim differs is a "seq-dim-mismatch" error: AutoSP would slice another dim than the one
 // the rest of the plan treats as the sequence.
 #include "core/check/check.h"
+#include "core/check/torch_version.h"
 
 #include <algorithm>
 #include <atomic>
@@ -69,6 +70,7 @@ struct NodeEnv {
   const Plan& plan;
   const CheckOptions& opts;
   const RedistIndex& redist;
+  TorchVersionJudge judge;  // the DTensor that judges version-dependent verdicts (Plan::torchVersion)
 };
 
 const TensorMeta* metaOf(const Plan& plan, TensorRef r) {
@@ -322,6 +324,18 @@ bool checkEdges(const NodeEnv& env, int n, bool autoparallel, rules::RuleContext
             d.have = r.from;
             d.want = r.to;
             out.push_back(std::move(d));
+          } else {
+            // Possible for DTensor 2.14; the DTensor of the torch that wrote the plan may refuse a step of it.
+            for (const RedistributeStep& step : rp.steps)
+              if (auto why = refusedByRelease(env.judge, step)) {
+                Diagnostic d = make(Severity::Error, DiagKind::BadRedistribute, n, in,
+                                    "the redistribute " + r.from.toMeshString() + " -> " + r.to.toMeshString() +
+                                        " is not possible for this plan's torch: " + *why);
+                d.have = r.from;
+                d.want = r.to;
+                out.push_back(std::move(d));
+                break;
+              }
           }
         }
         if (declared && *declared != r.to) {
@@ -515,8 +529,12 @@ int RedistIndex::find(int node, int input) const {
 
 namespace {
 
-// Plan-wide: the plan's own rules (Plan::validatePlanWide).
-std::vector<Diagnostic> planWideChecks(const Plan& plan) { return plan.validatePlanWide(); }
+// Plan-wide: the plan's own rules (Plan::validatePlanWide), and the note on a torch version never compared.
+std::vector<Diagnostic> planWideChecks(const Plan& plan) {
+  std::vector<Diagnostic> out = plan.validatePlanWide();
+  if (auto note = torchVersionNote(plan)) out.push_back(std::move(*note));
+  return out;
+}
 
 }  // namespace
 
@@ -547,7 +565,7 @@ void Checker::checkAll(const Plan& plan) {
   const int N = plan.graph.size();
   redist_.build(plan);
   perNode_.assign(N, {});
-  NodeEnv env{plan, opts_, redist_};
+  NodeEnv env{plan, opts_, redist_, judgeFor(plan.torchVersion)};
   // Nodes are checked independently (checkNode only reads the plan and the indexes; the rule table is an
   // immutable function-local static), each into its own slot, so threads change nothing but the wall time: the
   // result is the same, in the same order. Blocks are handed out dynamically because node costs vary.
@@ -585,7 +603,7 @@ const Diagnostics& Checker::update(const Plan& plan, const std::vector<int>& nod
     for (const TensorRef& r : plan.graph.inputs(n))
       if (plan.tags.count(r.node)) todo.insert(r.node);
   }
-  NodeEnv env{plan, opts_, redist_};
+  NodeEnv env{plan, opts_, redist_, judgeFor(plan.torchVersion)};
   rules::RuleContext scratch;
   for (int n : todo) perNode_[n] = checkNode(env, n, scratch);
   planWide_ = planWideChecks(plan);

@@ -42,7 +42,8 @@ const char* severityName(Severity s);  // "info", "warning", "error"
   X(InvalidTag, "invalid-tag")                       \
   X(UnknownLossNode, "unknown-loss-node")           \
   X(ImplicitRedistribute, "implicit-redistribute")   \
-  X(DataDependentMean, "data-dependent-mean")
+  X(DataDependentMean, "data-dependent-mean")       \
+  X(TorchVersion, "torch-version")
 
 enum class DiagKind : uint8_t {
 #define SS_DIAG_KIND_ENUM(e, s) e,

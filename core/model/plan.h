@@ -94,6 +94,10 @@ struct CostSummary {
 struct Plan {
   std::string name;
   std::string description;
+  // The PyTorch that wrote the plan's artifacts ("2.14.1+debian": a TORCH_TRACE log's torch_version record, or
+  // the plan file's "torch_version"); empty when unknown. The checker judges by that version's DTensor where a
+  // verdict depends on it (core/check/torch_version.h).
+  std::string torchVersion;
   Graph graph;
   DeviceMesh mesh;
   std::vector<NodeSpecs> specs;

@@ -120,10 +120,15 @@ TEST_CASE("real logs: the artifacts autoparallel wrote, the others skipped by na
     // The payload is what was extracted from the log (md5-checked by the extracting script).
     CHECK(log->artifact(kJointGraphArtifact)->payload == readReal(std::string(c) + "/autoparallel_joint_graph.txt"));
     CHECK(log->artifact(kAppliedGraphArtifact)->payload == readReal(std::string(c) + "/autoparallel_parallel_graph.txt"));
-    // torch_version and the compile artifacts are there and not kept.
-    const TraceRecord* v = log->artifact("torch_version");
+    // torch_version is kept (the checker judges by it: core/check/torch_version.h); the compile artifacts are
+    // there and not kept.
+    const TraceRecord* v = log->artifact(kTorchVersionArtifact);
     REQUIRE(v);
-    CHECK_FALSE(v->kept);
+    CHECK(v->kept);
+    CHECK(v->payload.find("\"pytorch_version\": \"2.14.1+debian\"") != std::string::npos);
+    const TraceRecord* other = log->artifact("compiled_function_forward");
+    REQUIRE(other);
+    CHECK_FALSE(other->kept);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/io/formats.h"
 #include "core/io/file.h"
@@ -28,6 +29,12 @@ Result<AutoparallelArtifacts> artifactsFromTraceLog(const TraceLog& log) {
   take(kOptimizerLogArtifact, a.optimizerLog);
   take(kSolutionArtifact, a.solution);
   take(kAppliedGraphArtifact, a.applied);
+  if (const TraceRecord* r = log.artifact(kTorchVersionArtifact); r && r->kept) {
+    const nlohmann::json v = nlohmann::json::parse(r->payload, nullptr, false);
+    if (!v.is_object() || !v.contains("pytorch_version") || !v["pytorch_version"].is_string())
+      return Error{std::string(kTorchVersionArtifact) + ": expected {\"pytorch_version\": \"...\"}", r->payloadLine, 1};
+    a.torchVersion = v["pytorch_version"].get<std::string>();
+  }
   if (!a.joint && !a.optimizerLog && !a.solution && !a.applied)
     return Error{std::string("a TORCH_TRACE log with no autoparallel artifact (expected ") + kJointGraphArtifact + ", " +
                  kSolutionArtifact + ", " + kOptimizerLogArtifact + " or " + kAppliedGraphArtifact + "; " +
@@ -183,7 +190,13 @@ Result<Plan> readOptimizerLog(std::string_view text, const DeviceMesh& mesh) {
   p.normalizeSpecs();
   ParseContext ctx;
   ctx.mesh = &p.mesh;
-  for (const auto& c : placementComments(code)) {
+  const std::vector<PlacementComment> comments = placementComments(code);
+  // The nodes the solver placed. A strategy lists input specs for inputs from these only: an input from a node
+  // without a placement (a symbolic scalar such as `sym_size_int` in `view(x, [sym_size_int, 64, -1, 48])`) has
+  // none.
+  std::unordered_set<std::string> placed;
+  for (const auto& c : comments) placed.insert(c.node);
+  for (const auto& c : comments) {
     const int i = p.graph.find(c.node);
     if (i < 0) continue;  // a name the reader folded away
     // A placeholder's strategy is its output spec alone ("RR"); an op's is "(in, ...) -> out".
@@ -198,15 +211,23 @@ Result<Plan> readOptimizerLog(std::string_view text, const DeviceMesh& mesh) {
     if (!s) return Error::atLine("placement of '" + c.node + "': " + s.error().message, c.line, c.column + std::max(0, s.error().column - 1));
     NodeSpecs& ns = p.specs[i];
     for (size_t k = 0; k < ns.outputs.size() && k < s->outputs.size(); ++k) ns.outputs[k] = s->outputs[k];
-    // Placeholders, get_attr nodes and factories (no tensor input) carry one dummy input spec equal to their
-    // output: `# placement=(RR) -> RR`.
-    if (ns.inputs.empty() && s->inputs.size() == 1 && s->outputs.size() == 1 && s->inputs[0] == s->outputs[0]) continue;
+    std::vector<size_t> fromPlaced;  // input indices whose producer has a placement
+    const auto& ins = p.graph.inputs(i);
+    for (size_t k = 0; k < ins.size() && k < ns.inputs.size(); ++k)
+      if (placed.count(p.graph.nodes[ins[k].node].name)) fromPlaced.push_back(k);
+    // Placeholders, get_attr nodes and factories (no tensor input, or only symbolic scalars) carry one dummy
+    // input spec equal to their output: `# placement=(RR) -> RR`.
+    if (fromPlaced.empty() && s->inputs.size() == 1 && s->outputs.size() == 1 && s->inputs[0] == s->outputs[0]) continue;
     if (!s->inputs.empty()) {
-      if (s->inputs.size() != ns.inputs.size())
+      if (s->inputs.size() == ns.inputs.size()) {
+        for (size_t k = 0; k < ns.inputs.size(); ++k) ns.inputs[k] = s->inputs[k];
+      } else if (s->inputs.size() == fromPlaced.size()) {
+        for (size_t k = 0; k < fromPlaced.size(); ++k) ns.inputs[fromPlaced[k]] = s->inputs[k];
+      } else {
         return Error::atLine("placement of '" + c.node + "' lists " + std::to_string(s->inputs.size()) +
                                  " input specs; the node has " + std::to_string(ns.inputs.size()) + " tensor inputs",
                              c.line, c.column);
-      for (size_t k = 0; k < ns.inputs.size(); ++k) ns.inputs[k] = s->inputs[k];
+      }
     }
   }
   if (std::string v = p.validateStructure(); !v.empty()) return Error::atLine("the placements do not fit the graph: " + v, 1, 1);

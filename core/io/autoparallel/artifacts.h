@@ -37,6 +37,7 @@ struct AutoparallelArtifacts {
   std::optional<ArtifactText> joint, optimizerLog, solution, applied;
   int rank = -1;         // the tracing rank of `applied` (-1 = unknown: rank 0 is assumed)
   std::string source;    // the log file or the first file given (for messages)
+  std::string torchVersion;  // the log's torch_version artifact ("2.14.1+debian"); empty when it has none
 };
 
 // Artifact names in a TORCH_TRACE log.

@@ -112,6 +112,13 @@ Result<bool> readNodeInputs(const json& nj, const std::string& ptr, const Where&
   Plan& plan = b.plan();
   if (const json* ins = member(nj, ak::inputs)) {
     if (!ins->is_array()) return typeError(ptr + "/inputs", "an array of input edges", *ins);
+    // The edges list every input node, also those without a strategy, which the export does not list as nodes:
+    // symbolic scalars (`sym_size_int`, SymInt getitems) and higher-order ops' subgraph get_attr nodes
+    // (`sdpa_score0`, `local_map_body0`); their src_placement is null. They are no tensor edge of the plan.
+    // autoparallel (a54c252, export_json.py) takes edge k's dst_placement and costs from the solver's k-th
+    // decision, but the solver numbers only the inputs that have a strategy (ShardingOptimizer._all_input_nodes):
+    // with such an input in the list, the k-th kept edge's dst and costs are those written at position k.
+    size_t kept = 0;  // edges from listed nodes (their names and src_placement, in order)
     for (size_t k = 0; k < ins->size(); ++k) {
       const json& e = (*ins)[k];
       std::string eptr = ptr + "/inputs/" + std::to_string(k);
@@ -119,13 +126,20 @@ Result<bool> readNodeInputs(const json& nj, const std::string& ptr, const Where&
       if (auto ok = checkKeys(e, kEdgeKeys, eptr); !ok) return ok.error();
       auto src = getString(e, ak::name, eptr, true);
       if (!src) return src.error();
-      const int srcNode = b.find(*src);
-      if (srcNode < 0)
-        return Error::atPointer("unknown node '" + *src + "' (inputs must name nodes listed before)", eptr + "/name");
-      refs.push_back(Arg::tensor({srcNode, 0}));
       auto sp = getString(e, ak::src_placement, eptr, false);
       if (!sp) return sp.error();
+      const int srcNode = b.find(*src);
+      if (srcNode < 0) {
+        if (sp->empty()) continue;
+        return Error::atPointer("unknown node '" + *src + "' (inputs must name nodes listed before)", eptr + "/name");
+      }
+      ++kept;
+      refs.push_back(Arg::tensor({srcNode, 0}));
       srcs.push_back(*sp);
+    }
+    for (size_t k = 0; k < kept; ++k) {  // the k-th kept edge: its decision is written at position k
+      const json& e = (*ins)[k];
+      std::string eptr = ptr + "/inputs/" + std::to_string(k);
       std::optional<ShardingSpec> dst;
       if (const json* d = member(e, ak::dst_placement)) {
         auto s = readPlacementTuple(*d, b, where(ak::inputs, static_cast<int64_t>(k))(ak::dst_placement));
@@ -291,7 +305,7 @@ Result<Plan> readAutoparallelJson(const json& j) {
     n.name = *name;
     NodeSpecs specs;
     n.kind = PlanBuilder::kindOfOp(*op);
-    n.op = *op == "<built-in function getitem>" ? "operator.getitem" : *op;
+    n.op = ak::opFromExport(*op);
     if (auto ok = readNodeOutputs(nj, ptr, where, b, n, specs); !ok) return ok.error();
     std::vector<Arg> refs;
     std::vector<std::string> srcs;
@@ -346,8 +360,7 @@ json writeAutoparallelJson(const Plan& plan) {
     json e;
     e[ak::name] = n.name;
     e[ak::op] = n.kind == NodeKind::Placeholder ? (n.op == "get_attr" ? "get_attr" : "placeholder")
-              : n.op == "operator.getitem"    ? "<built-in function getitem>"
-                                              : n.op;
+                                              : ak::opToExport(n.op);
     e[ak::phase] = n.phase == Phase::Unknown ? "forward" : phaseName(n.phase);
     e[ak::placement] = outputsString(sp.outputs.empty() ? std::vector<std::optional<ShardingSpec>>{std::nullopt} : sp.outputs);
     json ins = json::array();

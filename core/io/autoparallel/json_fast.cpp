@@ -136,21 +136,34 @@ bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::stri
   std::vector<Arg> refs;
   refs.reserve(edges);
   sp.inputs.reserve(edges);
-  int k = 0;
-  for (element edge : sj::dom::array(e)) {
+  // As the DOM reader (json.cpp, readNodeInputs): an edge from a node the export does not list, with no
+  // src_placement, is no tensor edge; the k-th kept edge's decision (dst_placement, costs) is written at position k.
+  struct EdgeFields {
     const element* f[5];
     element store[5];
-    if (!members(edge, keys, f, store, /*refuseUnknown=*/true)) return false;
+  };
+  std::vector<EdgeFields> fields(edges);
+  size_t kept = 0, pos = 0;
+  for (element edge : sj::dom::array(e)) {
+    auto& f = fields[pos].f;
+    if (!members(edge, keys, f, fields[pos].store, /*refuseUnknown=*/true)) return false;
+    ++pos;
     for (auto& x : f)
       if (x && isNull(*x)) x = nullptr;
     std::string_view src;
     if (!f[0] || !asString(*f[0], src)) return false;
-    const int srcIndex = b_.find(src);
-    if (srcIndex < 0) return false;
-    refs.push_back(Arg::tensor({srcIndex, 0}));
     std::string_view srcPlacement;  // a view into the document, which outlives the read
     if (f[1] && !asString(*f[1], srcPlacement)) return false;
-    if (k == 0) firstSrc = srcPlacement;
+    const int srcIndex = b_.find(src);
+    if (srcIndex < 0) {
+      if (srcPlacement.empty()) continue;
+      return false;
+    }
+    refs.push_back(Arg::tensor({srcIndex, 0}));
+    if (kept++ == 0) firstSrc = srcPlacement;
+  }
+  for (size_t k = 0; k < kept; ++k) {
+    const auto& f = fields[k].f;
     std::optional<ShardingSpec> dst;
     if (f[2]) {
       const SpecTuple* s = nullptr;
@@ -160,8 +173,7 @@ bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::stri
     sp.inputs.push_back(std::move(dst));
     double comm = 0, trans = 0;
     if (!optNumber(f[3], comm, 0) || !optNumber(f[4], trans, 0)) return false;
-    if (f[3] || f[4]) p.edgeCosts[{i, k}] = {comm, trans};  // in edge order: appended
-    ++k;
+    if (f[3] || f[4]) p.edgeCosts[{i, static_cast<int>(k)}] = {comm, trans};  // in edge order: appended
   }
   if (n.kind == NodeKind::Output) n.args = {Arg::list(std::move(refs))};
   else if (n.kind == NodeKind::Call) n.args = std::move(refs);
@@ -188,7 +200,7 @@ bool ApFastReader::readNode(element e, int i, Plan& p) {
   NodeSpecs& sp = b_.specsOf(i);
   n.name.assign(name);
   n.kind = PlanBuilder::kindOfOp(op);
-  n.op = op == "<built-in function getitem>" ? std::string("operator.getitem") : std::string(op);
+  n.op = ak::opFromExport(op);
   if (n.kind != NodeKind::Output) {
     if (f[Placement]) {
       const SpecTuple* s = nullptr;

@@ -1,7 +1,29 @@
 #pragma once
 // The keys of autoparallel's get_json() export (docs/import-formats.md).
 // One spelling per key, shared by every reader and writer of the format, so a key cannot differ between them.
+#include <string>
+#include <string_view>
+
 namespace ss::autoparallel_keys {
+
+// A node's "op" is str(node.target) for call_function nodes: "aten.mm.default", "<built-in function getitem>",
+// and for a higher-order op its bare name ("flex_attention", "local_map_hop"), which the FX reader spells
+// "higher_order.flex_attention" (torch.ops.higher_order.flex_attention); else node.op ("placeholder", ...).
+// The plan's spelling of an export's op, and back.
+inline std::string opFromExport(std::string_view op) {
+  if (op == "<built-in function getitem>") return "operator.getitem";
+  if (op.empty() || op == "placeholder" || op == "get_attr" || op == "output" || op == "call_module" ||
+      op == "call_method")
+    return std::string(op);
+  for (char c : op)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return std::string(op);
+  return "higher_order." + std::string(op);
+}
+inline std::string opToExport(std::string_view op) {
+  if (op == "operator.getitem") return "<built-in function getitem>";
+  if (op.substr(0, 13) == "higher_order.") return std::string(op.substr(13));
+  return std::string(op);
+}
 
 inline constexpr char ac_region[] = "ac_region";
 inline constexpr char autoparallel[] = "autoparallel";

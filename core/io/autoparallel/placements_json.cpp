@@ -53,6 +53,7 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
 
   Plan& plan = b.plan();
   std::vector<TensorRef> refs;
+  std::vector<size_t> fromPlaced;  // indices into refs of the inputs whose producer the file names
   for (auto it = pl->begin(); it != pl->end(); ++it) {
     std::string ptr = "/placements/" + escapePointerToken(it.key());
     const Where where = Where("placements")(it.key());
@@ -85,23 +86,30 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
       if (!ins->is_array()) return typeError(ptr + "/inputs", "an array with one spec (or null) per tensor input", *ins);
       refs.clear();
       collectTensorRefs(n, refs);
-      // save_placements() gives placeholders, get_attr nodes and factories (no tensor input) one dummy input
-      // spec equal to their output: {"output": "RR", "inputs": ["RR"]}.
-      if (refs.empty() && ins->size() == 1 && out && (*ins)[0] == *out) ins = nullptr;
+      // The file names the nodes the solver placed; a strategy lists input specs for inputs from these only (an
+      // input from a symbolic scalar such as `sym_size_int` in `view(x, [sym_size_int, 64, -1, 48])` has none).
+      fromPlaced.clear();
+      for (size_t k = 0; k < refs.size(); ++k)
+        if (pl->contains(plan.graph.nodes[refs[k].node].name)) fromPlaced.push_back(k);
+      // save_placements() gives placeholders, get_attr nodes and factories (no tensor input, or only symbolic
+      // scalars) one dummy input spec equal to their output: {"output": "RR", "inputs": ["RR"]}.
+      if (fromPlaced.empty() && ins->size() == 1 && out && (*ins)[0] == *out) ins = nullptr;
     }
     if (ins) {
-      if (ins->size() != refs.size())
+      const bool byPlaced = ins->size() != refs.size() && ins->size() == fromPlaced.size();
+      if (ins->size() != refs.size() && !byPlaced)
         return Error::atPointer(std::to_string(ins->size()) + " input spec(s) for a node with " +
                                     std::to_string(refs.size()) + " tensor input(s)",
                                 ptr + "/inputs");
-      for (size_t k = 0; k < refs.size(); ++k) {
-        std::string iptr = ptr + "/inputs/" + std::to_string(k);
-        const json& v = (*ins)[k];
+      for (size_t j = 0; j < ins->size(); ++j) {
+        const size_t k = byPlaced ? fromPlaced[j] : j;  // the input index the j-th spec is for
+        std::string iptr = ptr + "/inputs/" + std::to_string(j);
+        const json& v = (*ins)[j];
         if (v.is_null()) {
           specs.inputs[k] = std::nullopt;
           continue;
         }
-        auto s = readPlacementTuple(v, b, where("inputs", static_cast<int64_t>(k)));
+        auto s = readPlacementTuple(v, b, where("inputs", static_cast<int64_t>(j)));
         if (!s) return s.error();
         if ((*s)->size() != 1) return Error::atPointer("an input takes one spec, not a tuple", iptr);
         specs.inputs[k] = (**s)[0];

@@ -141,6 +141,7 @@ ojson headerJ(const Plan& p) {
   j[pk::version] = kPlanFormatVersion;
   if (!p.name.empty()) j[pk::name] = p.name;
   if (!p.description.empty()) j[pk::description] = p.description;
+  if (!p.torchVersion.empty()) j[pk::torch_version] = p.torchVersion;
   ojson mesh{{pk::shape, p.mesh.shape()}};
   if (p.mesh.hasNames()) mesh[pk::dim_names] = p.mesh.dimNames();
   j[pk::mesh] = mesh;
@@ -489,10 +490,13 @@ Result<Plan> planFromJson(const nlohmann::json& j) {
                             "/version");
   auto name = getString(j, pk::name, "", false);
   auto desc = getString(j, pk::description, "", false);
+  auto torch = getString(j, pk::torch_version, "", false);
   if (!name) return name.error();
   if (!desc) return desc.error();
+  if (!torch) return torch.error();
   p.name = *name;
   p.description = *desc;
+  p.torchVersion = *torch;
 
   auto mIt = j.find(pk::mesh);
   if (mIt == j.end()) return missingKey("", pk::mesh);

@@ -405,9 +405,10 @@ bool FastReader::readRedistributes(element e, Plan& p) {
 
 bool FastReader::read(element root, Plan& out) {
   Plan& p = b_.plan();
-  enum K { Format, Version, Name, Description, Mesh, Run, Summary, Nodes, Redistributes, KCount };
-  static constexpr std::string_view keys[KCount] = {pk::format, pk::version, pk::name,  pk::description,  pk::mesh,
-                                                    pk::run,    pk::summary, pk::nodes, pk::redistributes};
+  enum K { Format, Version, Name, Description, TorchVersion, Mesh, Run, Summary, Nodes, Redistributes, KCount };
+  static constexpr std::string_view keys[KCount] = {pk::format, pk::version, pk::name,  pk::description,
+                                                    pk::torch_version, pk::mesh, pk::run, pk::summary,
+                                                    pk::nodes,  pk::redistributes};
   const element* f[KCount];
   element store[KCount];
   if (!members(root, keys, f, store)) return false;
@@ -417,7 +418,9 @@ bool FastReader::read(element root, Plan& out) {
   int64_t version = 0;
   if (!optInt(f[Version], version, kPlanFormatVersion, 0, limits::kMaxFormatVersion) || version != kPlanFormatVersion)
     return false;
-  if (!optString(f[Name], p.name) || !optString(f[Description], p.description)) return false;
+  if (!optString(f[Name], p.name) || !optString(f[Description], p.description) ||
+      !optString(f[TorchVersion], p.torchVersion))
+    return false;
   if (!f[Mesh] || !readMesh(*f[Mesh], p)) return false;
   if (f[Run] && !isNull(*f[Run]) && !readRun(*f[Run], p)) return false;
   if (f[Summary] && !isNull(*f[Summary]) && !readSummary(*f[Summary], p)) return false;

@@ -12,6 +12,7 @@ inline constexpr char comm[] = "comm";
 inline constexpr char compute[] = "compute";
 inline constexpr char compute_cost[] = "compute_cost";
 inline constexpr char description[] = "description";
+inline constexpr char torch_version[] = "torch_version";
 inline constexpr char device[] = "device";
 inline constexpr char dim_names[] = "dim_names";
 inline constexpr char dtype[] = "dtype";

@@ -15,7 +15,7 @@ const TraceRecord* TraceLog::artifact(std::string_view name) const {
 }
 
 bool keepAutoparallelArtifacts(const TraceRecord& r) {
-  return r.kind == "artifact" && r.name.rfind("autoparallel_", 0) == 0;
+  return r.kind == "artifact" && (r.name.rfind("autoparallel_", 0) == 0 || r.name == kTorchVersionArtifact);
 }
 
 namespace {

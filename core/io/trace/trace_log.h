@@ -59,8 +59,11 @@ struct TraceLog {
 // True when the text's first non-empty line is a structured-trace record (format detection).
 bool looksLikeTraceLog(std::string_view text);
 
+// torch's own record of its version, near the top of every log: {"pytorch_version": "2.14.1+debian", ...}.
+inline constexpr const char* kTorchVersionArtifact = "torch_version";
+
 using TraceKeep = std::function<bool(const TraceRecord&)>;
-// Keeps payloads of artifacts whose names start with "autoparallel_".
+// Keeps payloads of artifacts whose names start with "autoparallel_", and the torch_version artifact.
 bool keepAutoparallelArtifacts(const TraceRecord& r);
 
 // Errors carry line:col in `text` (print with Error::toString(file)).
