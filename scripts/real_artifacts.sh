@@ -10,12 +10,12 @@
 # exercised), the autoparallel_* artifact payloads extracted from it (md5-checked against has_payload),
 # save_placements.json (what autop.sharding_optimizer.save_placements() writes) and driver_output.out (the
 # driver's stdout+stderr). OUT/versions.txt: torch and autoparallel versions.
-# Cases (default: all): seed1_fixed seed1_buggy llama3_1d llama3_2d conv
+# Cases (default: all): seed1_fixed seed1_buggy llama3_1d llama3_2d conv dsv3_2x2 flex_attn
 set -euo pipefail
 ap_src="${1:?usage: real_artifacts.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [CASE...]}"
 out="${2:?usage: real_artifacts.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [CASE...]}"; shift 2
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(seed1_fixed seed1_buggy llama3_1d llama3_2d conv)
+[ ${#cases[@]} -gt 0 ] || cases=(seed1_fixed seed1_buggy llama3_1d llama3_2d conv dsv3_2x2 flex_attn)
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 root="$("$repo/scripts/dev_root.sh" sid)"
 mkdir -p "$out"; out="$(cd "$out" && pwd)"

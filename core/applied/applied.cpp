@@ -179,8 +179,22 @@ bool groupLess(const std::string& a, const std::string& b) {
 }
 }  // namespace
 
+std::string torchGroupName(const DeviceMesh& mesh, int dim, const std::vector<int64_t>& coord) {
+  const int nd = mesh.ndim();
+  if (dim < 0 || dim >= nd || static_cast<int>(coord.size()) != nd) return "";
+  int64_t name = 1;
+  for (int e = 0; e < dim; ++e) name += mesh.size() / std::max<int64_t>(mesh.dimSize(e), 1);
+  // The slice's row in mesh.swapdims(-1, dim).reshape(-1, n): row-major over the other dims, the last dim taking
+  // `dim`'s place.
+  std::vector<int> order;
+  for (int e = 0; e < nd - 1; ++e) order.push_back(e == dim ? nd - 1 : e);
+  int64_t row = 0;
+  for (int e : order) row = row * mesh.dimSize(e) + coord[e];
+  return std::to_string(name + row);
+}
+
 std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const DeviceMesh& mesh,
-                                    const std::map<std::string, int>& overrides) {
+                                    const std::map<std::string, int>& overrides, const std::vector<int64_t>* coord) {
   std::map<std::string, GroupMapping> byName;
   std::map<std::string, std::set<int64_t>> sizes;
   for (const auto& c : cs) {
@@ -247,6 +261,19 @@ std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const De
     taken[found] = 1;
     g.how += ", mapped by size " + std::to_string(foundSize);
   }
+  // torch's group numbering: of the mesh dims a group's size fits, the one whose DeviceMesh group on this rank has
+  // the group's name (a 2x2 mesh's size-2 group '3' is mesh dim 1 on rank 0).
+  if (coord && static_cast<int>(coord->size()) == mesh.ndim())
+    for (auto& [name, g] : byName) {
+      if (!g.how.empty() || g.size == 0) continue;
+      int dim = -1, fits = 0;
+      for (int d : candidates(g))
+        if (torchGroupName(mesh, d, *coord) == name) dim = d, ++fits;
+      if (fits != 1) continue;
+      g.meshDim = dim;
+      g.how = "torch's group numbering";
+      taken[dim] = 1;
+    }
   // Elimination, repeated while it decides something.
   for (bool changed = true; changed;) {
     changed = false;
@@ -299,6 +326,22 @@ std::optional<DeviceMesh> inferMesh(const std::vector<AppliedCollective>& cs, st
     if (c.groupSize > 1) sizes[c.group] = c.groupSize;
   if (sizes.empty()) return std::nullopt;
   std::vector<std::pair<std::string, int64_t>> gs(sizes.begin(), sizes.end());
+  // torch's world group '0' and one other group of a smaller size s dividing it: a 2-D mesh (S/s, s) or (s, S/s)
+  // whose other dim has no collective; torch's group numbering on rank 0 says which dim the group is (dsv3_2x2's
+  // '0' of size 4 and '3' of size 2: '3' is dim 1's group of a 2x2 mesh, not a 4x2 mesh).
+  if (gs.size() == 2 && gs[0].first == "0" && gs[1].second < gs[0].second && gs[0].second % gs[1].second == 0) {
+    const int64_t world = gs[0].second, s = gs[1].second;
+    std::optional<DeviceMesh> found;
+    int dim = -1, fits = 0;
+    for (int d = 0; d < 2; ++d) {
+      auto m = DeviceMesh::make(d == 0 ? std::vector<int64_t>{s, world / s} : std::vector<int64_t>{world / s, s});
+      if (m && torchGroupName(*m, d, {0, 0}) == gs[1].first) found = *m, dim = d, ++fits;
+    }
+    if (fits == 1) {
+      if (groupDims) (*groupDims)[gs[1].first] = dim;
+      return found;
+    }
+  }
   if (gs.size() >= 3) {
     // A group whose size is the product of all the others is the flattened mesh.
     for (size_t i = 0; i < gs.size(); ++i) {
@@ -392,6 +435,30 @@ bool isDecompositionPiece(const std::string& key) {
 
 bool isPlanCompute(const Node& n) { return n.kind == NodeKind::Call && n.opName() != "alias"; }
 
+bool isHigherOrder(const Node& n) {
+  std::string_view o = n.op;
+  if (o.rfind("torch.ops.", 0) == 0) o.remove_prefix(10);
+  return n.kind == NodeKind::Call && o.rfind("higher_order.", 0) == 0;
+}
+
+// Higher-order ops the applied graph inlines (apply_sharding traces through a local_map_hop's body: no applied node
+// has its op): 1 at such a HOP, 2 at the getitems reading its outputs. Neither has an applied counterpart, so
+// neither is matched by op order (an inlined body's getitems are other getitems).
+std::vector<char> inlinedHops(const Graph& pg, const Graph& ag) {
+  std::vector<char> out(pg.size(), 0);
+  std::set<std::string> appliedHops;
+  for (const Node& n : ag.nodes)
+    if (isHigherOrder(n)) appliedHops.insert(n.opName());
+  for (int i = 0; i < pg.size(); ++i) {
+    const Node& n = pg.nodes[i];
+    if (!isHigherOrder(n) || appliedHops.count(n.opName())) continue;
+    out[i] = 1;
+    for (const auto& [u, in] : pg.users(i))
+      if (pg.nodes[u].opName() == "getitem") out[u] = 2;
+  }
+  return out;
+}
+
 std::optional<std::vector<int64_t>> planLocalShape(const Plan& plan, int node, const std::vector<int64_t>& coord) {
   const Node& n = plan.graph.nodes[node];
   if (n.outputs.size() != 1 || !n.outputs[0].known) return std::nullopt;
@@ -415,13 +482,14 @@ AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions
   a.rank = opts.rank >= 0 && opts.rank < plan.mesh.size() ? opts.rank : 0;
   a.coord = plan.mesh.coordOf(a.rank);
   a.collectives = findCollectives(ag);
-  a.groups = mapGroups(a.collectives, plan.mesh, opts.groups);
+  a.groups = mapGroups(a.collectives, plan.mesh, opts.groups, &a.coord);
   costCollectives(a.collectives, opts.cost);
   a.planOf.assign(ag.size(), -1);
   a.appliedOf.assign(pg.size(), -1);
   std::vector<char> isComm(ag.size(), 0);
   for (const auto& c : a.collectives) isComm[c.node] = 1;
   // Placeholders (and get_attr) by name; the output node with the output node.
+  const std::vector<char> inlined = inlinedHops(pg, ag);
   std::vector<int> planCompute;
   for (int i = 0; i < pg.size(); ++i) {
     const Node& n = pg.nodes[i];
@@ -433,7 +501,7 @@ AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions
         a.appliedOf[i] = j;
         ++a.matched;
       }
-    } else if (isPlanCompute(n)) {
+    } else if (isPlanCompute(n) && !inlined[i]) {
       planCompute.push_back(i);
     }
   }
@@ -444,6 +512,12 @@ AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions
   a.planNodes += static_cast<int>(planCompute.size());
   std::vector<std::string> planKeys(planCompute.size());
   for (size_t q = 0; q < planCompute.size(); ++q) planKeys[q] = matchKey(pg.nodes[planCompute[q]]);
+  // Plan nodes right after an inlined higher-order op: the applied graph has the op's body there, whose ops are
+  // no plan node's; such a plan node matches only an applied op whose source line agrees (or is missing).
+  std::vector<char> afterInlined(planCompute.size(), 0);
+  for (size_t q = 0; q < planCompute.size(); ++q)
+    for (int i = q ? planCompute[q - 1] + 1 : 0; i < planCompute[q] && !afterInlined[q]; ++i)
+      afterInlined[q] = inlined[i] == 1;
   size_t pp = 0;
   for (int j = 0; j < ag.size() && pp < planCompute.size(); ++j) {
     const Node& an = ag.nodes[j];
@@ -472,7 +546,10 @@ AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions
     // The next plan node of that op with another shape: matched all the same (its shape is then a finding),
     // unless the applied node may be a piece of a decomposed plan op on its source line (einsum's permutes and
     // views are no findings).
-    if (found < 0 && planKeys[pp] == key) {
+    const Node& next = pg.nodes[planCompute[pp]];
+    const bool bodyOp = afterInlined[pp] && !next.source.code.empty() && !an.source.code.empty() &&
+                        next.source.code != an.source.code;
+    if (found < 0 && planKeys[pp] == key && !bodyOp) {
       bool piece = false;
       if (isDecompositionPiece(key) && !an.source.code.empty())
         for (size_t q = pp >= 4 ? pp - 4 : 0; q < end && !piece; ++q)
@@ -524,6 +601,81 @@ std::vector<int> pathCollectives(const AppliedGraph& a, int appliedConsumer, int
       if (a.collectives[k].node == cur) out.push_back(static_cast<int>(k));
     const auto& ci = g.inputs(cur);
     cur = ci.empty() ? -1 : ci[0].node;
+  }
+  return out;
+}
+
+int collectiveIndexAt(const AppliedGraph& a, int node) {
+  for (size_t k = 0; k < a.collectives.size(); ++k)
+    if (a.collectives[k].node == node) return static_cast<int>(k);
+  return -1;
+}
+
+// The applied image of the plan value input k of node c reads: its producer, or for a plan alias without a
+// counterpart the aliased value's; -1 when it has none.
+int producerImage(const Plan& plan, const AppliedGraph& a, int c, int k) {
+  const Graph& pg = plan.graph;
+  const auto& ins = pg.inputs(c);
+  if (k < 0 || k >= static_cast<int>(ins.size())) return -1;
+  int p = ins[k].node;
+  for (int hops = 0; hops < 16 && p >= 0 && a.appliedOf[p] < 0 && pg.nodes[p].opName() == "alias" &&
+                     !pg.inputs(p).empty();
+       ++hops)
+    p = pg.inputs(p)[0].node;
+  return p >= 0 ? a.appliedOf[p] : -1;
+}
+
+// A decomposed consumer (einsum: unsqueeze / permute / view around a bmm) reads input k somewhere inside its chain,
+// not at its image's input k: the collectives upstream of the image (every input, through unmatched nodes), nearest
+// first, whose own upstream reaches `image` (the producer's image; when that is unknown, every one).
+// The chain's own pieces (same source line) may have been matched to plan views / permutes of that line: passed.
+std::vector<int> decomposedPathCollectives(const AppliedGraph& a, int appliedConsumer, int image) {
+  const Graph& g = a.graph.graph;
+  const std::string& code = g.nodes[appliedConsumer].source.code;
+  auto unmatched = [&](int n) {
+    const Node& x = g.nodes[n];
+    if (x.kind == NodeKind::Placeholder) return false;
+    return a.planOf[n] < 0 || (!code.empty() && x.source.code == code && isDecompositionPiece(matchKey(x)));
+  };
+  auto reaches = [&](int from) {
+    if (image < 0) return true;
+    std::vector<int> stack{from};
+    std::set<int> seen;
+    while (!stack.empty() && seen.size() < 256) {
+      const int cur = stack.back();
+      stack.pop_back();
+      if (cur == image) return true;
+      if (!seen.insert(cur).second || (cur != from && !unmatched(cur))) continue;
+      for (const TensorRef& r : g.inputs(cur)) stack.push_back(r.node);
+    }
+    return false;
+  };
+  std::vector<int> out;
+  std::vector<int> frontier;
+  for (const TensorRef& r : g.inputs(appliedConsumer)) frontier.push_back(r.node);
+  std::set<int> seen;
+  for (size_t q = 0; q < frontier.size() && seen.size() < 256; ++q) {
+    const int cur = frontier[q];
+    if (cur < 0 || !seen.insert(cur).second || !unmatched(cur)) continue;
+    if (const int k = collectiveIndexAt(a, cur); k >= 0 && reaches(cur)) out.push_back(k);
+    for (const TensorRef& r : g.inputs(cur)) frontier.push_back(r.node);
+  }
+  return out;
+}
+
+// An inlined higher-order op's input: its transition is performed on the paths leaving the producer's image (the
+// op's body follows, unmatched): the collectives downstream of `image` through unmatched nodes, nearest first.
+std::vector<int> downstreamCollectives(const AppliedGraph& a, int image) {
+  const Graph& g = a.graph.graph;
+  std::vector<int> out;
+  std::vector<int> frontier{image};
+  std::set<int> seen;
+  for (size_t q = 0; q < frontier.size() && seen.size() < 256; ++q) {
+    const int cur = frontier[q];
+    if (!seen.insert(cur).second) continue;
+    if (cur != image && (a.planOf[cur] >= 0 || g.nodes[cur].kind == NodeKind::Output)) continue;
+    if (const int k = collectiveIndexAt(a, cur); k >= 0) out.push_back(k);
+    for (const auto& [u, in] : g.users(cur)) frontier.push_back(u);
   }
   return out;
 }
@@ -588,9 +740,31 @@ std::vector<const RedistributeStep*> missingSteps(const Plan& plan, const Applie
   return missing;
 }
 
+// autoparallel casts a whole tensor, then splits it (numerically the same as split, then cast): a conversion whose
+// planned input transition only splits (no communication) may show its input's unsplit local shape.
+bool castThenSplit(const Plan& plan, const AppliedGraph& a, int p, const CostModel& cost) {
+  const Graph& pg = plan.graph;
+  if (matchKey(pg.nodes[p]) != "convert_element_type" || pg.inputs(p).empty()) return false;
+  const int j = a.appliedOf[p];
+  if (j < 0) return false;
+  const Node& an = a.graph.graph.nodes[j];
+  if (an.outputs.size() != 1 || !an.outputs[0].known) return false;
+  auto src = plan.producerSpec(p, 0);
+  auto dst = plan.consumerSpec(p, 0);
+  const TensorMeta* meta = pg.meta(pg.inputs(p)[0]);
+  if (!src || !dst || *src == *dst || !meta || !meta->known) return false;
+  RedistributePlan rp = planRedistribute(*meta, plan.mesh, *src, *dst, cost);
+  if (!rp.possible) return false;
+  for (const auto& st : rp.steps)
+    if (isComm(st.kind)) return false;
+  auto l = localShape(meta->shape, plan.mesh, *src, plan.mesh.rankOf(a.coord));
+  return l && *l == an.outputs[0].shape;
+}
+
 // Judges the planned transition into input k of call node c on this rank: records it in `a`, its findings in `d`.
 void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copts, const RedistIndex& redist,
-                     const std::string& where, int c, int k, std::vector<char>& claimed, Diagnostics& d) {
+                     const std::vector<char>& inlined, const std::string& where, int c, int k,
+                     std::vector<char>& claimed, Diagnostics& d) {
   const Graph& pg = plan.graph;
   const Graph& ag = a.graph.graph;
   const Node& cn = pg.nodes[c];
@@ -618,7 +792,23 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
   const TensorMeta* meta = pg.meta(ins[k]);
   if (!meta) return;
   RedistributePlan rp = planRedistribute(*meta, plan.mesh, *src, *dst, copts.cost);
-  if (!rp.possible) return;  // the checker reports it
+  if (!rp.possible) {
+    // A change of a Partial's reduce op (P(sum) -> P(avg)), which DTensor refuses (the checker reports it), is what
+    // autoparallel's apply pass performs as an all_reduce to Replicate and the free R -> P(avg): judged as that.
+    ShardingSpec mid = *src;
+    bool change = false;
+    for (int m = 0; m < src->meshDims() && m < dst->meshDims(); ++m)
+      if ((*src)[m].isPartial() && (*dst)[m].isPartial() && (*src)[m].reduce != (*dst)[m].reduce) {
+        mid.placements[m] = Placement::replicate();
+        change = true;
+      }
+    if (!change) return;
+    RedistributePlan toR = planRedistribute(*meta, plan.mesh, *src, mid, copts.cost);
+    RedistributePlan fromR = planRedistribute(*meta, plan.mesh, mid, *dst, copts.cost);
+    if (!toR.possible || !fromR.possible) return;
+    rp = std::move(toR);
+    rp.steps.insert(rp.steps.end(), fromR.steps.begin(), fromR.steps.end());
+  }
   ++a.transitionsPlanned;
   AppliedTransition tr;
   tr.consumer = c;
@@ -632,13 +822,37 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
   const auto [judgeAt, judgeInput] = judgePoint(pg, a, c, k);
   const int ac = a.appliedOf[judgeAt];
   if (ac < 0) {  // the consumer has no counterpart: nothing to judge
+    // An inlined higher-order op (local_map_hop): its input's transition is on the paths leaving the producer's
+    // image. Found there it is applied; not found it stays unjudged (the body may consume the value anywhere).
+    const int image = inlined[judgeAt] == 1 ? producerImage(plan, a, judgeAt, judgeInput) : -1;
+    if (image >= 0) {
+      std::vector<int> path = downstreamCollectives(a, image);
+      std::vector<char> used(path.size(), 0);
+      if (missingSteps(plan, a, rp, path, used).empty()) {
+        for (size_t q = 0; q < path.size(); ++q)
+          if (used[q]) {
+            tr.collectives.push_back(path[q]);
+            claimed[path[q]] = 1;
+            a.collectives[path[q]].planConsumer = c;
+            a.collectives[path[q]].planInput = k;
+          }
+        tr.state = TransitionState::Applied;
+        tr.appliedProducer = image;
+        ++a.transitionsFound;
+      }
+    }
     a.transitions.push_back(std::move(tr));
     return;
   }
   tr.appliedConsumer = ac;
   if (judgeInput < static_cast<int>(ag.inputs(ac).size())) tr.appliedProducer = ag.inputs(ac)[judgeInput].node;
+  // A decomposed consumer's image is the last piece of its chain, whose inputs are not the consumer's.
+  const bool decomposed = isDecomposedInApplied(matchKey(pg.nodes[judgeAt]));
   int reached = -1;
   std::vector<int> path = pathCollectives(a, ac, judgeInput, &reached);
+  if (decomposed)  // the input's own branch of the chain, after the first-input walk's
+    for (int q : decomposedPathCollectives(a, ac, producerImage(plan, a, judgeAt, judgeInput)))
+      if (std::find(path.begin(), path.end(), q) == path.end()) path.push_back(q);
   // Each communicating step needs a collective of its kind on its mesh dim (an all_to_all may be done as an
   // all_gather then a local chunk; the flattened mesh's collective covers every dim).
   std::vector<char> used(path.size(), 0);
@@ -652,8 +866,6 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
     }
   // What arrives and what the consumer's spec needs, on this rank.
   const auto& aIns = ag.inputs(ac);
-  // A decomposed consumer's image is the last piece of its chain, whose inputs are not the consumer's.
-  const bool decomposed = isDecomposedInApplied(matchKey(pg.nodes[judgeAt]));
   const TensorMeta* arrives =
       !decomposed && judgeInput < static_cast<int>(aIns.size()) ? ag.meta(aIns[judgeInput]) : nullptr;
   std::optional<std::vector<int64_t>> need;
@@ -666,7 +878,7 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
   a.transitions.push_back(std::move(tr));
   if (missing.empty()) {
     ++a.transitionsFound;
-    if (arrives && arrives->known && need && arrives->shape != *need) {
+    if (arrives && arrives->known && need && arrives->shape != *need && !castThenSplit(plan, a, c, copts.cost)) {
       Diagnostic x = edgeError(DiagKind::LocalShapeMismatch);
       x.message = "on " + where + " " + inLabel + " of " + cn.name + " arrives with local shape " +
                   shapeToString(arrives->shape) + " in the applied graph; the plan's " + dst->toMeshString() +
@@ -712,27 +924,46 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
 }
 
 // Collectives no planned transition explains (not `claimed`): a warning each, recorded in a.unplanned.
-void reportUnplannedCollectives(const Plan& plan, AppliedGraph& a, const std::vector<char>& claimed, Diagnostics& d) {
+void reportUnplannedCollectives(const Plan& plan, AppliedGraph& a, const std::vector<char>& claimed,
+                                const std::vector<char>& inlined, Diagnostics& d) {
   const Graph& pg = plan.graph;
   const Graph& ag = a.graph.graph;
+  // True when plan input `input` of `consumer` is (through aliases) an output of an inlined higher-order op.
+  auto readsInlinedOutput = [&](int consumer, int input) {
+    const auto& ins = pg.inputs(consumer);
+    if (input < 0 || input >= static_cast<int>(ins.size())) return false;
+    int p = ins[input].node;
+    for (int hops = 0; hops < 16 && p >= 0 && pg.nodes[p].opName() == "alias" && !pg.inputs(p).empty(); ++hops)
+      p = pg.inputs(p)[0].node;
+    return p >= 0 && inlined[p] == 2;
+  };
   for (size_t q = 0; q < a.collectives.size(); ++q) {
     if (claimed[q]) continue;
     const AppliedCollective& col = a.collectives[q];
-    // The first plan node downstream (through the wait and unmatched ops).
+    // The first plan node downstream (through the wait and unmatched ops); and whether any plan node it reaches
+    // first reads it as an inlined higher-order op's output: then it is that op's own program (a local_map
+    // region's all_to_all), no transition of the plan.
     int consumer = -1, input = -1;
+    bool region = false;
     std::vector<int> frontier{col.wait >= 0 ? col.wait : col.node};
-    for (int steps = 0; steps < 64 && consumer < 0 && !frontier.empty(); ++steps) {
+    std::set<int> seen;
+    while (!frontier.empty() && seen.size() < 1024 && !region) {
       const int cur = frontier.back();
       frontier.pop_back();
+      if (!seen.insert(cur).second) continue;
       for (const auto& [user, in] : ag.users(cur)) {
         if (a.planOf[user] >= 0) {
-          consumer = a.planOf[user];
-          input = in;
-          break;
+          if (consumer < 0) {
+            consumer = a.planOf[user];
+            input = in;
+          }
+          if (readsInlinedOutput(a.planOf[user], in)) region = true;
+          continue;
         }
         frontier.push_back(user);
       }
     }
+    if (region) continue;
     a.unplanned.push_back({static_cast<int>(q), consumer, input});
     Diagnostic x;
     x.severity = Severity::Warning;
@@ -746,7 +977,8 @@ void reportUnplannedCollectives(const Plan& plan, AppliedGraph& a, const std::ve
 }
 
 // Matched nodes whose applied shape is not the plan's layout on this rank: an error each.
-void reportLocalShapeMismatches(const Plan& plan, const AppliedGraph& a, const std::string& where, Diagnostics& d) {
+void reportLocalShapeMismatches(const Plan& plan, const AppliedGraph& a, const std::string& where,
+                                const CostModel& cost, Diagnostics& d) {
   const Graph& pg = plan.graph;
   const Graph& ag = a.graph.graph;
   for (int p = 0; p < pg.size(); ++p) {
@@ -755,7 +987,7 @@ void reportLocalShapeMismatches(const Plan& plan, const AppliedGraph& a, const s
     const Node& an = ag.nodes[j];
     if (an.outputs.size() != 1 || !an.outputs[0].known) continue;
     auto want = planLocalShape(plan, p, a.coord);
-    if (!want || *want == an.outputs[0].shape) continue;
+    if (!want || *want == an.outputs[0].shape || castThenSplit(plan, a, p, cost)) continue;
     Diagnostic x;
     x.severity = Severity::Error;
     x.kind = DiagKind::LocalShapeMismatch;
@@ -777,6 +1009,7 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
   std::vector<char> claimed(a.collectives.size(), 0);
   RedistIndex redist;
   redist.build(plan);
+  const std::vector<char> inlined = inlinedHops(pg, a.graph.graph);
   a.transitionsPlanned = a.transitionsFound = 0;
   a.transitions.clear();
   a.unplanned.clear();
@@ -787,10 +1020,10 @@ Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& 
     if (cn.kind != NodeKind::Call && cn.kind != NodeKind::Output) continue;
     const auto& ins = pg.inputs(c);
     for (int k = 0; k < static_cast<int>(ins.size()); ++k)
-      checkTransition(plan, a, copts, redist, where, c, k, claimed, d);
+      checkTransition(plan, a, copts, redist, inlined, where, c, k, claimed, d);
   }
-  reportUnplannedCollectives(plan, a, claimed, d);
-  reportLocalShapeMismatches(plan, a, where, d);
+  reportUnplannedCollectives(plan, a, claimed, inlined, d);
+  reportLocalShapeMismatches(plan, a, where, copts.cost, d);
   std::stable_sort(d.items.begin(), d.items.end(), [](const Diagnostic& x, const Diagnostic& y) {
     return std::make_pair(x.node < 0 ? INT32_MAX : x.node, x.input) < std::make_pair(y.node < 0 ? INT32_MAX : y.node, y.input);
   });
@@ -815,7 +1048,9 @@ AppliedAlone analyzeAppliedAlone(Plan applied, const std::optional<DeviceMesh>& 
   applied.redistributes.clear();
   applied.normalizeSpecs();
   // With an inferred mesh, groups ordered by name are its dims in order (then --group overrides).
-  out.groups = mapGroups(out.collectives, applied.mesh, groups);
+  const std::vector<int64_t> coord =
+      applied.mesh.coordOf(opts.rank >= 0 && opts.rank < applied.mesh.size() ? opts.rank : 0);
+  out.groups = mapGroups(out.collectives, applied.mesh, groups, &coord);
   costCollectives(out.collectives, opts.cost);
   out.plan = std::move(applied);
   return out;

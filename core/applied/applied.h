@@ -125,9 +125,16 @@ struct AppliedGraph {
 
 // Collectives of an applied graph (mesh dims not yet mapped).
 std::vector<AppliedCollective> findCollectives(const Graph& g);
-// Maps group names to mesh dims (fills each collective's meshDim); returns one entry per group.
+// Maps group names to mesh dims (fills each collective's meshDim); returns one entry per group. With the tracing
+// rank's mesh coordinate, a group that sizes leave ambiguous takes the one mesh dim whose name torch's DeviceMesh
+// gives it on that rank (torchGroupName), if exactly one does ("torch's group numbering").
 std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const DeviceMesh& mesh,
-                                    const std::map<std::string, int>& overrides);
+                                    const std::map<std::string, int>& overrides,
+                                    const std::vector<int64_t>* coord = nullptr);
+// The name torch's DeviceMesh gives the process group of mesh dim `dim` on the rank at `coord`: the world group is
+// "0"; then, mesh dim by mesh dim, one group per slice along that dim (mesh.swapdims(-1, dim).reshape(-1, n)),
+// numbered on from 1. Seed 1's 2x4 logs: dim 0 -> '1', dim 1 -> '5' on rank 0; dsv3_2x2: dim 1 -> '3'.
+std::string torchGroupName(const DeviceMesh& mesh, int dim, const std::vector<int64_t>& coord);
 // The mesh an applied graph alone implies: one dim per distinct group size (groups ordered by name), the
 // flattened-mesh group (a size that is the product of the others) left out. nullopt when it has no collective.
 // `groupDims` (optional) gets each group's mesh dim in that mesh.

@@ -20,6 +20,7 @@
 // A tag whose effective dim differs is a "seq-dim-mismatch" error: AutoSP would slice another dim than the one
 // the rest of the plan treats as the sequence.
 #include "core/check/check.h"
+#include "core/check/autosp_graph.h"
 #include "core/check/torch_version.h"
 
 #include <algorithm>
@@ -481,7 +482,13 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext&
   if (node.kind == NodeKind::Placeholder) checkSeqDim(env, n, out);
   if (node.kind != NodeKind::Call) return out;
   if (auto why = unsafeReason(node)) {  // core/ops/op_safety.h: the runner would refuse this node
-    out.push_back(make(Severity::Error, DiagKind::UnsafeOp, n, -1, *why));
+    // A higher-order op the runner does not know (local_map_hop, a triton kernel wrapper) calls a body that
+    // the plan does not hold: the plan cannot run, which is no fault of the plan. `run` still refuses it.
+    const bool body = node.op.rfind("higher_order.", 0) == 0;
+    out.push_back(make(body ? Severity::Info : Severity::Error, DiagKind::UnsafeOp, n, -1,
+                       body ? "op " + node.op + " is a higher-order op whose body the plan does not hold; the runner "
+                                  "cannot execute it (shardscope run refuses this plan)"
+                            : *why));
     return out;
   }
 
@@ -533,6 +540,7 @@ namespace {
 std::vector<Diagnostic> planWideChecks(const Plan& plan) {
   std::vector<Diagnostic> out = plan.validatePlanWide();
   if (auto note = torchVersionNote(plan)) out.push_back(std::move(*note));
+  for (Diagnostic& d : checkAutoSpGraph(plan)) out.push_back(std::move(d));
   return out;
 }
 

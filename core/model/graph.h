@@ -108,6 +108,9 @@ struct Node {
   double transitionCost = -1;
   int clusterId = -1;
   std::string acRegion;
+  // Output 0's sizes as an FX annotation printed them, when any is symbolic ("s72", "(s70//2)", "2*s72"; the
+  // numeric ones as digits); empty otherwise. The shape itself then holds -1 there (unknown).
+  std::vector<std::string> symbolicShape;
 
   // The op without namespace and overload: "aten.mm.default" -> "mm", "aten._to_copy.default" -> "_to_copy",
   // "prims.convert_element_type.default" -> "convert_element_type", "operator.getitem" -> "getitem".

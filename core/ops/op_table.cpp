@@ -212,6 +212,9 @@ constexpr OpFacts kFacts[] = {
     // other namespaces
     {"convert_element_type", P | S}, {"view_of", P}, {"iota", P}, {"fma", P | T | S}, {"device_put", P | S},
     {"dtype_cast", M}, {"higher_order.flex_attention", X}, {"higher_order.flex_attention_backward", X},
+    // DeepSpeed AutoSP's Ulysses all-to-all (x, scatter_idx, gather_idx, name) over its sequence-parallel group:
+    // a collective on the plan's own ranks, nothing else (core/check/autosp_graph.h reads it)
+    {"autosp.all_to_all", X},
     {"getitem", O | U | T | S}, {"floordiv", O | U}, {"truediv", O | U}, {"mod", O | U}, {"torch.sym_sum", X},
     {"torch.sym_max", X}, {"torch.sym_min", X}, {"torch.sym_int", X}, {"torch.sym_float", X}, {"torch.sym_not", X},
     {"torch.sym_ite", X},

@@ -117,6 +117,7 @@ RuleResult copyInto(const RuleContext& ctx) { return pointwiseWith(ctx, PartialP
 }  // namespace
 
 RuleResult pointwiseNonlinearRule(const RuleContext& ctx) { return nonlinear(ctx); }
+RuleResult pointwiseAdditiveRule(const RuleContext& ctx) { return additive(ctx); }
 RuleResult pointwiseDivideRule(const RuleContext& ctx) { return divide(ctx); }
 
 void registerPointwiseRules(RuleTable& t) {

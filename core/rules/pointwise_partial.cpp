@@ -17,6 +17,7 @@
 namespace ss::rules {
 
 RuleResult pointwiseNonlinearRule(const RuleContext& ctx);  // pointwise.cpp
+RuleResult pointwiseAdditiveRule(const RuleContext& ctx);   // pointwise.cpp: add / sub
 RuleResult reductionRule(const RuleContext& ctx);           // reduction.cpp
 
 namespace {
@@ -32,6 +33,13 @@ const std::vector<PartialRule> kNonIncreasing = {{S::PMin, S::PMax}, {S::PMax, S
 // Bessel K: decreasing for x > 0 only; a P(min) input keeps every rank's addend positive.
 const std::vector<PartialRule> kPositiveNonIncreasing = {{S::PMax, S::PMin}};
 const std::vector<PartialRule> kNeg = {{S::PSum, S::PSum}, {S::PAvg, S::PAvg}, {S::PMin, S::PMax}, {S::PMax, S::PMin}};
+// add / sub (_BINARY_ADDITIVE_RULES beyond P(x) + P(x)): a replicated term keeps a P(avg) (the mean of r + p_i is
+// r + mean(p_i)) on either side, and a P(max) / P(min) first operand (a constant shift keeps the order; not as the
+// second: a negative alpha would flip it). DTensor 2.14 runs R + P(avg), P(avg) + R, P(max) + R without
+// redistributing (measured: propagate_op_sharding on a fake mesh of 4). Its sum with R stays refused (the
+// replicated value would be counted once per rank).
+const std::vector<PartialRule> kAdditiveReplicate = {
+    {S::PAvg, S::PAvg, S::R}, {S::PAvg, S::R, S::PAvg}, {S::PMax, S::PMax, S::R}, {S::PMin, S::PMin, S::R}};
 const std::vector<PartialRule> kXlog1py = {{S::PSum, S::PSum, S::R}, {S::PAvg, S::PAvg, S::R}};
 const std::vector<PartialRule> kAllPartial = {{S::PSum, S::PSum}, {S::PAvg, S::PAvg}, {S::PMax, S::PMax},
                                               {S::PMin, S::PMin}};
@@ -59,6 +67,7 @@ const std::unordered_map<std::string_view, const std::vector<PartialRule>*>& par
                            "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1"})
       m[op] = &kPositiveNonIncreasing;
     m["neg"] = &kNeg;
+    for (const char* op : {"add", "sub"}) m[op] = &kAdditiveReplicate;
     m["special_xlog1py"] = &kXlog1py;
     m["to.dtype"] = &kAllPartial;
     m["positive"] = &kAllPartial;
@@ -151,6 +160,9 @@ RuleResult withPartialRules(const RuleContext& ctx, RuleResult (*base)(const Rul
   return res;
 }
 
+// add / sub: every other case (P(x) + P(x), the affine add of a scalar) is the additive rule's.
+RuleResult additivePointwise(const RuleContext& ctx) { return withPartialRules(ctx, pointwiseAdditiveRule); }
+
 // neg's linear rules are among its table rows, so the generic solver serves it too.
 RuleResult monotonePointwise(const RuleContext& ctx) { return withPartialRules(ctx, pointwiseNonlinearRule); }
 
@@ -167,7 +179,9 @@ void registerPartialPointwiseRules(RuleTable& t) {
     // Conversions and copies keep every Partial already (pointwise.cpp's preserve / copyInto); prims.copy_to
     // is not an op core knows.
     if (name == "to" || name == "positive" || name == "copy_" || name == "copy_to") continue;
-    t[std::string(name)] = name == "max" || name == "min" ? maxOrMin : monotonePointwise;
+    t[std::string(name)] = name == "max" || name == "min" ? maxOrMin
+                           : name == "add" || name == "sub" ? additivePointwise
+                                                            : monotonePointwise;
   }
   t["neg_"] = monotonePointwise;  // listed with its own rule in pointwise.cpp, so not derived
 }

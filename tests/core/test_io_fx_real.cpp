@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/check/check.h"
+#include "core/ops/op_safety.h"
 #include "core/io/formats.h"
 #include "core/io/load/load.h"
 #include "test_data.h"
@@ -124,10 +125,13 @@ TEST_CASE("A whole minifier repro: preamble, stubs, lambdas, higher-order ops, d
   CHECK(node(p, "fma").outputs[0] == meta({8, 1}, DType::BF16));
 
   // Every op in it has a rule: nothing unchecked, nothing wrong. Only the user Triton kernel is refused for
-  // running (core/ops/op_safety.h: it works on raw pointers).
+  // running (core/ops/op_safety.h: it works on raw pointers), an info: its body is no part of the plan.
   const Diagnostics d = checkPlan(p);
   REQUIRE(kinds(d) == std::vector<std::string>{"unsafe-op"});
   CHECK(d.items[0].node == p.graph.find("triton_kernel_wrapper_functional_proxy"));
+  CHECK(d.items[0].severity == Severity::Info);
+  CHECK_FALSE(d.hasErrors());
+  CHECK(unsafeNodes(p.graph).size() == 1);  // `run` still refuses the plan
 
   // It writes back as FX text that reads again to the same graph (dicts as their pair lists).
   auto again = readFxText(writeFxText(p));

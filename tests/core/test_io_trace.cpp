@@ -118,8 +118,9 @@ TEST_CASE("format detection: a log is a log, never FX text; unknown text says wh
   auto o = loadPlanText(other, "o.log");
   REQUIRE_FALSE(o.ok());
   CHECK(o.error().toString("o.log") ==
-        "o.log: a TORCH_TRACE log with no autoparallel artifact (expected autoparallel_joint_graph, autoparallel_solution, "
-        "autoparallel_sharding_optimizer_log or autoparallel_parallel_graph; 1 records of other kinds)");
+        "o.log: a TORCH_TRACE log with no graph to read (expected autoparallel's autoparallel_joint_graph, "
+        "autoparallel_solution, autoparallel_sharding_optimizer_log or autoparallel_parallel_graph, or torch's "
+        "aot_joint_graph; 1 records of other kinds)");
 }
 
 TEST_CASE("joint graph + solution make one plan: graph from the joint, specs from the solution", "[io][trace]") {

@@ -91,6 +91,12 @@ TEST_CASE("pointwise: Partial follows linearity", "[rules][pointwise][partial]")
   CHECK(binary("aten.sub.Tensor", "P(avg)", "P(avg)") == "P(avg)");
   CHECK(binary("aten.add.Tensor", "P(sum)", "R") == "error");  // the replicated term would count 4 times
   CHECK(binary("aten.add.Tensor", "P(sum)", "P(max)") == "error");
+  // A replicated term keeps a mean (r + mean(p) = mean(r + p)) on either side, and a first max / min, as DTensor
+  // 2.14 does (asked in the sid root: add / sub with R + P(avg), P(avg) + R, P(max) + R keep the Partial).
+  CHECK(binary("aten.add.Tensor", "R", "P(avg)") == "P(avg)");
+  CHECK(binary("aten.sub.Tensor", "P(avg)", "R") == "P(avg)");
+  CHECK(binary("aten.add.Tensor", "P(max)", "R") == "P(max)");
+  CHECK(binary("aten.add.Tensor", "R", "P(max)") == "partial-into-nonlinear");
   CHECK(binary("aten.mul.Tensor", "P(sum)", "R") == "P(sum)");
   CHECK(binary("aten.mul.Tensor", "R", "P(sum)") == "P(sum)");
   CHECK(binary("aten.mul.Tensor", "P(sum)", "P(sum)") == "partial-into-nonlinear");

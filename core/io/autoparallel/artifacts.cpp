@@ -35,10 +35,19 @@ Result<AutoparallelArtifacts> artifactsFromTraceLog(const TraceLog& log) {
       return Error{std::string(kTorchVersionArtifact) + ": expected {\"pytorch_version\": \"...\"}", r->payloadLine, 1};
     a.torchVersion = v["pytorch_version"].get<std::string>();
   }
+  // A log of a compile without autoparallel (DeepSpeed AutoSP's, say): the aten joint graph AOT autograd
+  // compiled is the graph, checked alone (the last such record: a recompile writes it again).
+  if (!a.joint && !a.optimizerLog && !a.solution && !a.applied) {
+    const TraceRecord* last = nullptr;
+    for (const TraceRecord& r : log.records)
+      if (r.kind == kAotJointGraphRecord && r.kept) last = &r;
+    if (last) a.joint = ArtifactText{last->payload, log.file, last->payloadLine, 1, kAotJointGraphRecord};
+  }
   if (!a.joint && !a.optimizerLog && !a.solution && !a.applied)
-    return Error{std::string("a TORCH_TRACE log with no autoparallel artifact (expected ") + kJointGraphArtifact + ", " +
-                 kSolutionArtifact + ", " + kOptimizerLogArtifact + " or " + kAppliedGraphArtifact + "; " +
-                 std::to_string(log.records.size()) + " records of other kinds)"};
+    return Error{std::string("a TORCH_TRACE log with no graph to read (expected autoparallel's ") + kJointGraphArtifact +
+                 ", " + kSolutionArtifact + ", " + kOptimizerLogArtifact + " or " + kAppliedGraphArtifact +
+                 ", or torch's " + kAotJointGraphRecord + "; " + std::to_string(log.records.size()) +
+                 " records of other kinds)"};
   return a;
 }
 

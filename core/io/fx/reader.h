@@ -24,9 +24,10 @@ inline const TensorMeta kUnknownMeta{{}, DType::Unknown, false};
 // "f32[2048, 4672][4672, 1]cuda:0", "i64[]", "Sym(s0)", "f32[s0, 4096]" -> the meta; an annotation that is not a
 // tensor (Sym(...)) or has symbolic sizes gives an unknown meta. Only a malformed tensor annotation is an error
 // (offset = the string's first char, for the column).
-Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t offset);
+Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t offset,
+                                   std::vector<std::string>* symbolic = nullptr);
 // The string literal at the cursor (the caller saw atString()) read as an annotation.
-Result<TensorMeta> stringAnnotation(Cursor& cur);
+Result<TensorMeta> stringAnnotation(Cursor& cur, std::vector<std::string>* symbolic = nullptr);
 
 // AOT autograd's descriptor comments (`expanded_def` code): `ParamAOTInput(target='proj.weight')`,
 // `BufferAOTInput(...)`, `PlainAOTInput(idx=0)`, `TangentAOTInput(...)` on inputs;
@@ -69,6 +70,7 @@ class FxReader {
   struct Declared {
     TensorMeta meta;
     std::string descriptor;  // "ParamAOTInput(target='proj.weight')", or empty
+    std::vector<std::string> symbolic;  // Node::symbolicShape
   };
   std::unordered_map<std::string, Declared, NameHash, std::equal_to<>> declared_;
   std::unordered_map<int, std::string> placeholderDescriptors_;   // placeholder node -> its descriptor
@@ -97,6 +99,7 @@ class FxReader {
   Result<bool> unpackInputs(Cursor& cur, std::string_view first, size_t firstAt);
   Result<Arg> returnList(Cursor& cur);
   Result<bool> addPlaceholder(std::string_view name, Cursor& cur, size_t at, const TensorMeta& meta, bool annotated,
+                              std::vector<std::string> symbolic,
                               std::string descriptor);
   Result<bool> binaryExpression(Cursor& cur, Node& node);
   Result<Arg> operand(Cursor& cur);

@@ -53,10 +53,11 @@ Result<bool> FxReader::signature(const fx::LogicalLine& l) {
     std::string_view n = cur.name();
     if (n.empty()) return cur.error("expected a parameter name");
     TensorMeta meta = kUnknownMeta;
+    std::vector<std::string> symbolic;
     bool ann = false;
     if (cur.accept(':')) {
       if (cur.atString()) {
-        auto m = stringAnnotation(cur);
+        auto m = stringAnnotation(cur, &symbolic);
         if (!m) return m.error();
         meta = *m;
         ann = true;
@@ -83,7 +84,7 @@ Result<bool> FxReader::signature(const fx::LogicalLine& l) {
     // `primals_1: "f32[..]",  # ParamAOTInput(target='w')`: the descriptor comment follows the comma.
     std::string descriptor = comma || cur.peek() == ')' ? std::string(cur.takeComment()) : std::string();
     if (!isSelf && !pytreeInputs_) {
-      auto r = addPlaceholder(n, cur, at, meta, ann, std::move(descriptor));
+      auto r = addPlaceholder(n, cur, at, meta, ann, std::move(symbolic), std::move(descriptor));
       if (!r) return r;
     }
     if (comma) continue;
@@ -93,12 +94,13 @@ Result<bool> FxReader::signature(const fx::LogicalLine& l) {
 }
 
 Result<bool> FxReader::addPlaceholder(std::string_view name, Cursor& cur, size_t at, const TensorMeta& meta,
-                                      bool annotated, std::string descriptor) {
+                                      bool annotated, std::vector<std::string> symbolic, std::string descriptor) {
   Node node;
   node.name = std::string(name);
   node.op = "placeholder";
   node.kind = NodeKind::Placeholder;
   node.outputs = {meta};
+  node.symbolicShape = std::move(symbolic);
   auto idx = addNode(std::move(node), cur, at);
   if (!idx) return idx.error();
   annotated_.push_back(annotated);
@@ -117,12 +119,13 @@ Result<bool> FxReader::declarations(Cursor& cur, size_t firstAt) {
     auto c = cur.expect(':', "':' after a declared name");
     if (!c) return c;
     if (!cur.atString()) return cur.error("expected a string annotation after ':'");
-    auto m = stringAnnotation(cur);
+    std::vector<std::string> symbolic;
+    auto m = stringAnnotation(cur, &symbolic);
     if (!m) return m.error();
     if (declared_.count(name)) return cur.errorAt(at, "'" + std::string(name) + "' is declared twice");
     const bool more = cur.accept(';');
     const bool end = cur.atEnd();  // skips a trailing comment: the descriptor under expanded_def
-    declared_.emplace(std::string(name), Declared{*m, std::string(cur.takeComment())});
+    declared_.emplace(std::string(name), Declared{*m, std::string(cur.takeComment()), std::move(symbolic)});
     if (end) return true;
     if (!more) return cur.error(std::string("expected ';' or the end of the line after a declaration, found '") + cur.peek() + "'");
   }
@@ -151,13 +154,15 @@ Result<bool> FxReader::unpackInputs(Cursor& cur, std::string_view first, size_t 
     auto it = declared_.find(n);
     TensorMeta meta = kUnknownMeta;
     std::string descriptor;
+    std::vector<std::string> symbolic;
     bool ann = false;
     if (it != declared_.end()) {
       meta = it->second.meta;
       descriptor = it->second.descriptor;
+      symbolic = it->second.symbolic;
       ann = true;
     }
-    auto r = addPlaceholder(n, cur, at, meta, ann, std::move(descriptor));
+    auto r = addPlaceholder(n, cur, at, meta, ann, std::move(symbolic), std::move(descriptor));
     if (!r) return r;
   }
   return true;
@@ -288,10 +293,11 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   if (n.empty()) return cur.error("expected `name = op(...)` or `return ...`");
   if (cur.peek() == ',') return unpackInputs(cur, n, nameAt);
   TensorMeta meta = kUnknownMeta;
+  std::vector<std::string> symbolic;
   bool ann = false;
   if (cur.accept(':')) {
     if (!cur.atString()) return cur.error("expected a string annotation after ':'");
-    auto m = stringAnnotation(cur);
+    auto m = stringAnnotation(cur, &symbolic);
     if (!m) return m.error();
     meta = *m;
     ann = true;
@@ -305,6 +311,7 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   node.name = std::string(n);
   node.kind = NodeKind::Call;
   node.source = source_;
+  node.symbolicShape = std::move(symbolic);
   // `ge = u0 >= 0`, `add_18 = sym_sum + 64`, `x = 0 + s`: FX prints operator.* nodes on symbolic scalars infix.
   auto bin = binaryExpression(cur, node);
   if (!bin) return bin.error();

@@ -12,7 +12,8 @@ namespace ss::fxread {
 
 // Returns the meta; an annotation that is not a tensor (Sym(...)) or has symbolic sizes gives an unknown meta.
 // Only a malformed tensor annotation is an error (offset = the string's first char, for the column).
-Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t offset) {
+Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t offset,
+                                   std::vector<std::string>* symbolic) {
   size_t lb = a.find('[');
   if (lb == std::string_view::npos || lb == 0) return kUnknownMeta;
   std::string_view dt = a.substr(0, lb);
@@ -23,6 +24,7 @@ Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t
   TensorMeta m;
   m.dtype = dtypeFromName(dt);
   std::string_view dims = a.substr(lb + 1, rb - lb - 1);
+  std::vector<std::string> printed;  // every size as printed, kept when one of them is symbolic
   size_t i = 0;
   while (i < dims.size()) {
     while (i < dims.size() && dims[i] == ' ') ++i;
@@ -31,6 +33,7 @@ Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t
     std::string_view d = dims.substr(i, j - i);
     while (!d.empty() && d.back() == ' ') d.remove_suffix(1);
     if (d.empty()) return cur.errorAt(offset, "annotation \"" + std::string(a) + "\" has an empty size");
+    if (symbolic) printed.emplace_back(d);
     int64_t v = 0;
     bool numeric = std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (numeric && d.size() < 19) {
@@ -42,6 +45,7 @@ Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t
     }
     i = j + 1;
   }
+  if (symbolic && !m.known) *symbolic = std::move(printed);
   // The limits every reader applies (core/model/graph.h), so the plan also saves and reloads natively.
   if (m.known && !shapeWithinLimits(m.shape))
     return cur.errorAt(offset, "annotation \"" + std::string(a) +
@@ -49,12 +53,12 @@ Result<TensorMeta> parseAnnotation(std::string_view a, const Cursor& cur, size_t
   return m;
 }
 
-Result<TensorMeta> stringAnnotation(Cursor& cur) {
+Result<TensorMeta> stringAnnotation(Cursor& cur, std::vector<std::string>* symbolic) {
   cur.skipSpace();
   size_t at = cur.pos();
   auto s = cur.stringLiteral();
   if (!s) return s.error();
-  return parseAnnotation(*s, cur, at);
+  return parseAnnotation(*s, cur, at, symbolic);
 }
 
 // One argument value: literals, nested lists/tuples, dtypes, layouts/memory formats, devices, node refs.

@@ -15,7 +15,8 @@ const TraceRecord* TraceLog::artifact(std::string_view name) const {
 }
 
 bool keepAutoparallelArtifacts(const TraceRecord& r) {
-  return r.kind == "artifact" && (r.name.rfind("autoparallel_", 0) == 0 || r.name == kTorchVersionArtifact);
+  return (r.kind == "artifact" && (r.name.rfind("autoparallel_", 0) == 0 || r.name == kTorchVersionArtifact)) ||
+         r.kind == kAotJointGraphRecord;
 }
 
 namespace {

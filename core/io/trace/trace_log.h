@@ -61,9 +61,13 @@ bool looksLikeTraceLog(std::string_view text);
 
 // torch's own record of its version, near the top of every log: {"pytorch_version": "2.14.1+debian", ...}.
 inline constexpr const char* kTorchVersionArtifact = "torch_version";
+// AOT autograd's joint graph (a record kind of its own, not an artifact): the aten graph torch compiles, e.g.
+// after DeepSpeed AutoSP's passes. Read where a log holds no autoparallel artifact.
+inline constexpr const char* kAotJointGraphRecord = "aot_joint_graph";
 
 using TraceKeep = std::function<bool(const TraceRecord&)>;
-// Keeps payloads of artifacts whose names start with "autoparallel_", and the torch_version artifact.
+// Keeps payloads of artifacts whose names start with "autoparallel_", the torch_version artifact and the
+// aot_joint_graph record.
 bool keepAutoparallelArtifacts(const TraceRecord& r);
 
 // Errors carry line:col in `text` (print with Error::toString(file)).
