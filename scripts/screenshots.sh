@@ -41,6 +41,9 @@ shot inspector_autosp samples/autosp_seq_first.plan.json --view inspector --size
 shot real_seed1_buggy tests/data/real/seed1_buggy/dedicated_log_torch_trace_rank_0_trj4f_tb.log --size 1600x1000
 shot real_seed1_buggy_applied tests/data/real/seed1_buggy/dedicated_log_torch_trace_rank_0_trj4f_tb.log --view applied-graph --select index_put --size 1400x900
 shot real_llama3_2d  tests/data/real/llama3_2d/rank0.log --size 1600x1000
+shot real_dsv3_2x2   tests/data/real/dsv3_2x2/rank0.log --select add_1093 --size 1600x1000
+shot real_flex_attn  tests/data/real/flex_attn/rank0.log --select flex_attention --size 1600x1000
+shot real_autosp_seq0_buggy tests/data/real/autosp/seq0_buggy/rank0.log --select slice_2 --size 1600x1000
 # Compare mode: seed 1 as shipped against its fix (fixed into a temporary file by the fix verb).
 FIXED_DIR=$(mktemp -d)
 FIXED="$FIXED_DIR/falcon_index_put_2d_fixed.plan.json"
