@@ -14,7 +14,7 @@ namespace {
 std::string shapeOf(const Node& n) {
   if (n.outputs.empty()) return "";
   if (n.outputs.size() > 1) return "(" + std::to_string(n.outputs.size()) + " outputs)";
-  return n.outputs[0].known ? shapeToString(n.outputs[0].shape) : "?";
+  return n.shapeText();
 }
 
 AppliedRow collectiveRow(const Graph& g, const AppliedCollective& c, const DeviceMesh& mesh, int planNode) {

@@ -153,7 +153,7 @@ void outputsSection(const Plan& plan, const Node& node, const NodeSpecs& specs, 
       ImGui::PushID(static_cast<int>(o));
       const TensorMeta& m = node.outputs[o];
       ImGui::Text("%s%s %s", node.outputs.size() > 1 ? ("[" + std::to_string(o) + "] ").c_str() : "",
-                  m.known ? shapeToString(m.shape).c_str() : "?", dtypeName(m.dtype));
+                  node.shapeText(o).c_str(), dtypeName(m.dtype));
       const std::optional<ShardingSpec>& s = o < specs.outputs.size() ? specs.outputs[o] : std::nullopt;
       if (s) {
         specText(*s, m.rank(), plan.mesh);
@@ -242,7 +242,7 @@ void inputsSection(const Plan& plan, const NodeSpecs& specs, int n, Selection& s
         sel.selectEdge(n, in);
       }
       ImGui::SameLine();
-      ImGui::TextDisabled("%s", m && m->known ? shapeToString(m->shape).c_str() : "?");
+      ImGui::TextDisabled("%s", m ? plan.graph.nodes[static_cast<size_t>(ref.node)].shapeText(static_cast<size_t>(ref.output)).c_str() : "?");
       const std::optional<ShardingSpec> have = plan.producerSpec(n, in), want = plan.consumerSpec(n, in);
       const Redistribute* r = plan.findRedistribute(n, in);
       ImGui::Indent();

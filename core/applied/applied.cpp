@@ -471,6 +471,54 @@ std::optional<std::vector<int64_t>> planLocalShape(const Plan& plan, int node, c
   return *l;
 }
 
+// Whether applied node `j` may be the image of decomposed plan op `node` (planCompute index `q`, matching resumed
+// at index `pp`): the chain's result reads every operand. Each operand's producer (through plan aliases without a
+// counterpart) must be matched already when it lies ahead of the matching (index pp..q-1: matching `node` now would
+// skip it), and `j` must reach each matched producer's image upstream through unmatched nodes and the chain's own
+// pieces (its source line). A piece of an operand's transition (llama3_2d's clone_5, the chunk of the tangent for
+// einsum_default_15, has einsum_default_16's local shape and source line) reaches one operand only.
+bool readsEveryOperand(const Plan& plan, const AppliedGraph& a, const std::vector<int>& planCompute, size_t pp,
+                       size_t q, int j) {
+  const Graph& pg = plan.graph;
+  const Graph& g = a.graph.graph;
+  const int node = planCompute[q];
+  std::set<int> targets;
+  for (const TensorRef& r : pg.inputs(node)) {
+    int p = r.node;
+    for (int hops = 0; hops < 16 && p >= 0 && a.appliedOf[p] < 0 && pg.nodes[p].opName() == "alias" &&
+                       !pg.inputs(p).empty();
+         ++hops)
+      p = pg.inputs(p)[0].node;
+    if (p < 0) continue;
+    if (a.appliedOf[p] >= 0) {
+      targets.insert(a.appliedOf[p]);
+      continue;
+    }
+    const auto from = planCompute.begin() + static_cast<long>(pp), to = planCompute.begin() + static_cast<long>(q);
+    if (std::find(from, to, p) != to) return false;  // its producer is still to be matched
+  }
+  const std::string& code = g.nodes[j].source.code;
+  std::vector<int> stack{j};
+  std::set<int> seen;
+  size_t reached = 0;
+  while (!stack.empty() && reached < targets.size() && seen.size() < 4096) {
+    const int cur = stack.back();
+    stack.pop_back();
+    if (cur < 0 || !seen.insert(cur).second) continue;
+    if (cur != j && targets.count(cur)) {
+      ++reached;
+      continue;
+    }
+    const Node& x = g.nodes[cur];
+    const bool through = cur == j || (x.kind != NodeKind::Placeholder &&
+                                      (a.planOf[cur] < 0 || (!code.empty() && x.source.code == code &&
+                                                             isDecompositionPiece(matchKey(x)))));
+    if (!through) continue;
+    for (const TensorRef& r : g.inputs(cur)) stack.push_back(r.node);
+  }
+  return reached == targets.size();
+}
+
 }  // namespace
 
 AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions& opts) {
@@ -534,7 +582,7 @@ AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions
             pn.source.code != an.source.code)
           continue;
         auto want = planLocalShape(plan, planCompute[q], a.coord);
-        if (!want || !ashape || *want != *ashape) continue;
+        if (!want || !ashape || *want != *ashape || !readsEveryOperand(plan, a, planCompute, pp, q, j)) continue;
         found = static_cast<int>(q);
         break;
       }

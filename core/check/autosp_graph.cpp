@@ -66,12 +66,6 @@ AutoSpSlice autoSpSlice(const Graph& g, int n) {
   return {};
 }
 
-std::string shapeText(const std::vector<std::string>& sizes) {
-  std::string out = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + sizes[i];
-  return out + "]";
-}
-
 }  // namespace
 
 std::vector<Diagnostic> checkAutoSpGraph(const Plan& plan) {
@@ -112,7 +106,7 @@ std::vector<Diagnostic> checkAutoSpGraph(const Plan& plan) {
     d.kind = DiagKind::SeqDimMismatch;
     d.node = x.node;
     d.message = "AutoSP slices dim " + std::to_string(x.s.dim) + " (" + p.symbolicShape[x.s.dim] + ") of " + p.name +
-                " " + shapeText(p.symbolicShape) + ", but the sequence is dim " + std::to_string(seqDim) + " (" +
+                " " + p.shapeText() + ", but the sequence is dim " + std::to_string(seqDim) + " (" +
                 p.symbolicShape[seqDim] + ")" + why;
     d.fix = "slice dim " + std::to_string(seqDim) + ": tag the input (key, " + std::to_string(seqDim) +
             ") and let AutoSP's passes read and slice the tagged dim";

@@ -98,6 +98,18 @@ PlaceholderKind placeholderKindFromName(std::string_view s) {
   return enumFromName(kPlaceholderKindNames, kPlaceholderKindAliases, s).value_or(PlaceholderKind::None);
 }
 
+std::string Node::shapeText(size_t o) const {
+  if (o < outputs.size() && outputs[o].known) {
+    std::string out = "[";
+    for (size_t i = 0; i < outputs[o].shape.size(); ++i) out += (i ? ", " : "") + std::to_string(outputs[o].shape[i]);
+    return out + "]";
+  }
+  if (o != 0 || symbolicShape.empty()) return "?";
+  std::string out = "[";
+  for (size_t i = 0; i < symbolicShape.size(); ++i) out += (i ? ", " : "") + symbolicShape[i];
+  return out + "]";
+}
+
 std::string Node::opName() const {
   std::string_view o = op;
   if (o.rfind("torch.ops.", 0) == 0) o.remove_prefix(10);

@@ -115,6 +115,9 @@ struct Node {
   // The op without namespace and overload: "aten.mm.default" -> "mm", "aten._to_copy.default" -> "_to_copy",
   // "prims.convert_element_type.default" -> "convert_element_type", "operator.getitem" -> "getitem".
   std::string opName() const;
+  // Output `o`'s shape for people: "[16, 32]" when known, the printed symbolic sizes "[s72, (s70//2)]" for
+  // output 0 of an annotated symbolic node, else "?".
+  std::string shapeText(size_t o = 0) const;
   bool operator==(const Node&) const = default;
 };
 

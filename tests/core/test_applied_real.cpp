@@ -1,5 +1,6 @@
-// The applied graphs autoparallel itself wrote for DeepSeek-V3 (MoE with local_map, 2x2 dp x ep) and flex attention
-// (1-D mesh of 4), tests/data/real/dsv3_2x2 and flex_attn: matched on what the apply pass emits (issue 30). Their
+// The applied graphs autoparallel itself wrote for DeepSeek-V3 (MoE with local_map, 2x2 dp x ep), flex attention
+// (1-D mesh of 4) and LLaMA-3 on a 2x4 mesh, tests/data/real/dsv3_2x2, flex_attn and llama3_2d: matched on what the
+// apply pass emits (issue 30). Their
 // correct logs check without a false transition or collective finding; hand-made variants (the real graph with one
 // thing changed, made here in memory) give exactly one error at the right node.
 #include <catch2/catch.hpp>
@@ -73,6 +74,14 @@ const Diagnostic* find(const Plan& p, const Diagnostics& d, DiagKind kind, const
   for (const Diagnostic& x : d.items)
     if (x.kind == kind && x.node >= 0 && p.graph.nodes[x.node].name == node && x.input == input) return &x;
   return nullptr;
+}
+
+// The applied node plan node `name` matched ("-" when none).
+std::string imageOf(const Plan& p, const AppliedGraph& a, const char* name) {
+  const int i = p.graph.find(name);
+  REQUIRE(i >= 0);
+  const int j = a.appliedOf[static_cast<size_t>(i)];
+  return j >= 0 ? a.graph.graph.nodes[static_cast<size_t>(j)].name : std::string("-");
 }
 
 int collectiveNamed(const AppliedGraph& a, const char* name) {
@@ -188,6 +197,21 @@ TEST_CASE("real dsv3_2x2 log: local_map regions, their own collectives, cast-the
     const AppliedTransition* t = a.transitionAt(p.graph.find(node), input);
     return t ? std::string(transitionStateName(t->state)) : std::string("none");
   };
+  // Every planned transition judged and found: the weight gradients' einsums (einsum_default_12, _26) are their
+  // chains' results, not the chunk of their S(2)S(2) input (clone_9, clone_26), which took the next einsum's place
+  // and left the backward after einsum_default_26 unmatched.
+  CHECK(a.transitionsPlanned == 63);
+  CHECK(a.transitionsFound == 63);
+  CHECK(imageOf(p, a, "einsum_default_12") == "view_90");
+  CHECK(imageOf(p, a, "einsum_default_13") == "view_94");
+  CHECK(imageOf(p, a, "einsum_default_26") == "view_170");
+  CHECK(imageOf(p, a, "einsum_default_27") == "view_174");
+  for (const auto& [node, input] : std::vector<std::pair<const char*, int>>{
+           {"einsum_default_12", 0}, {"einsum_default_26", 0}, {"dtype_cast_38", 0}, {"permute_86", 0},
+           {"permute_107", 0}}) {
+    INFO(node);
+    CHECK(state(node, input) == "applied");
+  }
   auto by = [&](const char* node, int input) {
     const AppliedTransition* t = a.transitionAt(p.graph.find(node), input);
     std::vector<std::string> out;
@@ -218,9 +242,39 @@ TEST_CASE("real dsv3_2x2 log: local_map regions, their own collectives, cast-the
     REQUIRE(k >= 0);
     CHECK(a.collectives[k].planConsumer == -1);
   }
-  // dtype_cast_47: the whole [128] cast, then split to S(0)S(0): no local-shape finding.
+  // dtype_cast_47: its own cast (of the [32] slice), no local-shape finding.
   CHECK_FALSE(find(p, d, DiagKind::LocalShapeMismatch, "dtype_cast_47", -1));
   CHECK_FALSE(find(p, d, DiagKind::LocalShapeMismatch, "dtype_cast_47", 0));
+}
+
+TEST_CASE("real llama3_2d log: a weight gradient's einsum is matched past the chunk of its input",
+          "[applied][real]") {
+  AppliedSession s;
+  const Diagnostics d = checkLog("llama3_2d", s);
+  const Plan& p = s.plan;
+  CHECK(problems(p, d).empty());
+  REQUIRE(s.applied.size() == 1);
+  const AppliedGraph& a = s.applied[0];
+  CHECK(a.transitionsPlanned == 38);
+  CHECK(a.transitionsFound == 38);
+  CHECK(a.unplanned.empty());
+  // einsum_default_15 ('abn,abk->kn', the output projection's weight gradient) reads the gathered tangent as
+  // S(2)S(2): the apply pass chunks it (split / getitem / clone) into clone_5, of einsum_default_16's local shape
+  // [4, 64, 256] and on the same source line. clone_5 reads one operand only, and einsum_default_16's other operand
+  // (permute_25) is still to be matched: it is no einsum's image. Each einsum is its chain's result.
+  CHECK(imageOf(p, a, "einsum_default_15") == "view_85");
+  CHECK(imageOf(p, a, "permute_25") == "permute_103");
+  CHECK(imageOf(p, a, "einsum_default_16") == "view_89");
+  const AppliedTransition* t = a.transitionAt(p.graph.find("einsum_default_15"), 0);  // RR -> S(2)S(2): a chunk
+  REQUIRE(t);
+  CHECK(t->state == TransitionState::Applied);
+  CHECK(t->planned.empty());
+  // The tangent's S(0)R -> RR at its alias: the all-gather on mesh dim 0 inside einsum_default_15's chain.
+  const AppliedTransition* g = a.transitionAt(p.graph.find("alias_default_2"), 0);
+  REQUIRE(g);
+  CHECK(g->state == TransitionState::Applied);
+  REQUIRE(g->collectives.size() == 1);
+  CHECK(g->collectives[0] == collectiveNamed(a, "all_gather_into_tensor_17"));
 }
 
 TEST_CASE("dsv3_2x2 variant: a region output gathered on the wrong mesh dim is one error at its alias",

@@ -255,3 +255,44 @@ TEST_CASE("only the outermost forward is read; nested submodule classes and CRLF
   CHECK(node(p, "getitem").outputs[0] == meta({4}, DType::F32));
   CHECK(p.graph.find("sin") < 0);
 }
+
+TEST_CASE("source comments: the location after torch's Annotation, recompute and backward prefixes", "[io][fx]") {
+  // The comment forms autoparallel's logs hold (tests/data/real/dsv3_2x2 and flex_attn): an annotation dict, a
+  // recompute tag and the backward origin before "File:", each optional, in this order.
+  const std::string text =
+      "class GraphModule(torch.nn.Module):\n"
+      "    def forward(self, x: \"f32[4, 8][8, 1]cpu\"):\n"
+      "        # File: /m.py:10 in forward, code: y = x.sin()\n"
+      "        sin: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.sin.default(x)\n"
+      "\n"
+      "        # Annotation: {'fallback_to_eager': True} File: /m.py:11 in forward, code: z = y.cos()\n"
+      "        cos: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.cos.default(sin)\n"
+      "\n"
+      "        # recompute: MUST_SAVE File: /c.py:150 in _all_to_all, code: t = all_to_all_single(\n"
+      "        neg: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.neg.default(cos)\n"
+      "\n"
+      "        # Annotation: {'comm_region': 'token_dispatch', 'k': {'a}': 1}} recompute: MUST_SAVE "
+      "Backward of forward node: File: /c.py:153 in _all_to_all, code: res = wait_tensor(t)\n"
+      "        abs_1: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.abs.default(neg)\n"
+      "\n"
+      "        # Backward of forward node: File: /m.py:12 in forward, code: w = z.exp()\n"
+      "        exp: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.exp.default(abs_1)\n"
+      "\n"
+      "        # Annotation: {'comm_region': 'x'} no location here\n"
+      "        relu: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.relu.default(exp)\n"
+      "\n"
+      "        # No stacktrace found for following nodes\n"
+      "        tanh: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.tanh.default(relu)\n"
+      "        return (tanh,)\n";
+  auto r = readFxText(text);
+  REQUIRE(r.ok());
+  const Plan& p = *r;
+  CHECK(node(p, "sin").source == SourceLoc{"/m.py", 10, "forward", "y = x.sin()"});
+  CHECK(node(p, "cos").source == SourceLoc{"/m.py", 11, "forward", "z = y.cos()"});
+  CHECK(node(p, "neg").source == SourceLoc{"/c.py", 150, "_all_to_all", "t = all_to_all_single("});
+  CHECK(node(p, "abs_1").source == SourceLoc{"/c.py", 153, "_all_to_all", "res = wait_tensor(t)"});
+  CHECK(node(p, "exp").source == SourceLoc{"/m.py", 12, "forward", "w = z.exp()"});
+  // A comment with no location keeps the one before; "No stacktrace found" clears it.
+  CHECK(node(p, "relu").source == SourceLoc{"/m.py", 12, "forward", "w = z.exp()"});
+  CHECK(node(p, "tanh").source == SourceLoc{});
+}

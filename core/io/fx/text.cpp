@@ -172,9 +172,43 @@ void FxReader::comment(const fx::LogicalLine& l) {
   std::string_view t = lineText(l);
   size_t h = t.find('#');
   t.remove_prefix(h + 1);
-  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-  // Joint graphs name a backward node's forward origin: "Backward of forward node: File: ...".
+  auto skipSpaces = [&t] {
+    while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+  };
+  skipSpaces();
+  // The prefixes torch writes before a location, in this order, each optional:
+  // "Annotation: {'comm_region': 'token_dispatch'} recompute: MUST_SAVE Backward of forward node: File: ...".
+  // An annotation is a dict literal (its braces balanced, quoted strings skipped); recompute one word; joint
+  // graphs name a backward node's forward origin. A comment with anything else before "File:" keeps the location.
+  const std::string_view whole = t;
+  if (t.starts_with("Annotation: {")) {
+    size_t i = 12, depth = 0;
+    char quote = 0;
+    for (; i < t.size(); ++i) {
+      const char c = t[i];
+      if (quote) {
+        if (c == '\\') ++i;
+        else if (c == quote) quote = 0;
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '{') {
+        ++depth;
+      } else if (c == '}' && --depth == 0) {
+        break;
+      }
+    }
+    t.remove_prefix(i < t.size() ? i + 1 : t.size());
+    skipSpaces();
+  }
+  if (t.starts_with("recompute: ")) {
+    t.remove_prefix(11);
+    skipSpaces();
+    const size_t word = t.find(' ');
+    t.remove_prefix(word == std::string_view::npos ? t.size() : word);
+    skipSpaces();
+  }
   if (t.starts_with("Backward of forward node: ")) t.remove_prefix(26);
+  if (t.substr(0, 5) != "File:") t = whole;  // "No stacktrace found ..." and other comments as they were
   if (t.substr(0, 5) == "File:") {
     // "File: /path/x.py:53 in forward, code: return self.wo(x)"
     std::string_view rest = t.substr(5);
