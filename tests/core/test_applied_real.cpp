@@ -9,6 +9,7 @@
 #include <fstream>
 #include <stdlib.h>
 
+#include "applied_cases.h"
 #include "test_data.h"
 
 #include "core/applied/session.h"
@@ -18,7 +19,7 @@ using namespace ss;
 
 namespace {
 
-std::string real(const std::string& name) { return std::string(SHARDSCOPE_TESTDATA_DIR) + "/real/" + name; }
+std::string real(const std::string& name) { return test::realCase(name); }
 
 // "severity kind at node:input" for every warning and error.
 std::vector<std::string> problems(const Plan& p, const Diagnostics& d) {
@@ -41,33 +42,12 @@ Diagnostics checkLog(const std::string& c, AppliedSession& out) {
   return checkSession(out);
 }
 
-// A case's joint graph and solution as autoparallel wrote them, with `applied` as the applied graph.
 Diagnostics checkWithApplied(const std::string& c, const std::string& applied, AppliedSession& out) {
-  // A folder of its own per call: ctest runs the cases of this file in parallel processes.
-  std::string tmpl = (std::filesystem::temp_directory_path() / "shardscope-applied-real-XXXXXX").string();
-  REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-  const std::string dir = tmpl;
-  {
-    std::ofstream f(dir + "/applied.txt");
-    f << applied;
-  }
-  SessionInputs in;
-  in.primary = real(c + "/autoparallel_joint_graph.txt");
-  in.solution = real(c + "/autoparallel_solution.json");
-  in.applied = dir + "/applied.txt";
-  auto s = loadSession(in);
-  INFO((s.ok() ? std::string() : s.error().toString()));
-  REQUIRE(s.ok());
-  out = std::move(*s);
-  Diagnostics d = checkSession(out);
-  std::filesystem::remove_all(dir);
-  return d;
+  return test::checkCaseWithApplied(c, applied, out);
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
+  return test::replacedOnce(std::move(text), from, to);
 }
 
 const Diagnostic* find(const Plan& p, const Diagnostics& d, DiagKind kind, const char* node, int input) {
