@@ -236,11 +236,7 @@ bool checkExecutable(const Plan& plan, RunReport& report, int& lossNode) {
                                              : "loss node '" + plan.run.lossNode + "' is not in the graph");
   if (plan.specs.size() != static_cast<size_t>(plan.graph.size()))
     return failRun(report, "load", "the plan has no specs per node");
-  for (int n = 0; n < plan.graph.size(); ++n) {
-    const Node& node = plan.graph.nodes[n];
-    if (node.kind == NodeKind::Placeholder && (node.outputs.empty() || !node.outputs[0].known))
-      return failRun(report, "load", "placeholder '" + node.name + "' has no shape: the plan is not executable");
-  }
+  if (auto why = plan.shapelessPlaceholder()) return failRun(report, "load", *why);
   return true;
 }
 

@@ -100,6 +100,12 @@ int runVerb(const ParsedArgs& parsed) {
     return 2;
   }
 
+  // A graph with symbolic sizes (a compile's own graph: torch.compile, AutoSP) describes no tensor to make.
+  if (auto why = plan.shapelessPlaceholder()) {
+    std::fprintf(stderr, "%s: refused: %s\n", file.c_str(), why->c_str());
+    return 2;
+  }
+
   RunOptions opts;
   if (auto v = parsed.get("device")) {
     if (*v != "cpu" && *v != "cuda") return bad("--device " + *v + ": expected cpu or cuda");

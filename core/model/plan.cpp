@@ -52,6 +52,16 @@ bool Plan::executable() const {
   return true;
 }
 
+std::optional<std::string> Plan::shapelessPlaceholder() const {
+  for (const auto& n : graph.nodes) {
+    if (n.kind != NodeKind::Placeholder || (!n.outputs.empty() && n.outputs[0].known)) continue;
+    return "placeholder '" + n.name + "' has no shape" +
+           (n.symbolicShape.empty() ? std::string() : " (its sizes are symbolic: " + n.shapeText() + ")") +
+           ": the plan is not executable";
+  }
+  return std::nullopt;
+}
+
 void Plan::normalizeSpecs() {
   specs.resize(graph.nodes.size());
   for (int i = 0; i < graph.size(); ++i) {

@@ -119,6 +119,9 @@ struct Plan {
   }
   // Executable: every call node has args and known shapes, and a loss node is set.
   bool executable() const;
+  // Why no run can start: "placeholder 'x' has no shape" (its sizes are symbolic: "[s72, s70]", or unknown), for
+  // the first placeholder without a known shape; nullopt when every placeholder has one. `run` refuses with it.
+  std::optional<std::string> shapelessPlaceholder() const;
   // Ensures specs has one entry per node with the right counts (missing entries become nullopt).
   void normalizeSpecs();
   const Redistribute* findRedistribute(int node, int input) const;

@@ -187,6 +187,39 @@ void addModelRules(RuleTable& t) {
     r.shape[0] /= *gs;
     return Metas{r};
   };
+  // The coalesced forms take a list of tensors and return one output per tensor, each as the single form makes
+  // it: all_gather_into_tensor_coalesced(inputs, group_size, group_name) multiplies dim 0 by the group size,
+  // reduce_scatter_tensor_coalesced(inputs, reduce_op, group_size, group_name) divides it (evenly),
+  // all_reduce_coalesced(inputs, reduce_op, group_name) keeps every shape.
+  enum class Coalesced { Gather, Scatter, Reduce };
+  auto coalesced = [](const Ctx& c, Coalesced kind) -> std::optional<Metas> {
+    const Arg* list = c.arg(0, "inputs");
+    if (!list || !list->isList() || list->items.empty()) return std::nullopt;
+    std::optional<int64_t> gs;
+    if (kind != Coalesced::Reduce) {
+      gs = c.integer(kind == Coalesced::Gather ? 1 : 2, "group_size");
+      if (!gs || *gs <= 0) return std::nullopt;
+    }
+    Metas out;
+    for (const Arg& x : list->items) {
+      const TensorMeta* m = x.isTensor() ? c.meta(x.t) : nullptr;
+      if (!m) return std::nullopt;
+      TensorMeta r = *m;
+      if (kind != Coalesced::Reduce && r.rank() == 0) return std::nullopt;
+      if (kind == Coalesced::Gather) r.shape[0] *= *gs;
+      if (kind == Coalesced::Scatter) {
+        if (r.shape[0] % *gs != 0)
+          return c.failArg(&x, c.title() + ": dim 0 of " + shapeToString(r.shape) + " does not split into " +
+                                              std::to_string(*gs) + " equal parts (the group size)");
+        r.shape[0] /= *gs;
+      }
+      out.push_back(std::move(r));
+    }
+    return out;
+  };
+  t["all_gather_into_tensor_coalesced"] = [coalesced](const Ctx& c) { return coalesced(c, Coalesced::Gather); };
+  t["reduce_scatter_tensor_coalesced"] = [coalesced](const Ctx& c) { return coalesced(c, Coalesced::Scatter); };
+  t["all_reduce_coalesced"] = [coalesced](const Ctx& c) { return coalesced(c, Coalesced::Reduce); };
   // all_to_all_single(input, output_split_sizes, input_split_sizes, group_name): dim 0 is re-cut by the splits.
   // Splits that are symbolic (token counts read at run time) leave the output size to the data.
   t["all_to_all_single"] = [](const Ctx& c) -> std::optional<Metas> {

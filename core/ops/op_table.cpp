@@ -135,7 +135,7 @@ constexpr OpFacts kFacts[] = {
     {"fill", A}, {"full", A | S}, {"full_like", A}, {"linspace", A}, {"logspace", A}, {"new_empty", A | S},
     {"new_empty_strided", A}, {"new_full", A | S}, {"new_ones", A | S}, {"new_zeros", A | S}, {"ones", A | S},
     {"ones_like", A | S}, {"rand", A}, {"rand_like", A}, {"randint", A}, {"randint_like", A}, {"randn", A},
-    {"randn_like", A}, {"randperm", A}, {"normal", A}, {"uniform", A}, {"exponential", A}, {"geometric", A},
+    {"randn_like", A}, {"randperm", A}, {"normal", A}, {"normal_functional", A}, {"uniform", A}, {"exponential", A}, {"geometric", A},
     {"log_normal", A}, {"cauchy", A}, {"random", A}, {"multinomial", A}, {"poisson", A}, {"scalar_tensor", A},
     {"zeros", A | S}, {"zeros_like", A | S}, {"zero", A}, {"tril_indices", A}, {"triu_indices", A},
     {"_to_copy", A | S}, {"to", A | S}, {"type_as", A}, {"copy", A | T}, {"_copy_from", A},

@@ -338,6 +338,8 @@ void registerLinalgRules(RuleTable& t, ReplicateOnlyTable& replicateOnly) {
   t["linalg_cross"] = crossRule;
   for (const char* op : {"_fft_r2c", "_fft_c2r", "_fft_c2c"}) t[op] = fftRule;
   for (const char* op : {"normal", "uniform", "exponential", "geometric", "log_normal"}) t[op] = randomFillRule;
+  // normal_'s functional form (DTensor: _make_functional_variant_strategy_fn of normal_'s strategy): the same.
+  t["normal_functional"] = randomFillRule;
   t["multinomial"] = multinomialRule;
   t["randint_like"] = randintLikeRule;
 

@@ -182,7 +182,7 @@ std::string_view ruleKeyView(std::string_view op) {
       ns == "c10d" || ns == "_operator" || ns == "_c10d_functional_autograd" || ns == "_dtensor" ||
       ns == "autoparallel")
     return name;
-  return op;
+  return op.substr(0, dot + 1 + name.size());  // another namespace keeps it, without the overload (as op_safety reads it)
 }
 
 std::string ruleKey(std::string_view op) { return std::string(ruleKeyView(op)); }

@@ -85,7 +85,8 @@ struct RuleResult {
 using RuleFn = RuleResult (*)(const RuleContext&);
 
 // "aten.index_put.default" -> "index_put", "torch.ops._c10d_functional.wait_tensor.default" -> "wait_tensor",
-// "operator.getitem" -> "getitem", "prims.convert_element_type.default" -> "convert_element_type".
+// "operator.getitem" -> "getitem", "prims.convert_element_type.default" -> "convert_element_type"; another
+// namespace keeps it without the overload: "autosp.all_to_all.default" -> "autosp.all_to_all".
 std::string ruleKey(std::string_view op);
 std::string_view ruleKeyView(std::string_view op);  // the same, as a view into `op` (no allocation)
 // Transparent hashing: tables keyed by rule key are looked up by string_view (once per node).

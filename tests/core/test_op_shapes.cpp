@@ -100,6 +100,18 @@ TEST_CASE("op table: collectives by group size, all_to_all_single by its splits"
   Case ar("_c10d_functional.all_reduce.default");
   ar.args({ar.in({8, 16}), Arg::string("sum"), Arg::string("0")});
   CHECK(ar.shape() == Shape{8, 16});
+  // The coalesced forms: one output per listed tensor.
+  Case agc("_c10d_functional.all_gather_into_tensor_coalesced.default");
+  agc.args({Arg::list({agc.in({32, 16}), agc.in({2})}), I(4), Arg::string("1")});
+  CHECK(agc.shape(0) == Shape{128, 16});
+  CHECK(agc.shape(1) == Shape{8});
+  Case rsc("_c10d_functional.reduce_scatter_tensor_coalesced.default");
+  rsc.args({Arg::list({rsc.in({8, 16}), rsc.in({6})}), Arg::string("sum"), I(4), Arg::string("1")});
+  CHECK(rsc.mismatch() == "1: reduce_scatter_tensor_coalesced: dim 0 of [6] does not split into 4 equal parts (the group size)");
+  Case arc("_c10d_functional.all_reduce_coalesced.default");
+  arc.args({Arg::list({arc.in({8, 16}), arc.in({})}), Arg::string("sum"), Arg::string("0")});
+  CHECK(arc.shape(0) == Shape{8, 16});
+  CHECK(arc.shape(1) == Shape{});
   Case wt("_c10d_functional.wait_tensor.default");
   wt.args({wt.in({8, 16})});
   CHECK(wt.shape() == Shape{8, 16});

@@ -238,6 +238,8 @@ TEST_CASE("random fills follow self on any dim and refuse Partial", "[rules][lin
   CHECK(fill("aten.normal_.default", "S(1)S(0)") == "S(1)S(0)");
   CHECK(fill("aten.normal_.default", "RS(1)") == "RS(1)");
   CHECK(fill("aten.normal_.default", "P(sum)R") == "partial-into-nonlinear");
+  CHECK(fill("aten.normal_functional.default", "S(1)S(0)") == "S(1)S(0)");  // the functional form: the same
+  CHECK(fill("aten.normal_functional.default", "P(sum)R") == "partial-into-nonlinear");
   CHECK(fill("aten.uniform_.default", "S(0)S(0)") == "S(0)S(0)");
   CHECK(fill("aten.uniform.out", "S(0)R") == "S(0)R");
   CHECK(fill("aten.log_normal_.default", "RP(sum)") == "partial-into-nonlinear");
