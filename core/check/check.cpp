@@ -483,12 +483,18 @@ std::vector<Diagnostic> checkNode(const NodeEnv& env, int n, rules::RuleContext&
   if (node.kind != NodeKind::Call) return out;
   if (auto why = unsafeReason(node)) {  // core/ops/op_safety.h: the runner would refuse this node
     // A higher-order op the runner does not know (local_map_hop, a triton kernel wrapper) calls a body that
-    // the plan does not hold: the plan cannot run, which is no fault of the plan. `run` still refuses it.
+    // the plan does not hold, and autoparallel's own custom ops (fill_indices_functional) have no kernel in the
+    // runner: the plan cannot run, which is no fault of the plan (an info). `run` still refuses it.
     const bool body = node.op.rfind("higher_order.", 0) == 0;
-    out.push_back(make(body ? Severity::Info : Severity::Error, DiagKind::UnsafeOp, n, -1,
-                       body ? "op " + node.op + " is a higher-order op whose body the plan does not hold; the runner "
-                                  "cannot execute it (shardscope run refuses this plan)"
-                            : *why));
+    const bool autoparallelOp = node.op.rfind("autoparallel.", 0) == 0;
+    std::string message = *why;
+    if (body)
+      message = "op " + node.op + " is a higher-order op whose body the plan does not hold; the runner cannot execute "
+                "it (shardscope run refuses this plan)";
+    else if (autoparallelOp)
+      message = "op " + node.op + " is autoparallel's own custom op, which the runner has no kernel for (shardscope "
+                "run refuses this plan)";
+    out.push_back(make(body || autoparallelOp ? Severity::Info : Severity::Error, DiagKind::UnsafeOp, n, -1, message));
     return out;
   }
 

@@ -275,3 +275,22 @@ TEST_CASE("dsv3_2x2 variant: a region output gathered on the wrong mesh dim is o
         "graph: on rank 0 (0, 0) alias_default_155 input 0 receives a value of the right local shape [2, 64, 128] "
         "still in RS(0), not S(0)S(0)");
 }
+
+TEST_CASE("real dsv3_2x2 applied graph alone: mesh 2x2 from its collectives, clean", "[applied][real]") {
+  SessionInputs in;
+  in.primary = real("dsv3_2x2/autoparallel_parallel_graph.txt");
+  auto s = loadSession(in);
+  REQUIRE(s.ok());
+  REQUIRE(s->alone);
+  CHECK(s->alone->plan.mesh.shape() == std::vector<int64_t>{2, 2});
+  const Diagnostics d = checkSession(*s);
+  const Plan& p = s->alone->plan;
+  CHECK(problems(p, d) == std::vector<std::string>{});
+  // autoparallel's own MoE op: the runner has no kernel for it, which is no fault of the graph.
+  const Diagnostic* u = find(p, d, DiagKind::UnsafeOp, "fill_indices_functional", -1);
+  REQUIRE(u);
+  CHECK(u->severity == Severity::Info);
+  CHECK(u->message ==
+        "op autoparallel.fill_indices_functional.default is autoparallel's own custom op, which the runner has no "
+        "kernel for (shardscope run refuses this plan)");
+}

@@ -142,7 +142,9 @@ bool ApFastReader::readEdges(element e, int i, Node& n, NodeSpecs& sp, std::stri
     const element* f[5];
     element store[5];
   };
-  std::vector<EdgeFields> fields(edges);
+  EdgeFields small[8];  // no allocation for the usual few edges (this runs once per node of a 100k-node export)
+  std::vector<EdgeFields> large(edges > 8 ? edges : 0);
+  EdgeFields* fields = edges > 8 ? large.data() : small;
   size_t kept = 0, pos = 0;
   for (element edge : sj::dom::array(e)) {
     auto& f = fields[pos].f;
