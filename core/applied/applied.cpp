@@ -733,6 +733,18 @@ bool isComm(CollectiveKind k) {
          k == CollectiveKind::AllToAll;
 }
 
+// The collectives of `path` that performed steps (`used`) belong to the transition into plan node c's input k.
+void claimUsed(AppliedGraph& a, const std::vector<int>& path, const std::vector<char>& used, int c, int k,
+               AppliedTransition& tr, std::vector<char>& claimed) {
+  for (size_t q = 0; q < path.size(); ++q)
+    if (used[q]) {
+      tr.collectives.push_back(path[q]);
+      claimed[path[q]] = 1;
+      a.collectives[path[q]].planConsumer = c;
+      a.collectives[path[q]].planInput = k;
+    }
+}
+
 // Where the transition into input k of plan node c is judged: there, or for a plan alias at a user with a counterpart.
 std::pair<int, int> judgePoint(const Graph& pg, const AppliedGraph& a, int c, int k) {
   int judgeAt = c, judgeInput = k;
@@ -877,13 +889,7 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
       std::vector<int> path = downstreamCollectives(a, image);
       std::vector<char> used(path.size(), 0);
       if (missingSteps(plan, a, rp, path, used).empty()) {
-        for (size_t q = 0; q < path.size(); ++q)
-          if (used[q]) {
-            tr.collectives.push_back(path[q]);
-            claimed[path[q]] = 1;
-            a.collectives[path[q]].planConsumer = c;
-            a.collectives[path[q]].planInput = k;
-          }
+        claimUsed(a, path, used, c, k, tr, claimed);
         tr.state = TransitionState::Applied;
         tr.appliedProducer = image;
         ++a.transitionsFound;
@@ -905,13 +911,7 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
   // all_gather then a local chunk; the flattened mesh's collective covers every dim).
   std::vector<char> used(path.size(), 0);
   std::vector<const RedistributeStep*> missing = missingSteps(plan, a, rp, path, used);
-  for (size_t q = 0; q < path.size(); ++q)
-    if (used[q]) {
-      tr.collectives.push_back(path[q]);
-      claimed[path[q]] = 1;
-      a.collectives[path[q]].planConsumer = c;
-      a.collectives[path[q]].planInput = k;
-    }
+  claimUsed(a, path, used, c, k, tr, claimed);
   // What arrives and what the consumer's spec needs, on this rank.
   const auto& aIns = ag.inputs(ac);
   const TensorMeta* arrives =
