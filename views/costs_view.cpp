@@ -11,7 +11,7 @@
 namespace ss::views {
 
 std::vector<CollectiveTotal> compareCollectives(const Plan& plan, const std::vector<AppliedCollective>* applied,
-                                                const CostModel& model) {
+                                                const AppliedGraph* judged, const CostModel& model) {
   std::vector<CollectiveTotal> out;
   auto slot = [&](CollectiveKind k, int d) -> CollectiveTotal& {
     for (auto& t : out)
@@ -44,6 +44,15 @@ std::vector<CollectiveTotal> compareCollectives(const Plan& plan, const std::vec
       t.appliedBytes += a.bytes;
       t.appliedUs += a.timeUs;
     }
+  if (judged) {
+    for (const AppliedTransition& tr : judged->transitions)
+      if (tr.state == TransitionState::Missing)
+        for (const RedistributeStep& st : tr.missing) ++slot(st.kind, st.meshDim).missing;
+    for (const UnplannedCollective& u : judged->unplanned) {
+      const AppliedCollective& c = judged->collectives[u.collective];
+      ++slot(c.kind, c.meshDim).unplanned;
+    }
+  }
   std::sort(out.begin(), out.end(), [](const CollectiveTotal& a, const CollectiveTotal& b) {
     return std::make_pair(a.meshDim, static_cast<int>(a.kind)) < std::make_pair(b.meshDim, static_cast<int>(b.kind));
   });
@@ -51,10 +60,11 @@ std::vector<CollectiveTotal> compareCollectives(const Plan& plan, const std::vec
 }
 
 void drawCostsView(const Plan& plan, const Diagnostics& /*diags*/, CostsViewState& state, Selection& sel,
-                   CommandQueue& /*cmds*/, uint64_t revision, const std::vector<AppliedCollective>* applied) {
+                   CommandQueue& /*cmds*/, uint64_t revision, const std::vector<AppliedCollective>* applied,
+                   const AppliedGraph* judged) {
   if (state.revision != revision) {
     state.report = computeCosts(plan);
-    state.collectives = applied ? compareCollectives(plan, applied) : std::vector<CollectiveTotal>{};
+    state.collectives = applied ? compareCollectives(plan, applied, judged) : std::vector<CollectiveTotal>{};
     state.revision = revision;
   }
   const CostReport& r = state.report;
@@ -87,13 +97,19 @@ void drawCostsView(const Plan& plan, const Diagnostics& /*diags*/, CostsViewStat
       if (t.meshDim >= 0) ImGui::Text("%d (%s)", t.meshDim, plan.mesh.dimName(t.meshDim).c_str());
       else ImGui::TextUnformatted(t.meshDim == -2 ? "flattened" : "unmapped");
       ImGui::TableNextColumn();
-      if (t.planCount > 0) ImGui::Text("%d x, %s, %s", t.planCount, formatBytes(t.planBytes).c_str(), formatTimeUs(t.planUs).c_str());
+      const ImVec4 c = ImGui::ColorConvertU32ToFloat4(t.faulty() ? palette().error : palette().text);
+      const std::string missing = t.missing > 0 ? ", " + std::to_string(t.missing) + " not applied" : std::string();
+      if (t.planCount > 0)
+        ImGui::TextColored(c, "%d x, %s, %s%s", t.planCount, formatBytes(t.planBytes).c_str(), formatTimeUs(t.planUs).c_str(),
+                           missing.c_str());
       else ImGui::TextDisabled("-");
       ImGui::TableNextColumn();
-      const bool differ = planHasAny && t.appliedCount != t.planCount;
-      const ImVec4 c = ImGui::ColorConvertU32ToFloat4(differ ? palette().error : palette().text);
-      if (t.appliedCount > 0) ImGui::TextColored(c, "%d x, %s, %s", t.appliedCount, formatBytes(t.appliedBytes).c_str(), formatTimeUs(t.appliedUs).c_str());
-      else ImGui::TextColored(c, "none");
+      const std::string unplanned = t.unplanned > 0 ? ", " + std::to_string(t.unplanned) + " unplanned" : std::string();
+      if (t.appliedCount > 0)
+        ImGui::TextColored(c, "%d x, %s, %s%s", t.appliedCount, formatBytes(t.appliedBytes).c_str(),
+                           formatTimeUs(t.appliedUs).c_str(), unplanned.c_str());
+      else if (t.planCount > 0) ImGui::TextColored(c, "none");
+      else ImGui::TextDisabled("-");
     }
     ImGui::EndTable();
   }

@@ -33,9 +33,18 @@ struct CollectiveTotal {
   int appliedCount = 0;
   int64_t appliedBytes = 0;
   double appliedUs = 0;
+  // The applied graph's verdicts on this row, as checkApplied gave them (the Applied view's and the overlays'):
+  // planned steps no collective performs (transition-not-applied) and collectives no transition explains
+  // (unplanned-collective). Counts alone differ where the apply pass merges steps (one all_gather over the
+  // flattened mesh for a planned gather on each dim): that is no fault, and the row is not marked for it.
+  int missing = 0;
+  int unplanned = 0;
+  bool faulty() const { return missing > 0 || unplanned > 0; }
 };
+// `judged`: the applied graph checkApplied judged against the plan (its transitions and unplanned collectives),
+// nullptr for an applied graph alone.
 std::vector<CollectiveTotal> compareCollectives(const Plan& plan, const std::vector<AppliedCollective>* applied,
-                                                const CostModel& model = {});
+                                                const AppliedGraph* judged = nullptr, const CostModel& model = {});
 
 struct CostsViewState {
   uint64_t revision = ~uint64_t{0};  // cache key: the document revision the report was computed for
@@ -44,8 +53,10 @@ struct CostsViewState {
 };
 
 // `revision` is the document's revision: the report is recomputed only when it changes.
-// `applied`: the collectives of the document's applied graph (nullptr when it has none).
+// `applied`: the collectives of the document's applied graph (nullptr when it has none); `judged`: that graph as
+// checkApplied judged it against the plan (nullptr for an applied graph alone).
 void drawCostsView(const Plan& plan, const Diagnostics& diags, CostsViewState& state, Selection& sel,
-                   CommandQueue& cmds, uint64_t revision, const std::vector<AppliedCollective>* applied = nullptr);
+                   CommandQueue& cmds, uint64_t revision, const std::vector<AppliedCollective>* applied = nullptr,
+                   const AppliedGraph* judged = nullptr);
 
 }  // namespace ss::views

@@ -391,7 +391,8 @@ void GuiApp::drawView(views::ViewId v) {
       const std::vector<AppliedCollective>* ac = !doc_.applied().empty() ? &doc_.applied().front().collectives
                                                  : doc_.appliedAlone()   ? &doc_.appliedAlone()->collectives
                                                                          : nullptr;
-      views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision(), ac);
+      const AppliedGraph* judged = !doc_.applied().empty() ? &doc_.applied().front() : nullptr;
+      views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision(), ac, judged);
       break;
     }
     case views::ViewId::Applied:

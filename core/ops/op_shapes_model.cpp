@@ -244,6 +244,36 @@ void addModelRules(RuleTable& t) {
     }
     return Metas{r};
   };
+  // _dtensor.shard_dim_alltoall(input, gather_dim, shard_dim, group_name): dim gather_dim grows by the group size
+  // and dim shard_dim is cut by it. The group size is no argument (only the group's name), so it is read off the
+  // declared output's gather dim, and the rule checks the rest of the output against it: the shard dim cut evenly,
+  // every other dim kept. Without a declared output (or with gather_dim == shard_dim, where the shape is kept
+  // whatever the size) nothing is computed that the text does not already say.
+  t["shard_dim_alltoall"] = [](const Ctx& c) -> std::optional<Metas> {
+    const TensorMeta* x = c.tensor(0);
+    auto gd = c.integer(1, "gather_dim");
+    auto sd = c.integer(2, "shard_dim");
+    if (!x || !gd || !sd || x->rank() == 0) return std::nullopt;
+    auto g = rules::normDim(*gd, x->rank()), s = rules::normDim(*sd, x->rank());
+    if (!g || !s) return std::nullopt;
+    if (*g == *s) return Metas{*x};
+    const TensorMeta* declared = c.n.outputs.size() == 1 && c.n.outputs[0].known ? &c.n.outputs[0] : nullptr;
+    if (!declared || declared->rank() != x->rank() || x->shape[*g] <= 0) return std::nullopt;
+    const int64_t in = x->shape[*g], out = declared->shape[*g];
+    if (out % in != 0 || out < in)
+      return c.fail(0, c.title() + ": the output's dim " + std::to_string(*g) + " (" + std::to_string(out) +
+                           ") is no whole multiple of the input's " + std::to_string(in) + " (input " +
+                           shapeToString(x->shape) + " gathered on dim " + std::to_string(*g) + ")");
+    const int64_t groupSize = out / in;
+    if (x->shape[*s] % groupSize != 0)
+      return c.fail(0, c.title() + ": dim " + std::to_string(*s) + " of " + shapeToString(x->shape) +
+                           " does not split into " + std::to_string(groupSize) + " equal parts (the group size its " +
+                           "output's dim " + std::to_string(*g) + " shows)");
+    TensorMeta r = *x;
+    r.shape[*g] *= groupSize;
+    r.shape[*s] /= groupSize;
+    return Metas{r};
+  };
   // nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight): self's shape.
   for (const char* op : {"nll_loss_backward", "nll_loss2d_backward"})
     t[op] = [](const Ctx& c) { return same(c, 1); };

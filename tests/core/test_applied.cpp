@@ -202,3 +202,29 @@ TEST_CASE("per-transition records: what the applied graph did on each planned ed
   checkApplied(plan, a);
   CHECK(a.transitions.size() == 4);
 }
+
+TEST_CASE("an applied graph alone: shard_dim_alltoall's output is checked against its gather and shard dims",
+          "[applied]") {
+  // seed 1's applied graph: shard_dim_alltoall(sum_1 [16, 32, 1, 64], gather 1, shard 0) on group '2' (4 ranks)
+  // declares [4, 128, 1, 64]. Gathered on the wrong tensor dim (2, where sum_1 has size 1), the same declared output
+  // is no all-to-all of its input: one shape-mismatch at the collective, none downstream.
+  auto errorsAlone = [](const std::string& text) {
+    auto applied = readFxText(text);
+    REQUIRE(applied.ok());
+    AppliedAlone alone = analyzeAppliedAlone(std::move(*applied), std::nullopt);
+    Diagnostics d = checkPlan(alone.plan);
+    std::vector<std::string> out;
+    for (const auto& x : d.items)
+      if (x.severity == Severity::Error)
+        out.push_back(std::string(diagKindName(x.kind)) + "@" + alone.plan.graph.nodes[x.node].name + ": " + x.message);
+    return out;
+  };
+  std::string text = readTrace("seed1_applied_only.txt");
+  CHECK(errorsAlone(text) == std::vector<std::string>{});
+  const std::string from = "shard_dim_alltoall.default(sum_1, 1, 0, '2')";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "shard_dim_alltoall.default(sum_1, 2, 0, '2')");
+  CHECK(errorsAlone(text) ==
+        std::vector<std::string>{"shape-mismatch@shard_dim_alltoall: shard_dim_alltoall declares shape [4, 128, 1, 64], "
+                                 "but shard_dim_alltoall of its inputs gives [16, 32, 1, 64]"});
+}

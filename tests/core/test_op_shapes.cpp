@@ -129,6 +129,28 @@ TEST_CASE("op table: collectives by group size, all_to_all_single by its splits"
   auto r = sym.run();
   REQUIRE(r.verdict == ops::ShapeVerdict::Known);
   CHECK(r.outputs[0] == TensorMeta{{-1, 16}, DType::BF16, false});
+
+  // shard_dim_alltoall names its group only: the group size is read off the declared output's gather dim.
+  auto sdAll = [](std::vector<int64_t> in, int64_t gather, int64_t shard, std::vector<int64_t> out) {
+    Case c("_dtensor.shard_dim_alltoall.default");
+    c.args({c.in(std::move(in)), I(gather), I(shard), Arg::string("2")});
+    c.node.outputs = {TensorMeta{std::move(out), DType::F32, true}};
+    return c;
+  };
+  CHECK(sdAll({4, 128, 16}, 0, 1, {16, 32, 16}).shape() == Shape{16, 32, 16});
+  CHECK(sdAll({4, 128, 16}, -1, 0, {1, 128, 64}).shape() == Shape{1, 128, 64});
+  // The output the text declares is not what the gather dim's group size gives: checkShapes names both shapes.
+  CHECK(sdAll({4, 128, 16}, 0, 1, {16, 128, 16}).shape() == Shape{16, 32, 16});
+  CHECK(sdAll({4, 128, 16}, 0, 1, {6, 32, 16}).mismatch() ==
+        "0: shard_dim_alltoall: the output's dim 0 (6) is no whole multiple of the input's 4 (input [4, 128, 16] "
+        "gathered on dim 0)");
+  CHECK(sdAll({4, 6, 16}, 0, 1, {16, 1, 16}).mismatch() ==
+        "0: shard_dim_alltoall: dim 1 of [4, 6, 16] does not split into 4 equal parts (the group size its output's "
+        "dim 0 shows)");
+  CHECK(sdAll({4, 6, 16}, 1, 1, {4, 6, 16}).shape() == Shape{4, 6, 16});
+  Case undeclared("_dtensor.shard_dim_alltoall.default");
+  undeclared.args({undeclared.in({4, 128, 16}), I(0), I(1), Arg::string("2")});
+  CHECK(undeclared.run().verdict != ops::ShapeVerdict::Known);
 }
 
 TEST_CASE("op table: MoE, complex, attention and symbolic ops", "[ops]") {

@@ -80,7 +80,7 @@ TEST_CASE("applied rows: collectives as collectives, the missing transition befo
 TEST_CASE("costs: the plan's estimated collectives beside the applied graph's, per kind and mesh dim", "[views][applied]") {
   Document doc;
   REQUIRE(doc.open(trace("seed1_missing.log")).ok());
-  const auto totals = compareCollectives(doc.plan(), &doc.applied()[0].collectives);
+  const auto totals = compareCollectives(doc.plan(), &doc.applied()[0].collectives, &doc.applied()[0]);
   REQUIRE(totals.size() == 3);
   CHECK(totals[0].kind == CollectiveKind::AllGather);
   CHECK(totals[0].meshDim == 0);
@@ -98,6 +98,33 @@ TEST_CASE("costs: the plan's estimated collectives beside the applied graph's, p
   CHECK(totals[2].planCount == 2);    // slice_scatter's and index_put's
   CHECK(totals[2].appliedCount == 1); // index_put's never made it
   CHECK(totals[2].planBytes - totals[2].appliedBytes == 49152);
+  // The verdicts are checkApplied's: index_put's all-to-all is the one step not applied; nothing is unplanned.
+  CHECK(totals[0].faulty() == false);
+  CHECK(totals[1].faulty() == false);
+  CHECK(totals[2].missing == 1);
+  CHECK(totals[2].unplanned == 0);
+}
+
+TEST_CASE("costs: the real dsv3_2x2 log's flattened-mesh collectives perform planned steps, and no row is faulty",
+          "[views][applied][real]") {
+  // autoparallel's apply pass gathers S(0)S(0) -> RR in one all_gather over the flattened mesh where the plan's
+  // estimate has one per mesh dim: the counts differ, the verdicts (every transition found) do not.
+  Document doc;
+  REQUIRE(doc.open(std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/real/dsv3_2x2/rank0.log").ok());
+  REQUIRE(doc.applied().size() == 1);
+  const auto totals = compareCollectives(doc.plan(), &doc.applied()[0].collectives, &doc.applied()[0]);
+  int flattened = 0;
+  for (const CollectiveTotal& t : totals) {
+    INFO(collectiveName(t.kind) << " on mesh dim " << t.meshDim);
+    CHECK(t.missing == 0);
+    CHECK(t.unplanned == 0);
+    if (t.meshDim == -2) {
+      ++flattened;
+      CHECK(t.planCount == 0);
+      CHECK(t.appliedCount > 0);
+    }
+  }
+  CHECK(flattened == 3);
 }
 
 TEST_CASE("an applied graph alone opens with its mesh inferred and collectives listed", "[views][applied]") {
