@@ -6,6 +6,7 @@
 
 #include "core/model/layout.h"
 #include "views/model/fix_all.h"
+#include "views/model/focus.h"
 #include "views/fonts.h"
 #include "views/theme.h"
 #include "views/ui_probe.h"
@@ -155,10 +156,12 @@ void outputsSection(const Plan& plan, const Node& node, const NodeSpecs& specs, 
       ImGui::Text("%s%s %s", node.outputs.size() > 1 ? ("[" + std::to_string(o) + "] ").c_str() : "",
                   node.shapeText(o).c_str(), dtypeName(m.dtype));
       const std::optional<ShardingSpec>& s = o < specs.outputs.size() ? specs.outputs[o] : std::nullopt;
+      // A symbolic output (a real AutoSP graph's slice): its rank is that of its printed sizes.
+      const int rank = !m.known && o == 0 && !node.symbolicShape.empty() ? static_cast<int>(node.symbolicShape.size()) : m.rank();
       if (s) {
-        specText(*s, m.rank(), plan.mesh);
+        specText(*s, rank, plan.mesh);
         ShardingSpec edited;
-        if (specEditor("out", plan.mesh, m.rank(), *s, edited)) cmds.push(SetOutputSpec{n, static_cast<int>(o), edited});
+        if (specEditor("out", plan.mesh, rank, *s, edited)) cmds.push(SetOutputSpec{n, static_cast<int>(o), edited});
         if (m.known) {
           Result<std::vector<int64_t>> ls = localShape(m.shape, plan.mesh, *s, 0);
           if (ls.ok()) {
@@ -222,6 +225,17 @@ void autoSpTagSection(const Plan& plan, const Node& node, const NodeSpecs& specs
       ImGui::SameLine();
       if (ImGui::SmallButton("Add tag") && state.tagKey[0] != 0) cmds.push(SetSeqDim{n, AutoSpTag{state.tagKey, std::nullopt}});
     }
+  }
+}
+
+// A real AutoSP graph's sliced input or its slice: what the slice does, from the graph and the log's hints.
+void autoSpSliceSection(const Plan& plan, int n, const Palette& pal) {
+  const std::vector<AutoSpSliceLine> lines = autoSpSliceLines(plan, n);
+  if (lines.empty() || !ImGui::CollapsingHeader("AutoSP slice", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  for (const AutoSpSliceLine& l : lines) {
+    ImGui::PushStyleColor(ImGuiCol_Text, l.error ? ImGui::ColorConvertU32ToFloat4(pal.error) : ImGui::GetStyleColorVec4(ImGuiCol_Text));
+    ImGui::TextWrapped("%s", l.text.c_str());
+    ImGui::PopStyleColor();
   }
 }
 
@@ -300,7 +314,8 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorView
   // Outputs.
   outputsSection(plan, node, specs, n, cmds);
 
-  // AutoSP tag.
+  // AutoSP slice (a real AutoSP graph), then the tag.
+  autoSpSliceSection(plan, n, pal);
   autoSpTagSection(plan, node, specs, n, state, cmds, pal);
 
   // Inputs.

@@ -198,6 +198,11 @@ void drawMeshView(const Plan& plan, const Diagnostics& /*diags*/, MeshViewState&
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(specColor(*f.spec)), "%s", f.spec->toMeshString().c_str());
   ImGui::SameLine();
   ImGui::TextDisabled("%s", f.spec->toTensorString(f.meta.rank()).c_str());
+  if (!f.note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", f.note.c_str());
+    ImGui::PopStyleColor();
+  }
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   MeshGridOptions opts;

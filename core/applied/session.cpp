@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/check/autosp_slices.h"
 #include "core/io/formats.h"
 #include "core/io/load/load.h"
 
@@ -54,6 +55,7 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
   AppliedOptions opts = baseOpts;
   for (const auto& [g, d] : in.groups) opts.groups[g] = d;
   std::vector<AutoparallelArtifacts> runs;  // one per log (rank), or one from the separate files
+  std::vector<SymbolHints> hintsOf;         // per run: its log's create_symbol hints (none for separate files)
   std::error_code ec;
   const bool dir = std::filesystem::is_directory(in.primary, ec);
   std::optional<std::string> primaryText;
@@ -85,6 +87,9 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
         a->solution = ArtifactText{std::move(*t), *in.solution, 1, 0, kSolutionArtifact};
       }
       runs.push_back(std::move(*a));
+      SymbolHints& h = hintsOf.emplace_back();
+      for (const TraceSymbol& t : log.symbols)
+        if (t.hint) h.emplace(t.symbol, SymbolHint{*t.hint, t.source});
     }
     s.description = "TORCH_TRACE log" + std::string(logs.size() > 1 ? "s of " + std::to_string(logs.size()) + " ranks" : "") +
                     ", " + std::to_string(records) + " records";
@@ -123,11 +128,13 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
       a.applied = ArtifactText{std::move(*t), *in.applied, 1, 0, kAppliedGraphArtifact};
     }
     runs.push_back(std::move(a));
+    hintsOf.emplace_back();
     s.description = "autoparallel artifacts";
   }
   // The plan: from the first run that gives one.
   if (!s.hasPlan) {
-    for (const auto& a : runs) {
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const AutoparallelArtifacts& a = runs[r];
       if (!a.joint && !a.optimizerLog && !a.solution) continue;
       std::optional<DeviceMesh> mesh = in.mesh;
       if (!mesh && a.optimizerLog && !a.solution && a.applied) {
@@ -144,6 +151,8 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
       }
       s.plan = std::move(*p);
       s.hasPlan = true;
+      // A graph after DeepSpeed AutoSP's passes (no solution, no mesh given): its SP mesh and sliced inputs.
+      if (!a.solution && !in.mesh) annotateAutoSpSlices(s.plan, hintsOf[r]);
       break;
     }
   }

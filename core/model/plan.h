@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/autosp_sliced.h"
 #include "core/model/diagnostics.h"
 #include "core/model/graph.h"
 #include "core/model/placement.h"
@@ -103,6 +104,9 @@ struct Plan {
   std::vector<NodeSpecs> specs;
   std::vector<Redistribute> redistributes;
   std::map<int, AutoSpTag> tags;   // placeholder node -> tag
+  // The inputs AutoSP's passes slice in a real graph after them (derived from the graph and the log's symbol
+  // hints, core/check/autosp_slices.h); empty for any other plan. Not saved: it is re-derived from the log.
+  std::vector<AutoSpSlicedInput> autoSpSliced;
   RunSettings run;
   CostSummary summary;
   PlanFormat sourceFormat = PlanFormat::Native;

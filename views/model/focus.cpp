@@ -25,6 +25,11 @@ std::vector<FocusTensor> focusCandidates(const Plan& plan, const Selection& sel)
       }
     }
   }
+  // A real AutoSP graph's sliced input or slice: its symbolic sizes drawn at their hints.
+  if (std::vector<FocusTensor> a = autoSpSlicedCandidates(plan, sel.node); !a.empty()) {
+    out.insert(out.end(), std::make_move_iterator(a.begin()), std::make_move_iterator(a.end()));
+    return out;
+  }
   const auto& specs = plan.specs;
   for (size_t o = 0; o < n.outputs.size(); ++o) {
     std::optional<ShardingSpec> spec;
@@ -40,6 +45,88 @@ std::vector<FocusTensor> focusCandidates(const Plan& plan, const Selection& sel)
       out.push_back({n.name + " as AutoSP slices it (dim " + std::to_string(tag->second.effectiveDim()) + ")",
                      n.outputs[0], autosp, sel.node});
     }
+  }
+  return out;
+}
+
+namespace {
+
+// "s72=8, s70=2": the placeholder's symbolic sizes at their hints.
+std::string hintText(const Node& p, const AutoSpSlicedInput& x) {
+  std::string out;
+  for (size_t d = 0; d < p.symbolicShape.size() && d < x.hintShape.size(); ++d) {
+    const std::string& s = p.symbolicShape[d];
+    if (s == std::to_string(x.hintShape[d])) continue;
+    out += (out.empty() ? "" : ", ") + s + "=" + std::to_string(x.hintShape[d]);
+  }
+  return out;
+}
+
+std::string rangeText(std::pair<int64_t, int64_t> r) {
+  return "[" + std::to_string(r.first) + ", " + std::to_string(r.second) + ")";
+}
+
+}  // namespace
+
+std::vector<FocusTensor> autoSpSlicedCandidates(const Plan& plan, int node) {
+  std::vector<FocusTensor> out;
+  const AutoSpSlicedInput* x = findAutoSpSliced(plan.autoSpSliced, node);
+  if (x == nullptr || !x->hinted() || plan.mesh.ndim() != 1 || plan.mesh.size() != x->parts) return out;
+  const Graph& g = plan.graph;
+  const Node& p = g.nodes[static_cast<size_t>(x->placeholder)];
+  const std::string& slice = g.nodes[static_cast<size_t>(x->slice)].name;
+  TensorMeta meta;
+  meta.shape = x->hintShape;
+  meta.dtype = p.outputs.empty() ? DType::Unknown : p.outputs[0].dtype;
+  std::string note = "sizes: hints of " + hintText(p, *x) +
+                     " (the log's create_symbol records); the graph is compiled for any size " + p.shapeText();
+  if (x->rank >= 0) note += "; this graph is rank " + std::to_string(x->rank) + "'s";
+  auto specOf = [&](int n) -> std::optional<ShardingSpec> {
+    const auto& o = plan.specs[static_cast<size_t>(n)].outputs;
+    return o.empty() ? std::nullopt : o[0];
+  };
+  const std::string sliced = p.name + " as AutoSP slices it (dim " + std::to_string(x->dim) + ", " + slice + ")";
+  std::optional<ShardingSpec> seq;
+  if (x->seqDim >= 0 && x->seqDim != x->dim) seq = ShardingSpec{{Placement::shard(x->seqDim)}};
+  const std::string seqLabel = p.name + " sliced on its sequence dim " + std::to_string(x->seqDim) + " (the fix)";
+  // The placeholder: every rank is handed the full input (the plan gives it no spec, annotateAutoSpSlices).
+  const ShardingSpec full{{Placement::replicate()}};
+  const std::string fullLabel = p.name + " output, the full input on every rank";
+  if (node == x->slice) {
+    out.push_back({sliced, meta, specOf(x->slice), x->slice, note});
+    if (seq) out.push_back({seqLabel, meta, seq, x->slice, note});
+    out.push_back({fullLabel, meta, full, x->placeholder, note});
+  } else {
+    out.push_back({fullLabel, meta, full, x->placeholder, note});
+    out.push_back({sliced, meta, specOf(x->slice), x->slice, note});
+    if (seq) out.push_back({seqLabel, meta, seq, x->placeholder, note});
+  }
+  return out;
+}
+
+std::vector<AutoSpSliceLine> autoSpSliceLines(const Plan& plan, int node) {
+  std::vector<AutoSpSliceLine> out;
+  const AutoSpSlicedInput* x = findAutoSpSliced(plan.autoSpSliced, node);
+  if (x == nullptr) return out;
+  const Graph& g = plan.graph;
+  const Node& p = g.nodes[static_cast<size_t>(x->placeholder)];
+  out.push_back({p.name + " " + p.shapeText() + ": " + x->describe() + " in " +
+                 g.nodes[static_cast<size_t>(x->slice)].name});
+  if (!x->symbol.empty() && !x->symbolSource.empty())
+    out.push_back({"symbol " + x->symbol + " is " + x->symbolSource + " (the log's create_symbol record)"});
+  std::string part = std::to_string(x->parts) + " parts on mesh " + plan.mesh.dimName(0);
+  if (x->rank >= 0) {
+    part += ", this graph is rank " + std::to_string(x->rank) + "'s";
+    if (x->hinted())
+      part += ": " + rangeText(x->rangeOf(x->rank)) + " of dim " + std::to_string(x->dim) + " of " +
+              shapeToString(x->hintShape) + " at the hints";
+  }
+  out.push_back({part});
+  if (x->seqDim >= 0) {
+    const std::string seq = "the sequence is dim " + std::to_string(x->seqDim) + " (" +
+                            p.symbolicShape[static_cast<size_t>(x->seqDim)] + ")";
+    if (x->seqDim == x->dim) out.push_back({seq + ": the slice agrees"});
+    else out.push_back({seq + ": AutoSP slices dim " + std::to_string(x->dim) + " instead", true});
   }
   return out;
 }

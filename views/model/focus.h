@@ -16,9 +16,25 @@ struct FocusTensor {
   TensorMeta meta;
   std::optional<ShardingSpec> spec;  // nullopt: the plan gives none
   int producer = -1;                 // node producing the tensor
+  // Said under the picture: where sizes come from when the graph's are symbolic ("sizes: hints of s72=8,
+  // s70=2 (the log's create_symbol records); the graph holds any size"); empty when nothing needs saying.
+  std::string note;
 };
 
 std::vector<FocusTensor> focusCandidates(const Plan& plan, const Selection& sel);
+
+// A real AutoSP graph (plan.autoSpSliced): for a sliced input or its slice, the tensors the mesh view draws at
+// the symbols' hint sizes: the full input (as the plan places it), its part per rank as AutoSP slices it and,
+// when AutoSP slices another dim than the sequence, the sequence dim sliced (what the fix does). Empty for any
+// other node, or without hints.
+std::vector<FocusTensor> autoSpSlicedCandidates(const Plan& plan, int node);
+// The Inspector's lines for such a node: "primals_4: sliced by AutoSP on dim 1 (symbol s70, hint 2)", the
+// symbol's source, the rank's part, the sequence dim against the sliced one. Empty for any other node.
+struct AutoSpSliceLine {
+  std::string text;
+  bool error = false;  // the sliced dim is not the sequence's
+};
+std::vector<AutoSpSliceLine> autoSpSliceLines(const Plan& plan, int node);
 
 // How AutoSP lays out a tagged input: every mesh dim that shards it in `planned` slices the tag's dimension
 // instead (AutoSP slices along the tag whatever the plan assumes). nullopt when nothing is sharded or the dim

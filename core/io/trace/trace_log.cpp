@@ -1,6 +1,7 @@
 #include "core/io/trace/trace_log.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 
 #include "core/io/file.h"
@@ -174,9 +175,31 @@ void readStack(const nlohmann::ordered_json& j, const nlohmann::ordered_json& me
     }
 }
 
-// Reads line `lineNo`'s envelope (from `env` on) as a record; "str" records into `strings`, a digest into `expected`.
+// A create_symbol record's symbol, hint and source (symbolic_shapes.py writes "val" as a string: "8").
+void readSymbol(const nlohmann::ordered_json& meta, int lineNo, std::vector<TraceSymbol>& symbols) {
+  auto sym = meta.find("symbol");
+  if (sym == meta.end() || !sym->is_string()) return;
+  TraceSymbol t;
+  t.symbol = sym->get<std::string>();
+  t.line = lineNo;
+  if (auto v = meta.find("val"); v != meta.end()) {
+    if (v->is_number_integer()) t.hint = v->get<int64_t>();
+    else if (v->is_string()) {
+      const std::string& x = v->get_ref<const std::string&>();
+      int64_t n = 0;
+      auto [end, ec] = std::from_chars(x.data(), x.data() + x.size(), n);
+      if (ec == std::errc() && end == x.data() + x.size()) t.hint = n;
+    }
+  }
+  if (auto src = meta.find("source"); src != meta.end() && src->is_string()) t.source = src->get<std::string>();
+  symbols.push_back(std::move(t));
+}
+
+// Reads line `lineNo`'s envelope (from `env` on) as a record; "str" records into `strings`, a digest into
+// `expected`, a create_symbol record's symbol into `symbols`.
 Result<TraceRecord> readRecord(std::string_view l, size_t env, std::string_view caller, int lineNo,
-                               std::map<int64_t, std::string>& strings, std::string& expected) {
+                               std::map<int64_t, std::string>& strings, std::string& expected,
+                               std::vector<TraceSymbol>& symbols) {
   // ordered_json: the record kind is the envelope's first key as written (nlohmann::json sorts keys).
   nlohmann::ordered_json j;
   try {
@@ -201,6 +224,7 @@ Result<TraceRecord> readRecord(std::string_view l, size_t env, std::string_view 
     if (auto n = meta.find("encoding"); n != meta.end() && n->is_string()) rec.encoding = n->get<std::string>();
   }
   if (auto r = j.find("rank"); r != j.end() && r->is_number_integer()) rec.rank = r->get<int>();
+  if (rec.kind == "create_symbol" && meta.is_object()) readSymbol(meta, lineNo, symbols);
   readStack(j, meta, strings, rec);
   if (auto h = j.find("has_payload"); h != j.end()) {
     if (!h->is_string() || h->get_ref<const std::string&>().size() != 32)
@@ -261,7 +285,7 @@ Result<TraceLog> readTraceLog(std::string_view text, const TraceKeep& keep) {
     }
     // Nesting is bounded before the parser recurses (a line of 10^6 '[' must not overflow the stack).
     if (auto r = checkNesting(l, env, lineNo); !r) return r.error();
-    Result<TraceRecord> parsed = readRecord(l, env, caller, lineNo, strings, payload.expected);
+    Result<TraceRecord> parsed = readRecord(l, env, caller, lineNo, strings, payload.expected, log.symbols);
     if (!parsed) return parsed.error();
     TraceRecord& rec = *parsed;
     if (log.rank < 0 && rec.rank >= 0) log.rank = rec.rank;

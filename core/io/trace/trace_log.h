@@ -14,6 +14,8 @@
 // stripped (a lone-tab line is an empty payload line) when that makes the md5 match.
 // A stack frame naming an interned file index never defined reads "<file #N>" (logs may be cut). Payloads are kept only for the records `keep` selects (a
 // real log carries megabytes of Inductor code), but every payload is md5-checked.
+// Dynamo's create_symbol records (no payload) are kept as TraceLog::symbols: a symbolic graph's size hints.
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -47,11 +49,21 @@ struct TraceRecord {
   int payloadLine = 0;       // 1-based line of the payload's first line
 };
 
+// A size symbol Dynamo created (a `create_symbol` record): `s72`, its hint (the size it was created from, the
+// envelope's "val"; nullopt when that is not an integer) and its source (`L['input_ids'].size()[0]`).
+struct TraceSymbol {
+  std::string symbol;
+  std::optional<int64_t> hint;
+  std::string source;
+  int line = 0;              // the record's line
+};
+
 struct TraceLog {
   std::string file;
   int rank = -1;                           // from the records, else from the file name (rank_<N>_), else -1
   std::vector<TraceRecord> records;        // every record, in file order (payload only when kept)
   int skippedLines = 0;                    // lines that were neither records nor payload lines
+  std::vector<TraceSymbol> symbols;        // every create_symbol record, in file order
   // The last record of kind "artifact" with this name (a run that re-plans writes it again); nullptr if none.
   const TraceRecord* artifact(std::string_view name) const;
 };
