@@ -407,9 +407,12 @@ def answer_rules(dt, cases, deadline):
             for i in c["inputs"]:
                 pl = dt.placements(i["placements"])
                 local_shape, _ = dt.local_shape_and_offset(i["shape"], mesh, pl)
-                dtype = torch.int64 if i["dtype"] == "i64" else torch.float32
-                local = torch.zeros(tuple(local_shape), dtype=dtype) if dtype == torch.int64 else \
-                    torch.randn(tuple(local_shape), dtype=dtype)
+                dtype = torch_dtype(torch, i["dtype"])
+                if i["dtype"] in INTEGER_DTYPES:
+                    local = torch.zeros(tuple(local_shape), dtype=dtype)
+                else:  # float8 has no randn of its own
+                    local = torch.randn(tuple(local_shape), dtype=torch.float32)
+                    local = local if dtype == torch.float32 else local.to(dtype)
                 ins.append(dt.DTensor.from_local(local, mesh, pl, run_check=False,
                                                  shape=torch.Size(i["shape"]), stride=contiguous_stride(i["shape"])))
             op = resolve_op(torch, c["op"])
@@ -425,8 +428,9 @@ def answer_rules(dt, cases, deadline):
 
 def propagate(dt, op, args, kwargs):
     """DTensor's sharding propagation for one call. First asks the propagator itself (the OutputSharding that
-    OpDispatcher.dispatch acts on: needs_redistribute, output_spec); where this PyTorch's internals differ, runs
-    the op and watches for redistributes instead."""
+    OpDispatcher.dispatch acts on: needs_redistribute, output_spec); where this PyTorch's internals differ, or the
+    propagator has no strategy for the op (a CompositeImplicitAutograd overload such as upsample_nearest2d.vec,
+    which a DTensor call decomposes before DTensor sees it), runs the op and watches for redistributes instead."""
     try:
         disp = dt.DTensor._op_dispatcher
         info = disp.unwrap_to_op_info(op, tuple(args), kwargs)
@@ -437,6 +441,9 @@ def propagate(dt, op, args, kwargs):
                 "outputs": [[placement_text(p) for p in s.placements] if s is not None else None for s in specs]}
     except AttributeError:
         pass
+    except NotImplementedError as e:
+        if "sharding strategy" not in str(e):
+            raise
     with RedistributeSpy(dt) as spy:
         res = op(*args, **kwargs)
     results = list(res) if isinstance(res, (tuple, list)) else [res]
@@ -474,6 +481,21 @@ def inputs_move(dt, schema, sharding):
         return True
     return any(tuple(a.placements) != tuple(b.placements) or
                getattr(a, "shard_order", None) != getattr(b, "shard_order", None) for a, b in zip(have, want))
+
+
+# The case file's dtype names (FX print_readable's abbreviations, as core's dtypeFromName reads them).
+DTYPES = {"f32": "float32", "i64": "int64", "bf16": "bfloat16", "f8e4m3fn": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
+          "f8e8m0fnu": "float8_e8m0fnu"}
+INTEGER_DTYPES = {"i64"}
+
+
+def torch_dtype(torch, name):
+    if name not in DTYPES:
+        raise ValueError("dtype %r is not in the oracle's DTYPES" % name)
+    dtype = getattr(torch, DTYPES[name], None)
+    if dtype is None:
+        raise Skip("this PyTorch has no %s" % DTYPES[name])
+    return dtype
 
 
 def resolve_op(torch, name):

@@ -15,12 +15,14 @@ namespace {
 constexpr EnumName<DType> kDTypeNames[] = {
     {DType::F32, "f32"}, {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F64, "f64"},
     {DType::I64, "i64"}, {DType::I32, "i32"}, {DType::I16, "i16"},   {DType::I8, "i8"},
-    {DType::U8, "u8"},   {DType::Bool, "b8"}, {DType::C64, "c64"},   {DType::Unknown, "unknown"}};
+    {DType::U8, "u8"},   {DType::Bool, "b8"}, {DType::C64, "c64"},   {DType::F8E4M3FN, "f8e4m3fn"},
+    {DType::F8E5M2, "f8e5m2"}, {DType::F8E8M0FNU, "f8e8m0fnu"}, {DType::Unknown, "unknown"}};
 constexpr EnumName<DType> kDTypeTorchNames[] = {
     {DType::F32, "torch.float32"}, {DType::F16, "torch.float16"}, {DType::BF16, "torch.bfloat16"},
     {DType::F64, "torch.float64"}, {DType::I64, "torch.int64"},   {DType::I32, "torch.int32"},
     {DType::I16, "torch.int16"},   {DType::I8, "torch.int8"},     {DType::U8, "torch.uint8"},
-    {DType::Bool, "torch.bool"},   {DType::C64, "torch.complex64"}, {DType::Unknown, "unknown"}};
+    {DType::Bool, "torch.bool"},   {DType::C64, "torch.complex64"}, {DType::F8E4M3FN, "torch.float8_e4m3fn"},
+    {DType::F8E5M2, "torch.float8_e5m2"}, {DType::F8E8M0FNU, "torch.float8_e8m0fnu"}, {DType::Unknown, "unknown"}};
 constexpr EnumName<DType> kDTypeAliases[] = {
     {DType::F32, "float"}, {DType::F16, "half"}, {DType::F64, "double"}, {DType::I64, "long"}, {DType::I32, "int"}};
 static_assert(enumTableCovers(kDTypeNames, DType::Unknown) && enumNamesValid(kDTypeNames, kDTypeAliases));
@@ -45,7 +47,8 @@ int dtypeBytes(DType t) {
     case DType::F64: case DType::I64: case DType::C64: return 8;
     case DType::F32: case DType::I32: return 4;
     case DType::F16: case DType::BF16: case DType::I16: return 2;
-    case DType::I8: case DType::U8: case DType::Bool: return 1;
+    case DType::I8: case DType::U8: case DType::Bool: case DType::F8E4M3FN: case DType::F8E5M2:
+    case DType::F8E8M0FNU: return 1;
     case DType::Unknown: return 4;
   }
   return 4;

@@ -16,7 +16,8 @@
 
 namespace ss {
 
-enum class DType : uint8_t { F32, F16, BF16, F64, I64, I32, I16, I8, U8, Bool, C64, Unknown };
+// F8*: float8_e4m3fn / float8_e5m2 (_scaled_mm's data) and float8_e8m0fnu (MX block scales).
+enum class DType : uint8_t { F32, F16, BF16, F64, I64, I32, I16, I8, U8, Bool, C64, F8E4M3FN, F8E5M2, F8E8M0FNU, Unknown };
 const char* dtypeName(DType t);        // "f32", "bf16", ... (FX annotation names)
 const char* dtypeTorchName(DType t);   // "torch.float32", "torch.bfloat16", ...
 DType dtypeFromName(std::string_view s);  // accepts "f32", "float32", "torch.float32", "bf16", ...; Unknown

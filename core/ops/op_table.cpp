@@ -64,7 +64,7 @@ constexpr OpFacts kFacts[] = {
     {"addbmm", A}, {"addmm", A | T}, {"addmv", A}, {"addr", A}, {"baddbmm", A | T}, {"bmm", A | T | S}, {"dot", A},
     {"einsum", A}, {"inner", A}, {"kron", A}, {"linear", A}, {"matmul", A | T}, {"mm", A | T | S}, {"mv", A},
     {"outer", A}, {"tensordot", A}, {"vdot", A}, {"_addmm_activation", A}, {"bilinear", A}, {"_trilinear", A},
-    {"_grouped_mm", A | T | S}, {"convolution", A}, {"_convolution", A}, {"conv1d", A}, {"conv2d", A}, {"conv3d", A},
+    {"_grouped_mm", A | T | S}, {"_scaled_mm", A}, {"convolution", A}, {"_convolution", A}, {"conv1d", A}, {"conv2d", A}, {"conv3d", A},
     {"conv_transpose1d", A}, {"conv_transpose2d", A}, {"conv_transpose3d", A},
     // reductions and scans
     {"all", A}, {"amax", A}, {"amin", A}, {"aminmax", A}, {"any", A}, {"argmax", A}, {"argmin", A}, {"argsort", A},

@@ -4,7 +4,10 @@
 // spec is the plan's declared one (Replicate when none). Partial is accepted only for a zero fill (the sum of
 // zeros is zero) or uninitialised memory. arange's values depend on the global position, so a rank cannot make
 // its shard from its local shape alone: it must be Replicate. *_like factories take their input's local shape,
-// so their output keeps the input's shards (a Partial input's full-size local shape makes them Replicate).
+// so their output keeps the input's shards. A Partial input, as DTensor 2.14 (measured: tests/dtensor/case_ops/
+// factory_like.py): empty_like passes it through (uninitialised memory, propagate_single_input_single_dim_strategy),
+// the filled ones give Replicate (create_like_single_dim_strategy: generated values are no pending reduction),
+// whatever the plan declares.
 #include "core/rules/engine.h"
 #include "core/rules/families.h"
 
@@ -49,16 +52,10 @@ RuleResult factoryRule(const RuleContext& ctx) {
 
 RuleResult likeRule(const RuleContext& ctx) {
   if (ctx.inputCount() < 1 || !ctx.inSpecs[0]) return unknownResult(ctx);
-  std::string op = ruleKey(ctx.node->op);
   ShardingSpec out = *ctx.inSpecs[0];
-  std::optional<double> fill = fillOf(ctx, op);
-  bool zeroish = op == "empty_like" || (fill && *fill == 0.0);
-  for (int m = 0; m < out.meshDims(); ++m) {
-    if (!out[m].isPartial()) continue;
-    bool keep = zeroish && !ctx.declaredOut.empty() && ctx.declaredOut[0] &&
-                ctx.declaredOut[0]->meshDims() == out.meshDims() && (*ctx.declaredOut[0])[m] == out[m];
-    if (!keep) out.placements[m] = Placement::replicate();
-  }
+  if (ruleKeyView(ctx.node->op) != "empty_like")
+    for (Placement& p : out.placements)
+      if (p.isPartial()) p = Placement::replicate();
   RuleResult r = okResult({out});
   return r;
 }

@@ -1,4 +1,5 @@
-// Matmul family (mm, bmm, addmm, baddbmm, matmul, linear, mv, dot) and embedding (+ dense backward).
+// Matmul family (mm, bmm, addmm, baddbmm, matmul, linear, mv, dot) and embedding (+ dense backward); float8's
+// _scaled_mm is in scaled_mm.cpp (its scales' placements follow DTensor's own derivation).
 //
 // Each is an einsum: sharding a free dim (M, N, batch) shards the output there; sharding the contracted dim K
 // on both factors gives Partial(sum); one Partial factor times Replicate stays Partial. A bias (addmm, linear)
@@ -12,6 +13,8 @@
 #include "core/rules/families.h"
 
 namespace ss::rules {
+
+RuleResult scaledMm(const RuleContext& ctx);  // scaled_mm.cpp
 
 namespace {
 
@@ -248,6 +251,7 @@ void registerMatmulRules(RuleTable& t) {
   t["dot"] = dot;
   t["embedding"] = embedding;
   t["embedding_dense_backward"] = embeddingBackward;
+  t["_scaled_mm"] = scaledMm;
 }
 
 }  // namespace ss::rules

@@ -76,13 +76,15 @@ TEST_CASE("enum names: the generic table lookups", "[enum_names]") {
 TEST_CASE("enum names: dtypes, phases and placeholder kinds round-trip through their parsers", "[enum_names]") {
   const Names<DType> dtypes = {{DType::F32, "f32"}, {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F64, "f64"},
                                {DType::I64, "i64"}, {DType::I32, "i32"}, {DType::I16, "i16"},   {DType::I8, "i8"},
-                               {DType::U8, "u8"},   {DType::Bool, "b8"}, {DType::C64, "c64"},   {DType::Unknown, "unknown"}};
+                               {DType::U8, "u8"},   {DType::Bool, "b8"}, {DType::C64, "c64"},   {DType::F8E4M3FN, "f8e4m3fn"},
+                               {DType::F8E5M2, "f8e5m2"}, {DType::F8E8M0FNU, "f8e8m0fnu"}, {DType::Unknown, "unknown"}};
   checkNames("dtypeName", dtypeName, dtypes, "unknown");
   const Names<DType> torch = {
       {DType::F32, "torch.float32"}, {DType::F16, "torch.float16"}, {DType::BF16, "torch.bfloat16"},
       {DType::F64, "torch.float64"}, {DType::I64, "torch.int64"},   {DType::I32, "torch.int32"},
       {DType::I16, "torch.int16"},   {DType::I8, "torch.int8"},     {DType::U8, "torch.uint8"},
-      {DType::Bool, "torch.bool"},   {DType::C64, "torch.complex64"}, {DType::Unknown, "unknown"}};
+      {DType::Bool, "torch.bool"},   {DType::C64, "torch.complex64"}, {DType::F8E4M3FN, "torch.float8_e4m3fn"},
+      {DType::F8E5M2, "torch.float8_e5m2"}, {DType::F8E8M0FNU, "torch.float8_e8m0fnu"}, {DType::Unknown, "unknown"}};
   checkNames("dtypeTorchName", dtypeTorchName, torch, "unknown");
   for (const auto& [t, n] : dtypes) {
     INFO(n);

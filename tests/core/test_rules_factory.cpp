@@ -32,6 +32,14 @@ TEST_CASE("factories take the declared spec when they can make it", "[rules][fac
   RuleCase o({4}, "aten.ones_like.default");
   o.args({o.in({8, 4}, "P(sum)")}).out({8, 4});
   CHECK(o.outSpec() == "R");
+  // As DTensor 2.14: a zero fill of a Partial input is Replicate even where the plan declares the Partial, and
+  // empty_like passes a Partial through (uninitialised memory).
+  RuleCase zp({4}, "aten.zeros_like.default");
+  zp.args({zp.in({8, 4}, "P(sum)")}).out({8, 4}).declare("P(sum)");
+  CHECK(zp.outSpec() == "R");
+  RuleCase e({2, 2}, "aten.empty_like.default");
+  e.args({e.in({8, 4}, "P(max)S(1)")}).out({8, 4});
+  CHECK(e.outSpec() == "P(max)S(1)");
 }
 
 TEST_CASE("collectives in the graph", "[rules][collective]") {

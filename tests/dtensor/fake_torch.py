@@ -37,8 +37,13 @@ class _Tensor:
     def reshape(self, shape):
         return _Tensor(shape, self.dtype)
 
+    def to(self, dtype):
+        return _Tensor(self.shape, dtype)
+
 
 float32, int64 = "float32", "int64"
+# The other dtypes the case file names (the oracle's DTYPES): only their names matter here.
+bfloat16, float8_e4m3fn, float8_e5m2, float8_e8m0fnu = "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu"
 
 
 def zeros(shape, dtype=float32):
@@ -73,7 +78,8 @@ class _Namespace:
         return _Op(".".join(path)) if len(path) == 3 else _Namespace(path)
 
 
-torch = _module("torch", __version__=__version__, Size=Size, float32=float32, int64=int64, zeros=zeros,
+torch = _module("torch", __version__=__version__, Size=Size, float32=float32, int64=int64, bfloat16=bfloat16,
+                float8_e4m3fn=float8_e4m3fn, float8_e5m2=float8_e5m2, float8_e8m0fnu=float8_e8m0fnu, zeros=zeros,
                 randn=randn, arange=arange, ops=_Namespace(), __path__=[])
 torch.utils = _module("torch.utils", cmake_prefix_path="/nonexistent")
 

@@ -228,7 +228,9 @@ def rule_cases():
         for entry in OPS:
             op, shapes, dtypes, args, out_shapes = entry[:5]
             # Optional 6th element: {"stride_1d": k, "stride_2d": k} keeps every k-th combination (ops with many
-            # inputs would otherwise give thousands of cases); {"partials": ["sum", "max", "min"]} tries those.
+            # inputs would otherwise give thousands of cases); {"partials": ["sum", "max", "min"]} tries those;
+            # {"kwargs": {"lr": 0.01, "grad_scale": T(5)}} the keyword arguments (tensors numbered after the
+            # positional ones, as core and DTensor number them: args, then kwargs, depth first).
             sampling = entry[5] if len(entry) > 5 else {}
             dtypes = dtypes or [None] * len(shapes)
             per_input = []
@@ -249,7 +251,7 @@ def rule_cases():
                     "id": "rule %s on %s: %s" % (op, mesh_id(mesh), ", ".join(spec_id(list(p)) for p in combo)) +
                           ("" if sum(o[0] == op for o in OPS) == 1 else " %s" % shapes),
                     "op": op, "mesh": mesh, "inputs": inputs,
-                    "args": args, "kwargs": {}, "out_shapes": out_shapes,
+                    "args": args, "kwargs": sampling.get("kwargs", {}), "out_shapes": out_shapes,
                 })
     return cases
 
