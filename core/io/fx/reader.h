@@ -5,6 +5,7 @@
 // (annotations and argument values), fx_survey.cpp (the module survey and `load_args`), fx_write.cpp (the writer).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -56,6 +57,13 @@ class FxReader {
   };
   std::unordered_map<std::string, int, NameHash, std::equal_to<>> byName_;
   std::unordered_map<std::string, TensorRef, NameHash, std::equal_to<>> alias_;  // `l_x_ = L_x_`
+  // Python slice objects Dynamo's graphs build for indexing (`slice_2 = slice(mul, add, None)`, then
+  // `x[(slice_1, slice_2)]`): values, not nodes; read where an index uses them.
+  struct SliceValue {
+    Arg start, stop, step;
+    bool whole() const { return start.kind == Arg::Kind::None && stop.kind == Arg::Kind::None && step.kind == Arg::Kind::None; }
+  };
+  std::unordered_map<std::string, SliceValue, NameHash, std::equal_to<>> slices_;
   std::vector<bool> annotated_;
   SourceLoc source_;
   bool haveOutput_ = false;
@@ -102,6 +110,12 @@ class FxReader {
                               std::vector<std::string> symbolic,
                               std::string descriptor);
   Result<bool> binaryExpression(Cursor& cur, Node& node);
+  // `x[(slice_1, slice_2)]`, `x[(slice(None, None, None), 0)]`: a tensor indexed by slices and integers, read as
+  // the one aten op it is (aten.slice.Tensor on the one dim sliced, aten.select.int on the one dim indexed).
+  Result<bool> tensorIndex(Cursor& cur, Node& node, TensorRef base, size_t rhsAt);
+  Result<SliceValue> sliceCall(Cursor& cur);
+  // `recv.method(...)`: the receiver's node when `dotted`'s first part names one (a Tensor method call).
+  std::optional<TensorRef> methodReceiver(std::string_view dotted) const;
   Result<Arg> operand(Cursor& cur);
   int outputKey(int node, const std::string& key);
   bool isStubForward(size_t defLine) const;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/io/fx/dynamo.h"
 #include "core/io/fx/infer.h"
 #include "core/io/fx/reader.h"
 #include "core/model/enum_names.h"
@@ -354,13 +355,43 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
   }
   std::string_view d = cur.dottedName();
   if (d.empty()) return cur.error("expected an op call, `x[i]` or a name after '='");
+  if (d == "slice" && cur.peekRaw() == '(') {
+    // `slice_2 = slice(mul, add, None)`: a value for indexing (Dynamo's graphs), kept by name, no node.
+    auto sv = sliceCall(cur);
+    if (!sv) return sv.error();
+    if (!cur.atEnd() && cur.peek() != ';' && cur.peek() != '#') return cur.error("unexpected text after slice(...)");
+    slices_[std::string(n)] = std::move(*sv);
+    return true;
+  }
   if (cur.peekRaw() == '(' || cur.peek() == '(') {
     std::string target(d);
-    if (target.rfind("torch.ops.", 0) == 0) target.erase(0, 10);
+    const bool aten = target.rfind("torch.ops.", 0) == 0;
+    if (aten) target.erase(0, 10);
     if (target == "_operator.getitem") target = "operator.getitem";
     node.op = target;
+    const std::optional<TensorRef> receiver = aten ? std::nullopt : methodReceiver(d);
     auto r = callArgs(cur, node.args, node.kwargs);
     if (!r) return r.error();
+    // Dynamo's torch-level calls (core/io/fx/dynamo.h): a Tensor method on a node, or a torch function.
+    if (receiver) {
+      const std::string_view method = d.substr(d.find('.') + 1);
+      if (method.find('.') != std::string_view::npos)
+        return cur.errorAt(rhsAt, "'" + std::string(d) + "(...)' calls an attribute of a node's value, which is not FX node syntax");
+      if (auto c = fx::atenForTensorMethod(method, Arg::tensor(*receiver), node.args, node.kwargs)) {
+        node.op = std::move(c->op);
+        node.args = std::move(c->args);
+        node.kwargs = std::move(c->kwargs);
+      } else {
+        node.op = fx::tensorMethodName(method);
+        node.args.insert(node.args.begin(), Arg::tensor(*receiver));
+      }
+    } else if (!aten && target.rfind("torch.", 0) == 0) {
+      if (auto c = fx::atenForTorchFunction(target, node.args, node.kwargs)) {
+        node.op = std::move(c->op);
+        node.args = std::move(c->args);
+        node.kwargs = std::move(c->kwargs);
+      }
+    }
     if (target == "operator.getitem") {
       if (node.args.size() != 2 || !node.args[0].isTensor() || !node.args[1].isInt())
         return cur.errorAt(rhsAt, "operator.getitem needs (node, int index)");
@@ -381,8 +412,14 @@ Result<bool> FxReader::statement(const fx::LogicalLine& l) {
       node.args = {Arg::tensor({ref->node, outputKey(ref->node, *key)}), Arg::string(*key)};
       return endStatement(cur, std::move(node), meta, ann, nameAt);
     }
+    if (cur.peek() == '(' || (!cur.atNumber() && cur.peek() != '-')) {
+      auto t = tensorIndex(cur, node, *ref, rhsAt);
+      if (!t) return t.error();
+      if (!*t) return true;  // every dim taken whole: the name is an alias of its base
+      return endStatement(cur, std::move(node), meta, ann, nameAt);
+    }
     bool neg = cur.accept('-');
-    if (!cur.atNumber()) return cur.error("expected an integer index in '[...]' (slices are not FX node syntax)");
+    if (!cur.atNumber()) return cur.error("expected an integer index in '[...]'");
     auto idx = cur.number();
     if (!idx) return idx.error();
     if (!idx->isInt) return cur.error("expected an integer index");

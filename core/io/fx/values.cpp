@@ -279,4 +279,98 @@ Result<bool> FxReader::binaryExpression(Cursor& cur, Node& node) {
   return false;
 }
 
+// `slice(stop)`, `slice(start, stop)`, `slice(start, stop, step)`: Python's slice object.
+Result<FxReader::SliceValue> FxReader::sliceCall(Cursor& cur) {
+  size_t at = cur.pos();
+  std::vector<Arg> args;
+  std::vector<std::pair<std::string, Arg>> kwargs;
+  auto r = callArgs(cur, args, kwargs);
+  if (!r) return r.error();
+  if (!kwargs.empty() || args.empty() || args.size() > 3) return cur.errorAt(at, "slice(...) takes 1 to 3 positional arguments");
+  for (const Arg& a : args)
+    if (a.kind != Arg::Kind::None && a.kind != Arg::Kind::Int && !a.isTensor())
+      return cur.errorAt(at, "a slice bound must be None, an integer or a symbolic integer node");
+  if (args.size() == 1) return SliceValue{Arg::none(), args[0], Arg::none()};
+  return SliceValue{args[0], args[1], args.size() > 2 ? args[2] : Arg::none()};
+}
+
+std::optional<TensorRef> FxReader::methodReceiver(std::string_view dotted) const {
+  const size_t dot = dotted.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const std::string_view first = dotted.substr(0, dot);
+  if (first == "torch" || first == "self" || first == "operator" || first == "_operator") return std::nullopt;
+  if (auto a = alias_.find(first); a != alias_.end()) return a->second;
+  if (auto it = byName_.find(first); it != byName_.end()) return TensorRef{it->second, 0};
+  return std::nullopt;
+}
+
+// After `base[`: the index, up to and with its `]`. Each item takes one dim, in order: a slice (a slice_N value or
+// an inline slice(...)) or an integer. False when every dim is taken whole (the statement's name then aliases
+// the base); otherwise `node` is the one op the index is: aten.slice.Tensor or aten.select.int on the one dim it
+// changes. What Python indexing does beyond that (None, Ellipsis, tensors, two dims at once) is said, not guessed.
+Result<bool> FxReader::tensorIndex(Cursor& cur, Node& node, TensorRef base, size_t rhsAt) {
+  const bool tuple = cur.accept('(');
+  struct Item {
+    bool isSlice = true;
+    SliceValue slice;
+    int64_t index = 0;
+  };
+  std::vector<Item> items;
+  while (true) {
+    cur.skipSpace();
+    if (tuple && cur.accept(')')) break;
+    if (!tuple && cur.peek() == ']') break;
+    if (cur.atEnd()) return cur.errorAt(rhsAt, "the index '[...]' is not closed");
+    size_t at = cur.pos();
+    Item item;
+    if (cur.atNumber() || cur.peek() == '-') {
+      const bool neg = cur.accept('-');
+      auto num = cur.number();
+      if (!num || !num->isInt) return cur.errorAt(at, "expected an integer index");
+      item.isSlice = false;
+      item.index = neg ? -num->i : num->i;
+    } else {
+      std::string_view name = cur.dottedName();
+      if (name == "slice" && cur.peekRaw() == '(') {
+        auto sv = sliceCall(cur);
+        if (!sv) return sv.error();
+        item.slice = std::move(*sv);
+      } else if (auto it = slices_.find(name); !name.empty() && it != slices_.end()) {
+        item.slice = it->second;
+      } else if (name == "None" || name == "Ellipsis" || cur.rest().substr(0, 3) == "...") {
+        return cur.errorAt(at, "indexing with None or Ellipsis (a new or skipped dim) is not read yet");
+      } else {
+        return cur.errorAt(at, "expected a slice or an integer in the index (indexing by '" + std::string(name) +
+                                   "' is not read yet)");
+      }
+    }
+    items.push_back(std::move(item));
+    if (!tuple) break;
+    if (!cur.accept(',') && cur.peek() != ')') return cur.error("expected ',' or ')' in the index");
+  }
+  auto close = cur.expect(']', "']'");
+  if (!close) return close.error();
+  std::vector<int> changed;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (!items[i].isSlice || !items[i].slice.whole()) changed.push_back(static_cast<int>(i));
+  if (changed.empty()) {
+    alias_[node.name] = base;
+    return false;
+  }
+  if (changed.size() > 1)
+    return cur.errorAt(rhsAt, "indexing dims " + std::to_string(changed[0]) + " and " + std::to_string(changed[1]) +
+                                  " in one step is not read yet");
+  const int dim = changed[0];
+  const Item& it = items[dim];
+  if (it.isSlice) {
+    node.op = "aten.slice.Tensor";
+    const Arg step = it.slice.step.kind == Arg::Kind::None ? Arg::integer(1) : it.slice.step;
+    node.args = {Arg::tensor(base), Arg::integer(dim), it.slice.start, it.slice.stop, step};
+  } else {
+    node.op = "aten.select.int";
+    node.args = {Arg::tensor(base), Arg::integer(dim), Arg::integer(it.index)};
+  }
+  return true;
+}
+
 }  // namespace ss::fxread
