@@ -136,7 +136,10 @@ struct Ctx {
 
 inline TensorMeta meta(Shape s, DType d) { return TensorMeta{std::move(s), d, true}; }
 inline int64_t wrapDim(int64_t d, int64_t rank) { return d < 0 ? d + rank : d; }
-inline bool isFloat(DType d) { return d == DType::F32 || d == DType::F16 || d == DType::BF16 || d == DType::F64 || d == DType::C64; }
+inline bool isFloat(DType d) {
+  return d == DType::F32 || d == DType::F16 || d == DType::BF16 || d == DType::F64 || d == DType::C64 ||
+         d == DType::F8E4M3FN || d == DType::F8E5M2 || d == DType::F8E8M0FNU;
+}
 // A symbolic scalar (SymInt, SymBool): not a tensor, its value is data. One unknown meta of the scalar's dtype.
 inline Metas scalarOut(DType d = DType::I64) { return Metas{TensorMeta{{}, d, false}}; }
 

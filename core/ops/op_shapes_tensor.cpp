@@ -84,6 +84,14 @@ void addElementwiseRules(RuleTable& t) {
     s.back() = w->shape[0];
     return Metas{meta(s, x->dtype)};
   };
+  // _scaled_mm(self, mat2, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None, use_fast_accum=False):
+  // an mm of float8 data; the result is out_dtype when given, else self's dtype.
+  t["_scaled_mm"] = [](const Ctx& c) -> std::optional<Metas> {
+    auto r = matmulOf(c, 0, 1, false);
+    if (!r) return r;
+    if (const Arg* od = c.arg(6, "out_dtype"); od && od->kind == Arg::Kind::DType) (*r)[0].dtype = od->dt;
+    return r;
+  };
   t["matmul"] = [](const Ctx& c) -> std::optional<Metas> {
     const TensorMeta *a = c.tensor(0), *b = c.tensor(1);
     if (!a || !b || a->rank() < 2 || b->rank() < 2) return std::nullopt;

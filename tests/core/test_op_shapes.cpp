@@ -153,6 +153,21 @@ TEST_CASE("op table: collectives by group size, all_to_all_single by its splits"
   CHECK(undeclared.run().verdict != ops::ShapeVerdict::Known);
 }
 
+TEST_CASE("op table: float8's _scaled_mm is an mm whose result is out_dtype", "[ops]") {
+  Case a("aten._scaled_mm.default");
+  a.args({a.in({8, 16}, DType::F8E4M3FN), a.in({16, 4}, DType::F8E4M3FN), a.in({}), a.in({}), Arg::none(), Arg::none(),
+          Arg::dtype(DType::BF16)});
+  auto r = a.run();
+  REQUIRE(r.verdict == ops::ShapeVerdict::Known);
+  CHECK(r.outputs[0] == TensorMeta{{8, 4}, DType::BF16, true});
+  Case d("aten._scaled_mm.default");
+  d.args({d.in({8, 16}, DType::F8E4M3FN), d.in({16, 4}, DType::F8E4M3FN), d.in({}), d.in({})});
+  CHECK(d.run().outputs.at(0) == TensorMeta{{8, 4}, DType::F8E4M3FN, true});
+  Case bad("aten._scaled_mm.default");
+  bad.args({bad.in({8, 16}, DType::F8E4M3FN), bad.in({32, 4}, DType::F8E4M3FN), bad.in({}), bad.in({})});
+  CHECK(bad.mismatch() == "1: _scaled_mm: [8, 16] @ [32, 4]: the contracted dims differ (16 and 32)");
+}
+
 TEST_CASE("op table: MoE, complex, attention and symbolic ops", "[ops]") {
   Case g3("aten._grouped_mm.default");
   g3.args({g3.in({16, 32}, DType::BF16), g3.in({4, 32, 64}, DType::BF16), g3.in({4}, DType::I32)});
