@@ -166,6 +166,7 @@ void drawMeshView(const Plan& plan, const Diagnostics& /*diags*/, MeshViewState&
                   CommandQueue& /*cmds*/) {
   state.cellsDrawn = 0;
   state.wrongCellsDrawn = 0;
+  state.unsized.clear();
   state.hoveredRank = -1;
   const std::vector<FocusTensor> focus = focusCandidates(plan, sel);
   if (state.seenGeneration != sel.generation) {
@@ -188,16 +189,34 @@ void drawMeshView(const Plan& plan, const Diagnostics& /*diags*/, MeshViewState&
     }
     ImGui::EndCombo();
   }
+  // A tensor whose sizes the graph leaves symbolic (a Dynamo / AOT graph compiled for any size): its sizes as
+  // printed, and no picture (there is no size to cut).
+  const Node* producer =
+      f.producer >= 0 && f.producer < plan.graph.size() ? &plan.graph.nodes[static_cast<size_t>(f.producer)] : nullptr;
+  // AutoSP's slice output is laid out as the placeholder it slices (the global tensor every rank is handed).
+  if (const AutoSpSlicedInput* x = findAutoSpSliced(plan.autoSpSliced, f.producer); x && x->slice == f.producer)
+    producer = &plan.graph.nodes[static_cast<size_t>(x->placeholder)];
+  const bool symbolic = !f.meta.known && producer && !producer->symbolicShape.empty();
+  const std::string shape = symbolic ? producer->shapeText() : shapeToString(f.meta.shape);
   if (!f.spec) {
-    ImGui::TextWrapped("%s: the plan gives no placement for this tensor %s.", f.label.c_str(),
-                       shapeToString(f.meta.shape).c_str());
+    ImGui::TextWrapped("%s: the plan gives no placement for this tensor %s.", f.label.c_str(), shape.c_str());
     return;
   }
-  ImGui::Text("global %s %s", shapeToString(f.meta.shape).c_str(), dtypeName(f.meta.dtype));
+  ImGui::Text("global %s %s", shape.c_str(), dtypeName(f.meta.dtype));
   ImGui::SameLine();
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(specColor(*f.spec)), "%s", f.spec->toMeshString().c_str());
   ImGui::SameLine();
-  ImGui::TextDisabled("%s", f.spec->toTensorString(f.meta.rank()).c_str());
+  ImGui::TextDisabled("%s",
+                      f.spec->toTensorString(symbolic ? static_cast<int>(producer->symbolicShape.size()) : f.meta.rank()).c_str());
+  if (symbolic) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("The graph is compiled for any size %s: there is no size to lay out. A TORCH_TRACE log of "
+                       "the run holds each symbol's hint (its create_symbol records): open the log to see the "
+                       "layout at those sizes.", shape.c_str());
+    ImGui::PopStyleColor();
+    state.unsized = shape;
+    return;
+  }
   if (!f.note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", f.note.c_str());

@@ -21,6 +21,7 @@ struct MeshViewState {
   int cellsDrawn = 0;            // last frame's cell count (tests read it)
   DivergenceMarks divergence;    // set by the app from the last run: wrong blocks of the divergent node
   int wrongCellsDrawn = 0;       // last frame's cells marked wrong (tests read it)
+  std::string unsized;           // last frame: the printed sizes of a symbolic tensor shown without a layout, or ""
 };
 
 void drawMeshView(const Plan& plan, const Diagnostics& diags, MeshViewState& state, Selection& sel,

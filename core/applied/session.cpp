@@ -47,7 +47,10 @@ bool needsSession(const SessionInputs& in) {
   head.resize(static_cast<size_t>(f.gcount()));
   const FileKind k = detectFileKind(head);
   if (k == FileKind::TorchTrace) return true;
-  return k == FileKind::FxText && (isOptimizerLog(head) || hasCollectiveOps(head));
+  // A graph after DeepSpeed AutoSP's passes (its all-to-alls) too: the session gives it its SP mesh and the
+  // sliced inputs (annotateAutoSpSlices), in the app as in check.
+  return k == FileKind::FxText &&
+         (isOptimizerLog(head) || hasCollectiveOps(head) || head.find("torch.ops.autosp.") != std::string::npos);
 }
 
 Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions& baseOpts) {

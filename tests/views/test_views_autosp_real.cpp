@@ -110,3 +110,23 @@ TEST_CASE("AutoSP real log: the mesh view draws both ranks of the slice, headles
   CHECK(state.cellsDrawn == 2);
   CHECK(cmds.empty());
 }
+
+TEST_CASE("AutoSP's graph file alone: the SP mesh and the slice's spec, its sizes symbolic, no layout drawn",
+          "[views][mesh][autosp][real]") {
+  // graph_after_autosp.rank0.txt (Dynamo's graph after AutoSP's passes, torch-level calls) holds no hints.
+  Document doc;
+  REQUIRE(doc.open(std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/real/autosp/seq0_buggy/graph_after_autosp.rank0.txt").ok());
+  CHECK(doc.plan().mesh.toString() == "2 (sp)");
+  test::ImGuiHarness h(1200, 700);
+  Selection sel;
+  sel.selectNode(doc.plan().graph.find("getitem_3"));
+  MeshViewState state;
+  CommandQueue cmds;
+  h.frame([&] { drawMeshView(doc.plan(), doc.diagnostics(), state, sel, cmds); });
+  h.frame([&] { drawMeshView(doc.plan(), doc.diagnostics(), state, sel, cmds); });
+  CHECK(state.cellsDrawn == 0);
+  CHECK(state.unsized == "[s72, s70]");  // the input AutoSP slices, as printed
+  int errors = 0;
+  for (const auto& d : doc.diagnostics().items) errors += d.severity == Severity::Error;
+  CHECK(errors == 2);
+}
