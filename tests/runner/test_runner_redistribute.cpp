@@ -47,7 +47,8 @@ Outcome run(const DeviceMesh& mesh, const at::Tensor& whole, const ShardingSpec&
   for (int64_t r = 0; r < n; ++r)
     threads.emplace_back([&, r] {
       try {
-        RankComm comm(mesh, r, store, rv, std::chrono::milliseconds(20000));
+        // 60 s per collective: with three builds loading 2 cores one case once waited past 20 s (0.9 s alone).
+        RankComm comm(mesh, r, store, rv, std::chrono::milliseconds(60000));
         auto shard = shardOnRank(whole.sizes().vec(), mesh, from, r);
         if (!shard.ok()) throw std::runtime_error(shard.error().message);
         at::Tensor local = sliceToShard(whole, *shard).clone().requires_grad_(true);
