@@ -1,7 +1,7 @@
 #pragma once
-// Test helpers for the real autoparallel cases (tests/data/real/<case>/): a case checked with a hand-made applied
-// graph in place of its own, and one-spot text replacement for making those variants. Shared by the applied-graph
-// tests of seed 1 and of the models.
+// Test helpers for the real cases (tests/data/real/<case>/): a session of one file, a case checked with a
+// hand-made applied graph in place of its own, and one-spot text replacement for making those variants. Shared by
+// the applied-graph tests of seed 1 and of the models, and the AutoSP ones.
 #include <catch2/catch.hpp>
 
 #include <stdlib.h>
@@ -40,6 +40,17 @@ inline Diagnostics checkCaseWithApplied(const std::string& c, const std::string&
   Diagnostics d = checkSession(out);
   std::filesystem::remove_all(dir);
   return d;
+}
+
+// The session of one file or folder (a log, a graph), which must load and hold a plan.
+inline AppliedSession openSession(const std::string& path) {
+  SessionInputs in;
+  in.primary = path;
+  auto s = loadSession(in);
+  INFO((s.ok() ? std::string() : s.error().toString()));
+  REQUIRE(s.ok());
+  REQUIRE(s->hasPlan);
+  return std::move(*s);
 }
 
 // `text` with its first `from` replaced by `to` (which must be there).

@@ -5,6 +5,8 @@
 // the batch; with the fix applied at run time (seq0_fixed) and batch-first inputs (seq1): clean.
 #include <catch2/catch.hpp>
 
+#include "applied_cases.h"
+
 #include <string>
 #include <vector>
 
@@ -18,14 +20,9 @@ namespace {
 std::string real(const std::string& p) { return std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/real/autosp/" + p; }
 
 Diagnostics checkLog(const std::string& path, Plan* planOut = nullptr) {
-  SessionInputs in;
-  in.primary = path;
-  auto s = loadSession(in);
-  INFO((s.ok() ? std::string() : s.error().toString()));
-  REQUIRE(s.ok());
-  REQUIRE(s->hasPlan);
-  Diagnostics d = checkSession(*s);
-  if (planOut) *planOut = s->plan;
+  AppliedSession s = test::openSession(path);
+  Diagnostics d = checkSession(s);
+  if (planOut) *planOut = s.plan;
   return d;
 }
 

@@ -4,6 +4,8 @@
 // many parts, whose part; the SP mesh and the specs the mesh view draws, at the hint sizes.
 #include <catch2/catch.hpp>
 
+#include "applied_cases.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,15 +22,7 @@ namespace {
 
 std::string real(const std::string& p) { return std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/real/autosp/" + p; }
 
-AppliedSession open(const std::string& path) {
-  SessionInputs in;
-  in.primary = path;
-  auto s = loadSession(in);
-  INFO((s.ok() ? std::string() : s.error().toString()));
-  REQUIRE(s.ok());
-  REQUIRE(s->hasPlan);
-  return std::move(*s);
-}
+AppliedSession open(const std::string& path) { return test::openSession(path); }
 
 // "slice_2 of primals_4 dim 1 / 2, rank 0, s70 L['input_ids'].size()[1], hint [8, 2], seq dim 0"
 std::string summary(const Plan& p, const AutoSpSlicedInput& x) {

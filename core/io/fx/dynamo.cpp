@@ -129,20 +129,16 @@ Translate same(std::string op, std::initializer_list<std::string_view> params, s
   };
 }
 
-std::optional<AtenCall> relu(const std::vector<Arg>& args, const Kwargs& kw) {
-  auto b = Bound::bind({"input", "inplace"}, args, kw);
-  if (!b) return std::nullopt;
-  const Arg inplace = (*b)("inplace", Arg::boolean(false));
-  if (inplace.kind != Arg::Kind::Bool || inplace.b) return std::nullopt;
-  return AtenCall{"aten.relu.default", {(*b)("input")}, {}};
-}
-
-std::optional<AtenCall> silu(const std::vector<Arg>& args, const Kwargs& kw) {
-  auto b = Bound::bind({"input", "inplace"}, args, kw);
-  if (!b) return std::nullopt;
-  const Arg inplace = (*b)("inplace", Arg::boolean(false));
-  if (inplace.kind != Arg::Kind::Bool || inplace.b) return std::nullopt;
-  return AtenCall{"aten.silu.default", {(*b)("input")}, {}};
+// F.relu(input, inplace=False), F.silu(input, inplace=False): the aten op of one input; an in-place call is
+// another op (relu_), not read.
+Translate unaryNotInPlace(std::string op) {
+  return [op = std::move(op)](const std::vector<Arg>& args, const Kwargs& kw) -> std::optional<AtenCall> {
+    auto b = Bound::bind({"input", "inplace"}, args, kw);
+    if (!b) return std::nullopt;
+    const Arg inplace = (*b)("inplace", Arg::boolean(false));
+    if (inplace.kind != Arg::Kind::Bool || inplace.b) return std::nullopt;
+    return AtenCall{op, {(*b)("input")}, {}};
+  };
 }
 
 std::optional<AtenCall> gelu(const std::vector<Arg>& args, const Kwargs& kw) {
@@ -177,9 +173,9 @@ const std::vector<std::pair<std::string_view, Translate>>& functions() {
       {"torch._C._nn.scaled_dot_product_attention", sdpa},
       {"torch.nn.functional.scaled_dot_product_attention", sdpa},
       {"torch.nn.functional.cross_entropy", crossEntropy},
-      {"torch.nn.functional.relu", relu},
+      {"torch.nn.functional.relu", unaryNotInPlace("aten.relu.default")},
       {"torch.relu", same("aten.relu.default", {"input"})},
-      {"torch.nn.functional.silu", silu},
+      {"torch.nn.functional.silu", unaryNotInPlace("aten.silu.default")},
       {"torch.nn.functional.gelu", gelu},
       {"torch._C._nn.gelu", gelu},
       {"torch.nn.functional.softmax", softmax},
