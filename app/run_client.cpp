@@ -233,16 +233,36 @@ Result<bool> RunClient::start(const Plan& plan, const RunOptions& options) {
     return Error{"the plan breaks " + std::to_string(findings.size()) + " rule(s) of a valid plan, fix them first" + list,
                  0, 0, {}};
   }
-  std::string runner = findRunner();
-  if (runner.empty())
-    return Error{"cannot find the shardscope-runner executable next to shardscope (set SHARDSCOPE_RUNNER, or build "
-                 "with -DSHARDSCOPE_WITH_TORCH=ON)", 0, 0, {}};
   std::string planText;
   try {
     planText = writePlanString(plan);
   } catch (const std::exception& e) {
     return Error{std::string("cannot serialise the plan: ") + e.what(), 0, 0, {}};
   }
+  return startInput(planText, options);
+}
+
+Result<bool> RunClient::start(const RankPrograms& programs, const RunOptions& options) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (impl_->started && !impl_->report) return Error{"a run is already going", 0, 0, {}};
+  }
+  impl_->join();
+  std::string text;
+  try {
+    text = writeRankProgramsText(programs);
+  } catch (const std::exception& e) {
+    return Error{std::string("cannot serialise the rank programs: ") + e.what(), 0, 0, {}};
+  }
+  return startInput(text, options);
+}
+
+Result<bool> RunClient::startInput(const std::string& planText, const RunOptions& options) {
+  Impl& im = *impl_;
+  std::string runner = findRunner();
+  if (runner.empty())
+    return Error{"cannot find the shardscope-runner executable next to shardscope (set SHARDSCOPE_RUNNER, or build "
+                 "with -DSHARDSCOPE_WITH_TORCH=ON)", 0, 0, {}};
   std::string optionsText = nlohmann::json(options).dump();
 
   Result<Child> child = spawnRunner(runner, optionsText);
@@ -317,10 +337,12 @@ bool RunClient::running() const {
 
 const std::optional<RunReport>& RunClient::report() const { return impl_->report; }
 
-RunReport runToCompletion(const Plan& plan, const RunOptions& options,
-                          const std::function<void(const RunEvent&)>& onEvent) {
+namespace {
+template <typename Input>
+RunReport runInputToCompletion(const Input& input, const RunOptions& options,
+                               const std::function<void(const RunEvent&)>& onEvent) {
   RunClient client;
-  auto ok = client.start(plan, options);
+  auto ok = client.start(input, options);
   if (!ok) {
     RunReport r;
     r.error = RunError{"setup", -1, -1, "", ok.error().message};
@@ -332,6 +354,18 @@ RunReport runToCompletion(const Plan& plan, const RunOptions& options,
       if (onEvent) onEvent(e);
     }
   }
+}
+
+}  // namespace
+
+RunReport runToCompletion(const Plan& plan, const RunOptions& options,
+                          const std::function<void(const RunEvent&)>& onEvent) {
+  return runInputToCompletion(plan, options, onEvent);
+}
+
+RunReport runToCompletion(const RankPrograms& programs, const RunOptions& options,
+                          const std::function<void(const RunEvent&)>& onEvent) {
+  return runInputToCompletion(programs, options, onEvent);
 }
 
 }  // namespace ss::app

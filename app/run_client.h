@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/model/plan.h"
+#include "core/run/rank_programs.h"
 #include "core/run/run_report.h"
 
 namespace ss::app {
@@ -33,6 +34,8 @@ class RunClient {
   RunClient& operator=(const RunClient&) = delete;
 
   Result<bool> start(const Plan& plan, const RunOptions& options);
+  // Rank programs (core/run/rank_programs.h): the child runs each rank's own graph as written.
+  Result<bool> start(const RankPrograms& programs, const RunOptions& options);
   std::vector<RunEvent> poll();
   // Waits up to timeoutMs for at least one event (or the end), then returns what arrived.
   std::vector<RunEvent> wait(int timeoutMs);
@@ -46,12 +49,15 @@ class RunClient {
   static std::string findRunner();
 
  private:
+  Result<bool> startInput(const std::string& inputText, const RunOptions& options);  // the child's stdin
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
 // Runs to completion (for the CLI): calls onEvent for every event before the report; returns the report.
 RunReport runToCompletion(const Plan& plan, const RunOptions& options,
+                          const std::function<void(const RunEvent&)>& onEvent = {});
+RunReport runToCompletion(const RankPrograms& programs, const RunOptions& options,
                           const std::function<void(const RunEvent&)>& onEvent = {});
 
 }  // namespace ss::app

@@ -132,6 +132,15 @@ int64_t symbolValue(const std::string& s) {
 
 c10::IValue toIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& type);
 
+// A size computed in the graph (a symbolic graph's `s38 // 2`, a Sym placeholder) is a 0-dim integer tensor; where
+// the schema takes an int it is that number. Anything else there is an error, not a guess.
+int64_t sizeValue(const ArgContext& c, const TensorRef& r) {
+  const at::Tensor t = tensorOf(c, r);
+  if (!t.defined() || t.dim() != 0 || !at::isIntegralType(t.scalar_type(), /*includeBool=*/false))
+    throw std::runtime_error("a tensor where the op takes an integer size");
+  return t.item<int64_t>();
+}
+
 c10::IValue listToIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& elem) {
   auto kind = elem->kind();
   if (kind == c10::TypeKind::TensorType) {
@@ -147,7 +156,10 @@ c10::IValue listToIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& 
   }
   if (kind == c10::TypeKind::IntType || kind == c10::TypeKind::SymIntType) {
     std::vector<int64_t> out;
-    for (const auto& it : a.items) out.push_back(it.kind == Arg::Kind::Float ? static_cast<int64_t>(it.f) : it.i);
+    for (const auto& it : a.items)
+      out.push_back(it.kind == Arg::Kind::Tensor  ? sizeValue(c, it.t)
+                    : it.kind == Arg::Kind::Float ? static_cast<int64_t>(it.f)
+                                                  : it.i);
     return out;
   }
   if (kind == c10::TypeKind::FloatType) {
@@ -181,7 +193,9 @@ c10::IValue toIValue(const ArgContext& c, const Arg& a, const c10::TypePtr& type
       (a.kind == Arg::Kind::Int || a.kind == Arg::Kind::Float || a.kind == Arg::Kind::Bool))
     return wrappedNumber(a);
   switch (a.kind) {
-    case Arg::Kind::Tensor: return tensorOf(c, a.t);
+    case Arg::Kind::Tensor:
+      if (t->kind() == c10::TypeKind::IntType || t->kind() == c10::TypeKind::SymIntType) return sizeValue(c, a.t);
+      return tensorOf(c, a.t);
     case Arg::Kind::List: {
       if (t->kind() != c10::TypeKind::ListType) throw std::runtime_error("a list where " + type->str() + " is expected");
       return listToIValue(c, a, t->castRaw<c10::ListType>()->getElementType());
@@ -410,6 +424,8 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
     if (idx < 0 || idx >= static_cast<int64_t>(outs.size())) throw std::runtime_error("getitem index out of range");
     return {outs[idx]};
   }
+  if (env.callOverride)
+    if (auto done = env.callOverride(n, inputs)) return *done;
   ArgContext pctx{env, inputs};
   std::vector<Arg> posArgs = node.args;
   std::vector<std::pair<std::string, Arg>> kwargs = node.kwargs;
@@ -460,7 +476,7 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
       throw std::runtime_error("missing argument '" + sa.name() + "' of " + schema.name());
     }
   }
-  rewriteShapeArgs(env, n, schema, stack, inputs);
+  if (!env.asWritten) rewriteShapeArgs(env, n, schema, stack, inputs);
   // A conversion to the type a tensor already has is the tensor itself when nothing writes in place (saves a
   // whole copy per rank, e.g. seed 1's f32 -> f32 weight gradient at real size: 87 MB each).
   if (env.aliasSameTypeCopies && !inputs.empty() && isSameTypeCopy(schema, stack, inputs[0])) return {inputs[0]};

@@ -2,7 +2,8 @@
 // load time and any crash inside a run stay out of the app.
 //
 // Usage: shardscope-runner PLAN|- [--options JSON] [--events]
-//   PLAN is any plan file core can load; `-` reads a native plan from stdin.
+//   PLAN is any plan file core can load; `-` reads a native plan from stdin, or rank programs
+//   (core/run/rank_programs.h: one graph per rank, as `shardscope run` sends an AutoSP log's).
 //   --options: a RunOptions object as JSON (core/run/run_report.h), e.g. {"scale": 4, "batches": 3}.
 //   --events: stdout carries one RunEvent JSON object per line, the last one {"event": "report", ...};
 //             otherwise a human summary. Exit code: RunReport::exitCode() (0 match, 1 mismatch, 2 refused,
@@ -36,6 +37,7 @@
 #include "core/run/run_report.h"
 #include "core/model/saturate.h"
 #include "runner/infer_shapes.h"
+#include "runner/rank_programs.h"
 #include "runner/runner.h"
 #include "runner/sandbox.h"
 
@@ -151,11 +153,10 @@ std::optional<int> parseCommandLine(int argc, char** argv, std::string& planPath
 }
 
 // Loads the plan from `planPath` (`-`: stdin); on failure reports why (as an event too with `events`).
-ss::Result<ss::Plan> loadPlan(const std::string& planPath, bool events) {
+ss::Result<ss::Plan> loadPlan(const std::string& planPath, const std::string& stdinText, bool events) {
   ss::Result<ss::Plan> plan = ss::Error{"no plan", 0, 0, {}};
   if (planPath == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    plan = ss::loadPlanText(text, "<stdin>");
+    plan = ss::loadPlanText(stdinText, "<stdin>");
   } else {
     plan = ss::loadPlanFile(planPath);
   }
@@ -200,6 +201,63 @@ bool refusedBeforeRun(const ss::Plan& plan, const ss::RunOptions& options, const
   return false;
 }
 
+// The rank-programs run: refused before the sandbox as a plan is (the allow-list over every program, the ranks),
+// then the same sandbox, address-space cap and watchdog.
+int runRankProgramsMain(const std::string& text, const ss::RunOptions& options, bool events) {
+  auto finish = [&](ss::RunReport& report) {
+    if (events) emitReport(report);
+    else std::fputs(report.summary().c_str(), stdout);
+    std::fflush(stdout);
+    return report.exitCode();
+  };
+  auto programs = ss::readRankProgramsText(text);
+  if (!programs) {
+    ss::RunReport report;
+    report.error = ss::RunError{"load", -1, -1, "", programs.error().message};
+    if (events) emitReport(report);
+    std::fprintf(stderr, "%s\n", programs.error().message.c_str());
+    return 2;
+  }
+  if (auto refused = ss::rankProgramsRefusal(*programs)) {
+    ss::RunReport report;
+    report.planName = programs->name;
+    report.error = *refused;
+    std::fprintf(stderr, "%s: refused: %s\n", programs->name.c_str(), refused->toString().c_str());
+    finish(report);
+    return 2;
+  }
+  const int64_t ranks = static_cast<int64_t>(programs->ranks.size());
+  ss::runner::SandboxPolicy policy;
+  policy.maxOpenFiles = ss::runner::openFilesFor(ranks);
+  const ss::runner::SandboxInfo sandbox = ss::runner::enterSandbox(policy);
+  if (options.requireSandbox && !sandbox.complete()) {
+    ss::RunReport report;
+    report.planName = programs->name;
+    report.sandbox = sandbox.layers;
+    report.error = ss::RunError{"sandbox", -1, -1, "",
+                                "--require-sandbox: this machine cannot contain the run fully: " + sandbox.missing()};
+    ss::runner::leaveSandbox();
+    return finish(report);
+  }
+  const int64_t addressSpace = addressSpaceFor(options, ranks);
+  ss::runner::limitAddressSpace(addressSpace);
+  std::atomic<bool> cancel{false};
+  ss::RunReport report;
+  {
+    Watchdog watchdog(options.budgetSec, events, cancel);
+    ss::runner::RankProgramsEventSink sink;
+    if (events) sink = [](const ss::RunEvent& e) { emitLine(ss::runEventLine(e)); };
+    report = ss::runner::runRankPrograms(*programs, options, sink, &cancel);
+    if (watchdog.expired.load()) report.error = ss::RunError{"budget", -1, -1, "", Watchdog::budgetMessage(options.budgetSec)};
+  }
+  report.peakRssBytes = ss::runner::peakRssBytes();
+  report.sandbox = sandbox.layers;
+  report.addressSpaceLimitBytes = addressSpace;
+  if (!sandbox.complete()) report.notes.push_back("the run was not fully contained: " + sandbox.missing());
+  ss::runner::leaveSandbox();
+  return finish(report);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -221,7 +279,13 @@ int main(int argc, char** argv) {
     }
   }
 
-  ss::Result<ss::Plan> plan = loadPlan(planPath, events);
+  std::string stdinText;
+  if (planPath == "-") stdinText.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  // Rank programs (runner/rank_programs.h: one graph per rank, as `shardscope run` sends a log of AutoSP's graphs).
+  if (planPath == "-" && ss::looksLikeRankProgramsText(stdinText))
+    return runRankProgramsMain(stdinText, options, events);
+
+  ss::Result<ss::Plan> plan = loadPlan(planPath, stdinText, events);
   if (!plan) return 2;
 
   if (refusedBeforeRun(*plan, options, planPath, events)) return 2;

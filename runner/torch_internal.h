@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -129,6 +130,11 @@ struct ExecEnv {
   const ReplicaPlan* replicas = nullptr;
   ReplicaExchange* exchange = nullptr;
   int batch = 0;
+  // Rank programs (runner/rank_programs.h): each rank runs its own graph as written, so shape arguments are never
+  // rewritten to a spec's local shape; and a call `callOverride` answers (AutoSP's all-to-all, size arithmetic)
+  // runs there instead of the dispatcher (after the allow-list check). nullopt: the dispatcher runs it.
+  bool asWritten = false;
+  std::function<std::optional<std::vector<at::Tensor>>(int node, const std::vector<at::Tensor>& inputs)> callOverride;
 };
 
 using Values = std::vector<std::vector<at::Tensor>>;

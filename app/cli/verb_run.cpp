@@ -16,6 +16,7 @@
 #include "core/io/load/load.h"
 #include "core/ops/op_safety.h"
 #include "core/model/placement_parse.h"
+#include "core/run/rank_programs.h"
 #include "core/run/run_report.h"
 
 namespace ss::app {
@@ -33,6 +34,11 @@ const VerbHelp kHelp{
     "Only pure tensor ops run (core/ops/op_safety.cpp), and the child runs contained by the OS; a plan with any\n"
     "other op, more ranks than a local run takes, or inputs the op's shape rules reject is refused before anything\n"
     "runs.\n"
+    "A TORCH_TRACE log (or its folder) of a backend that rewrites the graph per rank (DeepSpeed AutoSP: a\n"
+    "dynamo_output_graph record and a before_pre_grad_graph artifact) runs as rank programs: the sibling rank logs\n"
+    "in its folder are the other ranks, each rank runs its own graph after the passes as written (size symbols at\n"
+    "the log's hints, autosp.all_to_all over the ranks), the reference is the graph before them on one device, and\n"
+    "the verdict is the mean of the per-rank losses (--batches, --rtol, --seed, --timeout, --budget, --json apply).\n"
     "Exit codes: 0 every batch matches, 1 a loss differs, 2 bad input or a refused plan, 3 the run failed."};
 
 const std::vector<FlagSpec> kFlags{
@@ -82,9 +88,60 @@ bool parseNumber(const std::string& s, T& out) {
   }
 }
 
+// `shardscope run LOG` where the log holds rank programs (core/run/rank_programs.h): refused here as a plan is
+// (allow-list, symbols without a value) before the child starts.
+int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed) {
+  for (const char* flag : {"seq-dim", "placement", "scale", "dtype", "no-localise", "no-dedup", "distributed"})
+    if (parsed.has(flag))
+      return bad(std::string("--") + flag + " does not apply to rank programs (each rank runs its own graph as written)");
+  if (auto v = parsed.get("device"); v && *v != "cpu") return bad("--device " + *v + ": rank programs run on CPU ranks");
+  auto programs = loadRankPrograms(file);
+  if (!programs) {
+    std::fprintf(stderr, "%s\n", programs.error().toString().c_str());
+    return 2;
+  }
+  if (auto refused = rankProgramsRefusal(*programs)) {
+    std::fprintf(stderr, "%s: refused: %s\n", file.c_str(), refused->toString().c_str());
+    return 2;
+  }
+  for (size_t r = 0; r <= programs->ranks.size(); ++r) {
+    const Plan& g = r == 0 ? programs->reference : programs->ranks[r - 1];
+    if (auto b = bindSymbols(g, programs->symbols); !b) {
+      std::fprintf(stderr, "%s: refused: %s: %s\n", file.c_str(),
+                   r == 0 ? "the reference" : ("rank " + std::to_string(r - 1) + "'s program").c_str(),
+                   b.error().message.c_str());
+      return 2;
+    }
+  }
+  RunOptions opts;
+  if (auto v = parsed.get("batches"); v && (!parseNumber(*v, opts.batches) || opts.batches < 1))
+    return bad("--batches " + *v + ": expected a positive integer");
+  if (auto v = parsed.get("rtol"); v && (!parseNumber(*v, opts.rtol) || opts.rtol < 0))
+    return bad("--rtol " + *v + ": expected a non-negative number");
+  if (auto v = parsed.get("timeout"); v && (!parseNumber(*v, opts.timeoutSec) || opts.timeoutSec <= 0))
+    return bad("--timeout " + *v + ": expected seconds > 0");
+  if (auto v = parsed.get("budget"); v && (!parseNumber(*v, opts.budgetSec) || opts.budgetSec <= 0))
+    return bad("--budget " + *v + ": expected seconds > 0");
+  if (auto v = parsed.get("seed")) {
+    uint64_t s = 0;
+    if (!parseNumber(*v, s)) return bad("--seed " + *v + ": expected an integer");
+    opts.seed = s;
+  }
+  opts.requireSandbox = parsed.has("require-sandbox");
+  RunReport report = runToCompletion(*programs, opts);
+  if (parsed.has("json")) std::cout << nlohmann::json(report).dump(2) << "\n";
+  else std::cout << report.summary();
+  std::cout.flush();
+  if (report.error)
+    std::fprintf(stderr, "%s: run %s: %s\n", file.c_str(), report.error->refused() ? "refused" : "failed",
+                 report.error->toString().c_str());
+  return report.exitCode();
+}
+
 int runVerb(const ParsedArgs& parsed) {
   if (parsed.positionals.size() != 1) return bad("expected one plan FILE");
   const std::string file = parsed.positionals[0];
+  if (holdsRankPrograms(file)) return runRankProgramsVerb(file, parsed);
   auto loaded = loadPlanFile(file);
   if (!loaded) {
     std::fprintf(stderr, "%s\n", loaded.error().toString(file).c_str());
