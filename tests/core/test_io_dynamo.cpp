@@ -78,6 +78,11 @@ TEST_CASE("Dynamo's graph as the backend received it: torch calls and Tensor met
         "aten.scaled_dot_product_attention.default(q, k, v, None, 0.0, True)");
   CHECK(call(p, "reshape_1") == "aten.reshape.default(logits, [-1, 64])");
   CHECK(call(p, "cross_entropy") == "aten.cross_entropy_loss.default(reshape_1, reshape_2, None, 1, -100, 0.0)");
+  // The module's weights are parameters, named by their path; the token ids and labels are inputs.
+  const Node& w = p.graph.nodes[p.graph.find("L_self_modules_q_proj_parameters_weight_")];
+  CHECK(w.placeholderKind == PlaceholderKind::Param);
+  CHECK(w.modulePath == "q_proj.weight");
+  CHECK(p.graph.nodes[p.graph.find("L_input_ids_")].placeholderKind == PlaceholderKind::Input);
   // Every op node has its rule; the whole model checks clean, its loss the output.
   CHECK(problems(p).empty());
   const CheckCoverage c = checkCoverage(p);

@@ -457,6 +457,36 @@ Result<bool> FxReader::endStatement(Cursor& cur, Node node, const TensorMeta& me
   return true;
 }
 
+namespace {
+// Dynamo names a module's parameters and buffers by their path: `L_self_modules_q_proj_parameters_weight_` is
+// q_proj.weight, `L_self_modules_layers_modules_0_buffers_mask_` is layers.0.mask, `L_self_parameters_w_` is w.
+struct DynamoInput {
+  PlaceholderKind kind = PlaceholderKind::None;
+  std::string path;
+};
+DynamoInput dynamoInput(std::string_view name) {
+  constexpr std::string_view kSelf = "L_self_";
+  if (!name.starts_with(kSelf) || !name.ends_with("_") || name.size() <= kSelf.size() + 1) return {};
+  std::string_view body = name.substr(kSelf.size(), name.size() - kSelf.size() - 1);
+  for (const auto& [marker, kind] : {std::pair{std::string_view("parameters_"), PlaceholderKind::Param},
+                                     std::pair{std::string_view("buffers_"), PlaceholderKind::Buffer}}) {
+    size_t at = body.rfind(marker);
+    if (at == std::string_view::npos || (at > 0 && body[at - 1] != '_')) continue;
+    std::string_view owner = body.substr(0, at == 0 ? 0 : at - 1), leaf = body.substr(at + marker.size());
+    if (leaf.empty()) continue;
+    std::string path;
+    if (!owner.empty()) {
+      if (!owner.starts_with("modules_")) continue;
+      std::string o(owner.substr(8));
+      for (size_t k; (k = o.find("_modules_")) != std::string::npos;) o.replace(k, 9, ".");
+      path = o + ".";
+    }
+    return {kind, path + std::string(leaf)};
+  }
+  return {};
+}
+}  // namespace
+
 // Post-passes: tuple metas from getitems, shape inference, placeholder kinds, phases, loss.
 void FxReader::finish(FxReadReport& rep) {
   for (auto& n : g_.nodes) {
@@ -497,7 +527,10 @@ void FxReader::finish(FxReadReport& rep) {
         continue;
       }
     }
-    if (n.name.rfind("tangents", 0) == 0) {
+    if (const DynamoInput d = dynamoInput(n.name); d.kind != PlaceholderKind::None) {
+      n.placeholderKind = d.kind;
+      n.modulePath = d.path;
+    } else if (n.name.rfind("tangents", 0) == 0) {
       n.placeholderKind = PlaceholderKind::Tangent;
       haveTangents = true;
     } else if (n.name.rfind("primals", 0) == 0 && !intLike && m.rank() > 0) {
