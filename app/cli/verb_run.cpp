@@ -90,6 +90,25 @@ bool parseNumber(const std::string& s, T& out) {
 
 // `shardscope run LOG` where the log holds rank programs (core/run/rank_programs.h): refused here as a plan is
 // (allow-list, symbols without a value) before the child starts.
+// The flags a plan run and a rank-programs run share (--batches, --rtol, --timeout, --budget, --seed), into
+// `opts`: 0, or exit 2 after the one line that says which value is wrong.
+int readCommonRunFlags(const ParsedArgs& parsed, RunOptions& opts) {
+  if (auto v = parsed.get("batches"); v && (!parseNumber(*v, opts.batches) || opts.batches < 1))
+    return bad("--batches " + *v + ": expected a positive integer");
+  if (auto v = parsed.get("rtol"); v && (!parseNumber(*v, opts.rtol) || opts.rtol < 0))
+    return bad("--rtol " + *v + ": expected a non-negative number");
+  if (auto v = parsed.get("timeout"); v && (!parseNumber(*v, opts.timeoutSec) || opts.timeoutSec <= 0))
+    return bad("--timeout " + *v + ": expected seconds > 0");
+  if (auto v = parsed.get("budget"); v && (!parseNumber(*v, opts.budgetSec) || opts.budgetSec <= 0))
+    return bad("--budget " + *v + ": expected seconds > 0");
+  if (auto v = parsed.get("seed")) {
+    uint64_t s = 0;
+    if (!parseNumber(*v, s)) return bad("--seed " + *v + ": expected an integer");
+    opts.seed = s;
+  }
+  return 0;
+}
+
 int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed) {
   for (const char* flag : {"seq-dim", "placement", "scale", "dtype", "no-localise", "no-dedup", "distributed"})
     if (parsed.has(flag))
@@ -114,19 +133,7 @@ int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed) {
     }
   }
   RunOptions opts;
-  if (auto v = parsed.get("batches"); v && (!parseNumber(*v, opts.batches) || opts.batches < 1))
-    return bad("--batches " + *v + ": expected a positive integer");
-  if (auto v = parsed.get("rtol"); v && (!parseNumber(*v, opts.rtol) || opts.rtol < 0))
-    return bad("--rtol " + *v + ": expected a non-negative number");
-  if (auto v = parsed.get("timeout"); v && (!parseNumber(*v, opts.timeoutSec) || opts.timeoutSec <= 0))
-    return bad("--timeout " + *v + ": expected seconds > 0");
-  if (auto v = parsed.get("budget"); v && (!parseNumber(*v, opts.budgetSec) || opts.budgetSec <= 0))
-    return bad("--budget " + *v + ": expected seconds > 0");
-  if (auto v = parsed.get("seed")) {
-    uint64_t s = 0;
-    if (!parseNumber(*v, s)) return bad("--seed " + *v + ": expected an integer");
-    opts.seed = s;
-  }
+  if (int rc = readCommonRunFlags(parsed, opts)) return rc;
   opts.requireSandbox = parsed.has("require-sandbox");
   RunReport report = runToCompletion(*programs, opts);
   if (parsed.has("json")) std::cout << nlohmann::json(report).dump(2) << "\n";
@@ -168,21 +175,9 @@ int runVerb(const ParsedArgs& parsed) {
     if (*v != "cpu" && *v != "cuda") return bad("--device " + *v + ": expected cpu or cuda");
     opts.device = *v;
   }
-  if (auto v = parsed.get("batches"); v && (!parseNumber(*v, opts.batches) || opts.batches < 1))
-    return bad("--batches " + *v + ": expected a positive integer");
-  if (auto v = parsed.get("rtol"); v && (!parseNumber(*v, opts.rtol) || opts.rtol < 0))
-    return bad("--rtol " + *v + ": expected a non-negative number");
+  if (int rc = readCommonRunFlags(parsed, opts)) return rc;
   if (auto v = parsed.get("scale"); v && (!parseNumber(*v, opts.scale) || opts.scale < 1))
     return bad("--scale " + *v + ": expected an integer >= 1");
-  if (auto v = parsed.get("timeout"); v && (!parseNumber(*v, opts.timeoutSec) || opts.timeoutSec <= 0))
-    return bad("--timeout " + *v + ": expected seconds > 0");
-  if (auto v = parsed.get("budget"); v && (!parseNumber(*v, opts.budgetSec) || opts.budgetSec <= 0))
-    return bad("--budget " + *v + ": expected seconds > 0");
-  if (auto v = parsed.get("seed")) {
-    uint64_t s = 0;
-    if (!parseNumber(*v, s)) return bad("--seed " + *v + ": expected an integer");
-    opts.seed = s;
-  }
   if (auto v = parsed.get("dtype")) {
     if (*v != "f32" && *v != "f64" && *v != "planned") return bad("--dtype " + *v + ": expected f32, f64 or planned");
     opts.computeDtype = *v;
