@@ -62,7 +62,17 @@ int runVerb(const ss::app::Verb& v, const std::vector<std::string>& rest) {
     }
     return v.run(*parsed);
   } catch (const std::exception& e) {
-    std::cerr << ss::Error::oneLine("shardscope " + v.name + ": internal error: " + e.what()) << "\n";
+    // Every reader turns what it cannot understand into a located error; what still escapes is named with the
+    // input file it came from (the first argument that names an existing path), so the user knows which file.
+    std::string file;
+    for (const auto& a : rest) {
+      std::error_code ec;
+      if (!a.empty() && a[0] != '-' && std::filesystem::exists(a, ec)) {
+        file = a + ": ";
+        break;
+      }
+    }
+    std::cerr << ss::Error::oneLine("shardscope " + v.name + ": " + file + "internal error: " + e.what()) << "\n";
     return 2;
   }
 }

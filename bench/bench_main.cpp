@@ -154,7 +154,7 @@ json generate(long target, const std::string& dir) {
     std::ofstream(base + ".autoparallel.json") << s;
     r["autoparallel_bytes"] = s.size();
   }
-  const std::string fx = ss::writeFxText(plan);
+  const std::string fx = ss::writeFxText(plan).value();
   if (!fx.empty()) {
     std::ofstream(base + ".fx.txt") << fx;
     r["fx_bytes"] = fx.size();

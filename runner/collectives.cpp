@@ -14,6 +14,7 @@
 
 #include <sstream>
 
+#include "core/run/shape_record.h"
 #include "core/model/layout.h"
 #include "core/redistribute/redistribute.h"
 #include "runner/torch_internal.h"
@@ -210,21 +211,22 @@ struct StepRunner {
   // Every peer's local shape (a tiny all_gather first, so uneven and unexpected shapes are handled). Fixed-size
   // records [ndim, sizes...]: Gloo cannot gather zero elements (scalars have no sizes).
   std::vector<std::vector<int64_t>> peerShapes(const at::Tensor& t, int d) {
-    constexpr int64_t kMaxRank = 16;
-    if (t.dim() > kMaxRank) throw CollectiveError("tensors above 16 dims are not supported (" + where + ")");
-    std::vector<int64_t> rec(kMaxRank + 1, 0);
-    rec[0] = t.dim();
-    for (int64_t k = 0; k < t.dim(); ++k) rec[k + 1] = t.size(k);
+    if (t.dim() > kShapeRecordRank) throw CollectiveError("tensors above 16 dims are not supported (" + where + ")");
     enter(d, "shape exchange");
-    std::vector<at::Tensor> in{commIn(at::tensor(rec, at::kLong))};
+    std::vector<at::Tensor> in{commIn(at::tensor(writeShapeRecord(t.sizes().vec()), at::kLong))};
     std::vector<std::vector<at::Tensor>> out(1);
-    for (int64_t k = 0; k < groupSize(d); ++k) out[0].push_back(at::empty({kMaxRank + 1}, in[0].options()));
+    for (int64_t k = 0; k < groupSize(d); ++k) out[0].push_back(at::empty({kShapeRecordRank + 1}, in[0].options()));
     wait(impl.groups[d]->allgather(out, in), "shape exchange");
+    // Each peer's record is checked before use (core/run/shape_record.h), so a record that lies cannot make this
+    // read past its values.
     std::vector<std::vector<int64_t>> shapes;
-    for (auto& g : out[0]) {
-      at::Tensor h = g.cpu();
-      const int64_t* p = h.data_ptr<int64_t>();
-      shapes.emplace_back(p + 1, p + 1 + p[0]);
+    for (size_t peer = 0; peer < out[0].size(); ++peer) {
+      at::Tensor h = out[0][peer].cpu().to(at::kLong).contiguous();
+      auto shape = readShapeRecord(h.data_ptr<int64_t>(), h.numel());
+      if (!shape)
+        throw CollectiveError("shape exchange: peer " + std::to_string(peer) + " sent " + shape.error().message + " (" +
+                              where + ")");
+      shapes.push_back(std::move(*shape));
     }
     return shapes;
   }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <latch>
+#include <limits>
 #include <thread>
 
 #include "core/check/autosp_slices.h"
@@ -51,17 +52,34 @@ std::optional<std::vector<at::Tensor>> sizeArithmetic(const Node& node, const st
   if (op.rfind("operator.", 0) != 0 && op.rfind("_operator.", 0) != 0) return std::nullopt;
   const std::string name = node.opName();
   if (name == "getitem") return std::nullopt;
+  // Every operand comes from the program (a literal or an earlier size), so every step is checked: a signed
+  // overflow is undefined behaviour, and INT64_MIN / -1 traps (SIGFPE) on x86.
+  const auto overflow = [&op](int64_t a, int64_t b) {
+    return std::runtime_error(op + " of " + std::to_string(a) + " and " + std::to_string(b) + " overflows 64 bits");
+  };
   int next = 0;
-  if (name == "neg" && node.args.size() == 1) return std::vector<at::Tensor>{sizeTensor(-intOperand(node.args[0], inputs, next))};
+  if (name == "neg" && node.args.size() == 1) {
+    const int64_t a = intOperand(node.args[0], inputs, next);
+    if (a == std::numeric_limits<int64_t>::min()) throw std::runtime_error(op + " of " + std::to_string(a) + " overflows 64 bits");
+    return std::vector<at::Tensor>{sizeTensor(-a)};
+  }
   if (node.args.size() != 2) throw std::runtime_error(op + " with " + std::to_string(node.args.size()) + " operands");
   const int64_t a = intOperand(node.args[0], inputs, next), b = intOperand(node.args[1], inputs, next);
   int64_t v = 0;
-  if (name == "add") v = a + b;
-  else if (name == "sub") v = a - b;
-  else if (name == "mul") v = a * b;
-  else if (name == "floordiv" || name == "mod") {
+  if (name == "add") {
+    if (__builtin_add_overflow(a, b, &v)) throw overflow(a, b);
+  } else if (name == "sub") {
+    if (__builtin_sub_overflow(a, b, &v)) throw overflow(a, b);
+  } else if (name == "mul") {
+    if (__builtin_mul_overflow(a, b, &v)) throw overflow(a, b);
+  } else if (name == "floordiv" || name == "mod") {
     if (b == 0) throw std::runtime_error(op + " by zero");
-    v = name == "floordiv" ? floorDiv(a, b) : a - floorDiv(a, b) * b;
+    if (a == std::numeric_limits<int64_t>::min() && b == -1) {
+      if (name == "floordiv") throw overflow(a, b);
+      v = 0;  // the remainder is 0; computing it through the quotient would trap
+    } else {
+      v = name == "floordiv" ? floorDiv(a, b) : a - floorDiv(a, b) * b;
+    }
   } else {
     throw std::runtime_error("the runner computes no " + op + " on sizes");
   }

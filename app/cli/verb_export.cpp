@@ -60,17 +60,24 @@ int runExport(const ParsedArgs& args) {
       return 2;
     }
   }
-  struct Out { const char* flag; std::string (*write)(const Plan&, PlacementsStyle); };
+  // A writer may refuse a plan it cannot write verbatim (FX text: a name that is not a Python name).
+  using Written = Result<std::string>;
+  struct Out { const char* flag; Written (*write)(const Plan&, PlacementsStyle); };
   const Out outs[] = {
-      {"placements", [](const Plan& p, PlacementsStyle s) { return writePlacementsJson(p, s).dump(2) + "\n"; }},
-      {"autoparallel", [](const Plan& p, PlacementsStyle) { return writeAutoparallelJson(p).dump(1) + "\n"; }},
-      {"fx", [](const Plan& p, PlacementsStyle) { return writeFxText(p); }},
-      {"native", [](const Plan& p, PlacementsStyle) { return writePlanString(p); }},
+      {"placements", [](const Plan& p, PlacementsStyle s) -> Written { return writePlacementsJson(p, s).dump(2) + "\n"; }},
+      {"autoparallel", [](const Plan& p, PlacementsStyle) -> Written { return writeAutoparallelJson(p).dump(1) + "\n"; }},
+      {"fx", [](const Plan& p, PlacementsStyle) -> Written { return writeFxText(p); }},
+      {"native", [](const Plan& p, PlacementsStyle) -> Written { return writePlanString(p); }},
   };
   for (const Out& o : outs) {
     auto path = args.get(o.flag);
     if (!path) continue;
-    auto w = writeFileAtomic(*path, o.write(*plan, style));
+    Written text = o.write(*plan, style);
+    if (!text) {
+      std::cerr << "shardscope export: " << text.error().toString(in) << "\n";
+      return 2;
+    }
+    auto w = writeFileAtomic(*path, *text);
     if (!w) {
       std::cerr << "shardscope export: " << w.error().toString(*path) << "\n";
       return 2;

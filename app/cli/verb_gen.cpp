@@ -89,7 +89,7 @@ int runGen(const ParsedArgs& args) {
   if (format == "native") text = writePlanString(plan);
   else if (format == "autoparallel") text = writeAutoparallelJson(plan).dump(1) + "\n";
   else if (format == "placements") text = writePlacementsJson(plan).dump(2) + "\n";
-  else if (format == "fx") text = writeFxText(plan);
+  else if (format == "fx") text = writeFxText(plan).value();  // generated names are Python names
   else {
     std::cerr << "shardscope gen: --format '" << format << "': expected native, autoparallel, placements or fx\n";
     return 2;

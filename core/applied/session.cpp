@@ -40,6 +40,8 @@ bool needsSession(const SessionInputs& in) {
   if (std::filesystem::is_directory(in.primary, ec)) return true;
   // The head decides (a plain plan of 1 GB is not read twice): the kind, and for FX text an optimizer log's
   // placement comments or a collective in its first MiB.
+  // Not a regular file (a FIFO would block this read): no session; loading it refuses it with one line.
+  if (!std::filesystem::is_regular_file(in.primary, ec)) return false;
   std::ifstream f(in.primary, std::ios::binary);
   if (!f) return false;
   std::string head(size_t{1} << 20, '\0');

@@ -28,7 +28,9 @@ template <class Alloc>
 Result<size_t> readWholeFile(const std::string& path, Alloc&& alloc) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error{"is a directory, not a plan file"};
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer forever (a path from a bug report may name one);
+  // it is refused below with every other file that is not regular, whose size cannot be known before reading.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Error{std::string("cannot open: ") + std::strerror(errno)};
   struct Closer {
     int fd;
@@ -36,8 +38,13 @@ Result<size_t> readWholeFile(const std::string& path, Alloc&& alloc) {
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0) return Error{"cannot read the file size"};
-  const off_t end = S_ISREG(st.st_mode) ? st.st_size : ::lseek(fd, 0, SEEK_END);
-  if (end < 0) return Error{"cannot read the file size"};
+  if (!S_ISREG(st.st_mode)) {
+    const char* what = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                       : S_ISSOCK(st.st_mode)                                    ? "a socket"
+                                                                                 : "not a regular file";
+    return Error{std::string("is ") + what + ", not a plan file (shardscope reads regular files only)"};
+  }
+  const off_t end = st.st_size;
   if (end > kMaxFileBytes) return Error{"the file is larger than 2 GiB"};
   const size_t size = static_cast<size_t>(end);
   char* dst = alloc(size);

@@ -31,7 +31,8 @@ nlohmann::json writePlacementsJson(const Plan& plan);
 
 // FX graph text: `print_readable` output or a repro script with `load_args`.
 Result<Plan> readFxText(std::string_view text);
-std::string writeFxText(const Plan& plan);
+// Refused (with the node) when a name the plan holds cannot be written as FX code verbatim: write.cpp's contract.
+Result<std::string> writeFxText(const Plan& plan);
 
 // What the FX reader read around the graph without making nodes of it, by kind (stable names for reports).
 // Whole real repro scripts carry Python the graph does not depend on; each piece is recognised, skipped and

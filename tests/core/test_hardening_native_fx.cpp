@@ -140,7 +140,7 @@ TEST_CASE("FX calls: a repeated keyword and a malformed device are refused where
   // What loads prints back and reads again.
   auto p = load("device(type='cuda', index=3)");
   REQUIRE(p.ok());
-  auto again = loadPlanText(writeFxText(*p), "again.py");
+  auto again = loadPlanText(writeFxText(*p).value(), "again.py");
   REQUIRE(again.ok());
   CHECK(again->graph.nodes[again->graph.find("y")].kwargs.at(0).second == Arg::device("cuda:3"));
 }

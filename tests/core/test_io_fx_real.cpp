@@ -134,7 +134,7 @@ TEST_CASE("A whole minifier repro: preamble, stubs, lambdas, higher-order ops, d
   CHECK(unsafeNodes(p.graph).size() == 1);  // `run` still refuses the plan
 
   // It writes back as FX text that reads again to the same graph (dicts as their pair lists).
-  auto again = readFxText(writeFxText(p));
+  auto again = readFxText(writeFxText(p).value());
   REQUIRE(again.ok());
   CHECK(again->graph.size() == p.graph.size());
   for (int i = 0; i < p.graph.size(); ++i) {

@@ -69,7 +69,7 @@ TEST_CASE("every format round-trips the generated plan", "[io][gen]") {
   CHECK(n->graph == a.graph);
   CHECK(n->specs == a.specs);
   // FX text: the graph exactly (args, metas, sources); phases and module paths are not in FX text
-  std::string fxText = writeFxText(a);
+  std::string fxText = writeFxText(a).value();
   auto f = loadPlanText(fxText, "gen.py");
   REQUIRE(f.ok());
   REQUIRE(f->graph.size() == a.graph.size());
@@ -135,7 +135,7 @@ TEST_CASE("32-layer LLaMA-like graph: load time per format", "[.perf][io][gen]")
   struct F { const char* name; std::string text; };
   std::vector<F> files = {{"native", writePlanString(a)},
                           {"autoparallel", writeAutoparallelJson(a).dump(1)},
-                          {"fx", writeFxText(a)}};
+                          {"fx", writeFxText(a).value()}};
   for (auto& f : files) {
     auto s = clock::now();
     auto p = loadPlanText(f.text, f.name);

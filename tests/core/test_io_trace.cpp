@@ -67,8 +67,8 @@ TEST_CASE("a TORCH_TRACE log: records, kinds, rank, payloads, interned file name
     }
   // Stack frames name interned files.
   REQUIRE(joint->stack.size() == 3);
-  CHECK(joint->stack[0].file == "/home/user/train.py");
-  CHECK(joint->stack[2].file == "/usr/lib/python3/site-packages/autoparallel/api.py");
+  CHECK(joint->stack[0].file() == "/home/user/train.py");
+  CHECK(joint->stack[2].file() == "/usr/lib/python3/site-packages/autoparallel/api.py");
   CHECK(joint->stack[2].line == 430);
   CHECK(joint->stack[2].name == "optimize_placement");
   CHECK(joint->caller == "autoparallel/api.py:212");
@@ -100,7 +100,7 @@ TEST_CASE("a record without rank takes the file name's rank; a lone tab is an em
   REQUIRE(log->records.size() == 2);  // the plain warning line is no structured record: skipped
   CHECK(log->skippedLines == 1);
   CHECK(log->records[1].payload == payload);
-  CHECK(log->records[1].stack[0].file == "<file #9>");
+  CHECK(log->records[1].stack[0].file() == "<file #9>");
 }
 
 TEST_CASE("format detection: a log is a log, never FX text; unknown text says what was expected", "[io][trace]") {
@@ -190,4 +190,28 @@ TEST_CASE("editor damage: lone-tab payload lines stripped to empty lines still m
   auto bad = readTraceLog(head + "\ta\n\t\n\tB\n\t\n");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().line == 1);
+}
+
+TEST_CASE("interned file names are shared by every frame that names them, never copied", "[io][trace][hardening]") {
+  // Issue 43: a 5 MB log whose records name one interned 1 MiB file 10^5 times asked for ~100 GB (each frame held
+  // a copy) and ended in "internal error: std::bad_alloc". Here 2,000 frames name it (a copy each would be 2 GiB):
+  // every frame must hold the one string the `str` record interned.
+  const std::string longName = "/" + std::string(size_t{1} << 20, 'a') + ".py";
+  std::string text = "V1201 10:22:02.000000 81234 torch/_logging/structured.py:28] {\"str\": [\"" + longName + "\", 7]}\n";
+  for (int i = 0; i < 1000; ++i)
+    text += "V1201 10:22:02.000001 81234 torch/_dynamo/convert_frame.py:1] {\"dynamo_start\": {\"stack\": "
+            "[{\"line\": 1, \"name\": \"f\", \"filename\": 7}, {\"line\": 2, \"name\": \"g\", \"filename\": 7}]}}\n";
+  auto log = readTraceLog(text);
+  REQUIRE(log.ok());
+  REQUIRE(log->records.size() == 1001);
+  const std::string* shared = log->records[1].stack.at(0).fileName.get();
+  REQUIRE(shared);
+  CHECK(*shared == longName);
+  size_t frames = 0;
+  for (const auto& r : log->records)
+    for (const auto& f : r.stack) {
+      CHECK(f.fileName.get() == shared);
+      ++frames;
+    }
+  CHECK(frames == 2000);
 }

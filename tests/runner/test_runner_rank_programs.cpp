@@ -161,6 +161,23 @@ TEST_CASE("rank programs: hostile programs fail at their node on every rank, nev
     CHECK(r.error->stage == "load");
     CHECK(contains(r.error->message, "placeholder 's8' (a size symbol, or a tensor of unknown shape) has no value"));
   }
+  SECTION("size arithmetic that overflows 64 bits fails at its node (INT64_MIN // -1 used to trap with SIGFPE)") {
+    for (const auto& [expr, message] : std::vector<std::pair<std::string, std::string>>{
+             {"big // -1", "operator.floordiv of -9223372036854775808 and -1 overflows 64 bits"},
+             {"big * 2", "operator.mul of -9223372036854775808 and 2 overflows 64 bits"},
+             {"big - 1", "operator.sub of -9223372036854775808 and 1 overflows 64 bits"}}) {
+      std::string bad = rankText(1);
+      bad.insert(bad.find("        add_r:"), "        big: \"Sym(0)\" = -4611686018427387904 * 2\n        huge: \"Sym(0)\" = " +
+                                                 expr + "\n");
+      RunReport r = run(programs({rankText(0), bad}));
+      INFO(expr << ": " << r.summary());
+      REQUIRE(r.error);
+      CHECK(r.error->rank == 1);
+      CHECK(r.error->node == "huge");
+      CHECK(contains(r.error->message, message));
+      CHECK(r.exitCode() == 3);
+    }
+  }
   SECTION("an op off the allow-list in one rank's program is refused before anything runs") {
     std::string bad = rankText(1);
     bad.replace(bad.find("torch.ops.aten.embedding.default"), 32, "torch.ops.aten.from_file.default");

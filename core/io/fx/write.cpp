@@ -1,4 +1,11 @@
 // FX text writer: a plan as `print_readable()`-style FX graph text that readFxText reads back.
+//
+// Contract: the text holds exactly the plan's graph, line for line. Plans come from other people's bug reports, so
+// every name the plan controls and that lands in code (node names, kwarg keys, ops, get_attr paths, symbols) must
+// be what the FX grammar reads as one token; a plan holding anything else is refused (its node named), never
+// written with a character that would end the line or the expression and start code the graph does not have.
+// Free text (a stack-trace comment's file, function and code) is written with its control characters escaped, so
+// a comment always stays one line.
 #include <string>
 
 #include "core/io/formats.h"
@@ -6,6 +13,68 @@
 
 namespace ss {
 namespace {
+
+bool identStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool identChar(char c) { return identStart(c) || (c >= '0' && c <= '9'); }
+
+// A Python identifier (ASCII): what FX names nodes and keyword arguments.
+bool isIdentifier(std::string_view s) {
+  if (s.empty() || !identStart(s[0])) return false;
+  for (char c : s)
+    if (!identChar(c)) return false;
+  return true;
+}
+
+// Dot-separated parts, each an identifier, or (when `digitParts`) all digits as module paths have
+// (`layers.0.weight`): ops (`aten.mm.default`), symbols (`torch.strided`), get_attr targets.
+bool isDottedName(std::string_view s, bool digitParts) {
+  if (s.empty()) return false;
+  size_t from = 0;
+  while (true) {
+    const size_t dot = s.find('.', from);
+    const std::string_view part = s.substr(from, dot == std::string_view::npos ? std::string_view::npos : dot - from);
+    bool digits = !part.empty();
+    for (char c : part) digits = digits && c >= '0' && c <= '9';
+    if (!isIdentifier(part) && !(digitParts && digits)) return false;
+    if (dot == std::string_view::npos) return true;
+    from = dot + 1;
+  }
+}
+
+// The first name of node `n` (or its arguments) that cannot be written verbatim, as "what 'value'"; empty if none.
+std::string unwritableName(const Node& n) {
+  const auto quote = [](std::string_view what, const std::string& v) { return std::string(what) + " '" + Error::oneLine(v) + "'"; };
+  if (!isIdentifier(n.name)) return quote("node name", n.name);
+  if (n.kind == NodeKind::Placeholder || n.kind == NodeKind::Output) return {};
+  if (n.op == "get_attr") {
+    const std::string& path = n.modulePath.empty() ? n.name : n.modulePath;
+    return isDottedName(path, true) ? std::string{} : quote("attribute path", path);
+  }
+  if (!isDottedName(n.op, false)) return quote("op", n.op);
+  for (const auto& [k, v] : n.kwargs) {
+    (void)v;
+    if (!isIdentifier(k)) return quote("keyword", k);
+  }
+  std::string bad;
+  const auto visit = [&](const Arg& a, const auto& self) -> void {
+    if (!bad.empty()) return;
+    if (a.kind == Arg::Kind::Symbol && !isDottedName(a.s, false)) bad = quote("symbol", a.s);
+    if (a.kind == Arg::Kind::Device) {
+      const size_t colon = a.s.find(':');
+      const std::string index = colon == std::string::npos ? std::string{} : a.s.substr(colon + 1);
+      bool digits = colon == std::string::npos || !index.empty();
+      for (char c : index) digits = digits && c >= '0' && c <= '9';
+      if (!digits) bad = quote("device", a.s);
+    }
+    for (const Arg& item : a.items) self(item, self);
+  };
+  for (const Arg& a : n.args) visit(a, visit);
+  for (const auto& [k, v] : n.kwargs) {
+    (void)k;
+    visit(v, visit);
+  }
+  return bad;
+}
 
 void writeArg(std::string& out, const Arg& a, const Graph& g) {
   switch (a.kind) {
@@ -52,8 +121,12 @@ bool annotatable(const Node& n) { return n.outputs.size() == 1 && n.outputs[0].k
 
 }  // namespace
 
-std::string writeFxText(const Plan& plan) {
+Result<std::string> writeFxText(const Plan& plan) {
   const Graph& g = plan.graph;
+  for (const auto& n : g.nodes)
+    if (std::string bad = unwritableName(n); !bad.empty())
+      return Error{"cannot write FX text: node '" + Error::oneLine(n.name) + "' has the " + bad +
+                   ", which is not a Python name (FX text would read it as other code)"};
   std::string out;
   out.reserve(static_cast<size_t>(g.size()) * 120 + 256);
   out += "class GraphModule(torch.nn.Module):\n    def forward(self";
@@ -87,7 +160,8 @@ std::string writeFxText(const Plan& plan) {
     const SourceLoc& s = n.source;
     if (!(prev ? *prev == s : s == none)) {
       if (!s.file.empty()) {
-        out += "\n        # File: " + s.file + ":" + std::to_string(s.line) + " in " + s.func + ", code: " + s.code + "\n";
+        out += "\n        # File: " + Error::oneLine(s.file) + ":" + std::to_string(s.line) + " in " + Error::oneLine(s.func) +
+               ", code: " + Error::oneLine(s.code) + "\n";
       } else {
         out += "\n        # No stacktrace found for following nodes\n";
       }

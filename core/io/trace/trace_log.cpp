@@ -152,7 +152,7 @@ Result<bool> checkNesting(std::string_view l, size_t env, int lineNo) {
 
 // The record's stack (the envelope's, else its kind's) into rec.stack, file numbers looked up in `strings`.
 void readStack(const nlohmann::ordered_json& j, const nlohmann::ordered_json& meta,
-               const std::map<int64_t, std::string>& strings, TraceRecord& rec) {
+               const std::map<int64_t, std::shared_ptr<const std::string>>& strings, TraceRecord& rec) {
   const nlohmann::ordered_json* stack = nullptr;
   if (auto s = j.find("stack"); s != j.end() && s->is_array()) stack = &*s;
   else if (meta.is_object())
@@ -166,9 +166,10 @@ void readStack(const nlohmann::ordered_json& j, const nlohmann::ordered_json& me
       if (auto x = f.find("filename"); x != f.end()) {
         if (x->is_number_integer()) {
           auto it = strings.find(x->get<int64_t>());
-          fr.file = it != strings.end() ? it->second : "<file #" + std::to_string(x->get<int64_t>()) + ">";
+          fr.fileName = it != strings.end() ? it->second
+                                            : std::make_shared<const std::string>("<file #" + std::to_string(x->get<int64_t>()) + ">");
         } else if (x->is_string()) {
-          fr.file = x->get<std::string>();
+          fr.fileName = std::make_shared<const std::string>(x->get<std::string>());
         }
       }
       rec.stack.push_back(std::move(fr));
@@ -198,7 +199,7 @@ void readSymbol(const nlohmann::ordered_json& meta, int lineNo, std::vector<Trac
 // Reads line `lineNo`'s envelope (from `env` on) as a record; "str" records into `strings`, a digest into
 // `expected`, a create_symbol record's symbol into `symbols`.
 Result<TraceRecord> readRecord(std::string_view l, size_t env, std::string_view caller, int lineNo,
-                               std::map<int64_t, std::string>& strings, std::string& expected,
+                               std::map<int64_t, std::shared_ptr<const std::string>>& strings, std::string& expected,
                                std::vector<TraceSymbol>& symbols) {
   // ordered_json: the record kind is the envelope's first key as written (nlohmann::json sorts keys).
   nlohmann::ordered_json j;
@@ -218,7 +219,7 @@ Result<TraceRecord> readRecord(std::string_view l, size_t env, std::string_view 
   rec.caller = std::string(caller);
   const nlohmann::ordered_json& meta = j.begin().value();
   if (rec.kind == "str" && meta.is_array() && meta.size() == 2 && meta[0].is_string() && meta[1].is_number_integer())
-    strings[meta[1].get<int64_t>()] = meta[0].get<std::string>();
+    strings[meta[1].get<int64_t>()] = std::make_shared<const std::string>(meta[0].get<std::string>());
   if (meta.is_object()) {
     if (auto n = meta.find("name"); n != meta.end() && n->is_string()) rec.name = n->get<std::string>();
     if (auto n = meta.find("encoding"); n != meta.end() && n->is_string()) rec.encoding = n->get<std::string>();
@@ -251,7 +252,7 @@ bool looksLikeTraceLog(std::string_view text) {
 
 Result<TraceLog> readTraceLog(std::string_view text, const TraceKeep& keep) {
   TraceLog log;
-  std::map<int64_t, std::string> strings;
+  std::map<int64_t, std::shared_ptr<const std::string>> strings;
   size_t pos = 0;
   int lineNo = 0;
   PayloadReader payload;

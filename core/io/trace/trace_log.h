@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,10 +30,14 @@
 
 namespace ss {
 
+// One frame of a record's stack. The file name is shared with the `str` record that interned it, never copied: a log
+// may reference one long interned name from every frame of every record (a 5 MB log naming a 1 MiB file 10^5 times
+// asked for ~100 GB when each frame held its own copy), so memory stays a small multiple of the file's size.
 struct TraceFrame {
-  std::string file;  // the interned file name resolved
+  std::shared_ptr<const std::string> fileName;  // the interned file name resolved; never null once read
   int line = 0;
   std::string name;
+  const std::string& file() const { static const std::string none; return fileName ? *fileName : none; }
 };
 
 struct TraceRecord {
