@@ -71,14 +71,15 @@ TEST_CASE("redistribute fuzz: random specs on random 1-3-D meshes, every plan en
     std::vector<int64_t> shape(static_cast<size_t>(1 + pick(3)));
     for (auto& s : shape) s = 1 + pick(9);  // 1..9: uneven and empty shards
     const int rank = static_cast<int>(shape.size());
+    // Partials of one reduce op per case: a spec mixing ops (other than sum with avg) is no DTensor, and the
+    // steps between two specs of different ops would pass through one.
+    const char* partial = partials[pick(3)];
     // One random placement per mesh dim; sometimes a shard order index ([k]) on every shard.
     auto randomSpec = [&]() {
       const bool ordered = pick(4) == 0;
       std::vector<int> perm(meshShape.size());
       for (size_t k = 0; k < perm.size(); ++k) perm[k] = static_cast<int>(k);
       std::shuffle(perm.begin(), perm.end(), rng);
-      // Partials of one op per spec (mixing ops other than sum with avg is no DTensor).
-      const char* partial = partials[pick(3)];
       std::string text;
       for (size_t m = 0; m < meshShape.size(); ++m) {
         const int kind = pick(4);
