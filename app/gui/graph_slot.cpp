@@ -56,6 +56,7 @@ void GraphSlot::planReplaced() {
   impl_->state.searchSeen.clear();
   impl_->state.searchHits.clear();
   impl_->state.searchCursor = -1;
+  impl_->state.searchReset = true;
 }
 
 }  // namespace ss::app

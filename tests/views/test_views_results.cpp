@@ -72,9 +72,6 @@ TEST_CASE("a run is the plan's: stale after an edit and after undo, gone when an
   AppFixture f;
   REQUIRE(f.app.openFile(kSamples + "/autosp_seq_first_fixed.plan.json"));
   f.frames(2);
-  typeSearch(f, "attn");
-  CHECK(f.app.graphSlot().viewState().search == "attn");
-  CHECK(f.app.graphSlot().viewState().searchHits.size() == 3);  // attn, attn_tok, attn_flat
   f.app.runViewState().scale = 3;
   if (!f.app.runPanel().model().available) {
     if (runnerBuilt) FAIL("this build has a runner but the run panel found none");
@@ -110,6 +107,10 @@ TEST_CASE("a run is the plan's: stale after an edit and after undo, gone when an
     CHECK(f.app.graphSlot().divergentNode() == -1);
     CHECK(shownVerdict(f).find("MISMATCH: losses differ from the reference - stale: ") == 0);
   }
+  // A search typed on this plan (the text field keeps the keyboard: shortcuts above came first).
+  typeSearch(f, "attn");
+  CHECK(f.app.graphSlot().viewState().search == "attn");
+  CHECK(f.app.graphSlot().viewState().searchHits.size() == 3);  // attn, attn_tok, attn_flat
   // Another plan: nothing of the first is shown (run, losses, divergence, scale, search).
   REQUIRE(f.app.openFile(kSamples + "/teach_all_gather.plan.json"));
   f.frames(2);
