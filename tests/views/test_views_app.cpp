@@ -532,7 +532,7 @@ TEST_CASE("run panel on seed 1: the broken plan fails at index_put, the fixed on
   if (!f.app.runPanel().model().available) return;
   REQUIRE(f.app.openFile(std::string(SHARDSCOPE_SAMPLES_DIR) + "/falcon_index_put_2d.plan.json"));
   auto runToEnd = [&] {
-    f.app.runPanel().start(f.app.document().plan(), 4);
+    f.app.runPanel().start(f.app.document().plan(), 4, f.app.document().stamp());
     const auto t0 = std::chrono::steady_clock::now();
     while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(300)) {
       f.app.step(0.05);
