@@ -149,30 +149,27 @@ GraphDiffMarks graphDiffMarks(const Plan& a, const Plan& /*b*/, const PlanDiff& 
 
 // ---- comparison ----
 
-Result<bool> Comparison::open(const std::string& path, const Plan& a, uint64_t revision, const Diagnostics* diagsA) {
-  Result<Plan> loaded = loadPlanFile(path);
+Result<bool> Comparison::open(const std::string& path, const CompareView& a, uint64_t revision) {
+  Result<CompareSide> loaded = loadCompareSide(path);
   if (!loaded.ok()) return Error{loaded.error().toString(path)};
   Comparison next;
   next.active = true;
   next.pathB = path;
-  next.b = std::move(loaded).value();
-  next.b.normalizeSpecs();
+  next.b = std::move(loaded->plan);
+  next.appliedB = std::move(loaded->applied);
+  next.diagnosticsB = std::move(loaded->diagnostics);
   *this = std::move(next);
-  refresh(a, revision, diagsA);
+  refresh(a, revision);
   return true;
 }
 
-void Comparison::refresh(const Plan& a, uint64_t revision, const Diagnostics* diagsA) {
+void Comparison::refresh(const CompareView& a, uint64_t revision) {
   if (!active || revision == revisionA) return;
   const auto t0 = std::chrono::steady_clock::now();
-  DiffOptions opts;
-  opts.diagnosticsA = diagsA;
-  // B never changes: its diagnostics from the first diff serve every later one (moved out, the diff copies them).
-  Diagnostics diagsB = std::move(diff.diagnosticsB);
-  if (revisionA != ~uint64_t{0}) opts.diagnosticsB = &diagsB;
-  diff = diffPlans(a, b, opts);
-  marks = graphDiffMarks(a, b, diff);
-  rows = changeRows(a, b, diff);
+  if (!diagnosticsB) diagnosticsB = checkPlan(b);
+  diff = compareSides(a, CompareView{b, appliedB, *diagnosticsB});
+  marks = graphDiffMarks(a.plan, b, diff);
+  rows = changeRows(a.plan, b, diff);
   revisionA = revision;
   diffMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -6,11 +6,14 @@
 // - Changes view: every change and every diagnostic that appears or disappears, with its cost delta, in one
 //   clipped list (ImGuiListClipper: 100k rows cost the visible ones); clicking a row selects its node or edge in A.
 // Records (rows, marks) are computed apart from drawing and unit-tested; the document stays the only thing edited.
-// The comparison follows A's edits: it is recomputed when the document's revision changes.
+// The comparison follows A's edits: it is recomputed when the document's revision changes. What is compared
+// (plans, applied graphs, diagnostics) is core/applied/compare.h's, as `shardscope diff` compares it.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/applied/compare.h"
 #include "core/plan/diff.h"
 #include "core/model/plan.h"
 #include "views/graph_diff.h"
@@ -39,17 +42,18 @@ struct Comparison {
   bool active = false;
   std::string pathB;
   Plan b;
+  std::vector<AppliedGraph> appliedB;       // B's applied graphs (a log's), by rank; empty for a plan file
+  std::optional<Diagnostics> diagnosticsB;  // B's (the checker's, then its applied graphs'); computed once
   PlanDiff diff;
   GraphDiffMarks marks;
   std::vector<ChangeRow> rows;
   uint64_t revisionA = ~uint64_t{0};  // the document revision the diff describes
   double diffMs = 0;                  // time of the last diff (status line)
 
-  // Loads B (any format, detected), diffs it against `a`. On error nothing changes.
-  Result<bool> open(const std::string& path, const Plan& a, uint64_t revision, const Diagnostics* diagsA = nullptr);
-  // Re-diffs when A changed (its revision differs from revisionA). `diagsA`: A's current diagnostics when the
-  // caller has them (the document does), else the checker runs; B's are kept from the first diff.
-  void refresh(const Plan& a, uint64_t revision, const Diagnostics* diagsA = nullptr);
+  // Loads B as `shardscope diff` loads it (loadCompareSide), compares it with `a`. On error nothing changes.
+  Result<bool> open(const std::string& path, const CompareView& a, uint64_t revision);
+  // Re-compares when A changed (its revision differs from revisionA); B's diagnostics are kept.
+  void refresh(const CompareView& a, uint64_t revision);
   void close() { *this = Comparison{}; }
 };
 

@@ -148,6 +148,10 @@ void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   ImGui::SameLine();
   if (io.KeyCtrl && ImGui::IsKeyPressed(kKeyF, false)) st.focusSearch = true;
   if (st.focusSearch) { ImGui::SetKeyboardFocusHere(); st.focusSearch = false; }
+  if (st.searchReset) {  // an active text field keeps its own copy of the text: release it
+    ImGui::ClearActiveID();
+    st.searchReset = false;
+  }
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s", st.search.c_str());
   ImGui::SetNextItemWidth(180);

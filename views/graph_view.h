@@ -39,6 +39,7 @@ struct GraphViewState {
   Canvas canvas;
   GraphFilter filter;
   std::string search;             // Ctrl+F text
+  bool searchReset = false;       // set with an emptied `search` (a new document): the field lets go of its text
   bool showMinimap = true;
   bool fitRequested = true;       // fit the whole graph when the next layout arrives
   uint64_t revision = 0;          // bump after an edit so colours and redistribute edges refresh

@@ -124,7 +124,16 @@ RunStatusLines runStatusLines(const RunViewModel& m) {
   return out;
 }
 
-RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState& state, Selection& sel) {
+std::string runVerdictLine(const RunViewModel& m, Freshness fresh) {
+  std::string line = runStatusName(m.status);
+  const bool finished = m.status != RunStatus::Idle && m.status != RunStatus::Running;
+  if (fresh == Freshness::Stale && (finished || m.status == RunStatus::Running))
+    line += std::string(" - stale: the plan was edited since this run ") + (finished ? "(its result is of the plan before); run again" : "started");
+  return line;
+}
+
+RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState& state, Selection& sel,
+                           Freshness fresh) {
   RunViewActions act;
   state.plotDrawn = false;
   const Palette& pal = palette();
@@ -152,10 +161,11 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
   ImGui::SameLine();
   ImGui::TextDisabled("%lld ranks on %s, %d batches, rtol %g", static_cast<long long>(plan.mesh.size()), m.device.c_str(),
                       plan.run.batches, m.rtol);
+  const bool stale = fresh != Freshness::Current;
   ImU32 sc = pal.textDim;
-  if (m.status == RunStatus::Passed) sc = pal.ok;
-  if (m.status == RunStatus::Mismatch || m.status == RunStatus::Failed) sc = pal.error;
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(sc), "%s", runStatusName(m.status));
+  if (m.status == RunStatus::Passed && !stale) sc = pal.ok;
+  if ((m.status == RunStatus::Mismatch || m.status == RunStatus::Failed) && !stale) sc = pal.error;
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(sc), "%s", runVerdictLine(m, fresh).c_str());
   const RunStatusLines lines = runStatusLines(m);
   if (!lines.progress.empty()) {
     ImGui::SameLine();

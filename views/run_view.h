@@ -10,6 +10,7 @@
 
 #include "core/model/plan.h"
 #include "core/run/run_report.h"
+#include "views/model/document.h"
 #include "views/model/selection.h"
 
 namespace ss::views {
@@ -47,6 +48,7 @@ struct RunViewModel {
   std::vector<std::string> notes;    // the run's notes (as they come, then the report's), below the status lines
   std::optional<Divergence> firstDivergence;  // the report's first divergent node output (localisation)
   uint64_t reports = 0;              // bumps when a report arrives (the app then marks the divergence)
+  DocStamp stamp;                    // the document state the run was started from (views/model/document.h)
 };
 
 struct RunViewActions {
@@ -80,6 +82,13 @@ struct RunStatusLines {
 };
 RunStatusLines runStatusLines(const RunViewModel& model);
 
-RunViewActions drawRunView(const Plan& plan, const RunViewModel& model, RunViewState& state, Selection& sel);
+// The verdict line: "passed", "MISMATCH", ...; for a run of an earlier state of the plan (Freshness::Stale) it
+// says so and that the plan changed since: "passed - stale: the plan was edited since this run; run again".
+std::string runVerdictLine(const RunViewModel& model, Freshness fresh);
+
+// `fresh`: the run's stamp against the document on screen. A stale run's results stay readable, marked stale
+// (the verdict drawn dim, not green or red); the app never passes a run of another document (it drops those).
+RunViewActions drawRunView(const Plan& plan, const RunViewModel& model, RunViewState& state, Selection& sel,
+                           Freshness fresh = Freshness::Current);
 
 }  // namespace ss::views

@@ -5,8 +5,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/verbs.h"
-#include "core/plan/diff.h"
-#include "core/io/load/load.h"
+#include "core/applied/compare.h"
 
 namespace ss::app {
 namespace {
@@ -14,9 +13,12 @@ namespace {
 const VerbHelp kHelp{
     "Usage: shardscope diff A B [--placements-a FILE] [--placements-b FILE] [--json]",
     R"(Compares plan B (after) with plan A (before). A and B are any files shardscope reads (a shardscope plan, an
-autoparallel JSON export, FX graph text; detected by content), each optionally with an autoparallel placements file.
+autoparallel JSON export, FX graph text, a TORCH_TRACE log or folder with its applied graphs; detected by content),
+each optionally with an autoparallel placements file. It compares what the app's Compare mode compares (one
+definition: core/applied/compare.h): the plans, their applied graphs and their diagnostics.
 Nodes are matched by name, then by structure (op, input structure and shapes, in graph order). Every change is
-listed: output spec, input spec, redistribute added / removed / changed, AutoSP tag, node added / removed, mesh;
+listed: output spec, input spec, redistribute added / removed / changed, AutoSP tag, node added / removed, mesh,
+an applied graph that communicates differently;
 with its communication cost delta (bytes per rank and estimated time), the totals per phase, and the diagnostics
 that appear and disappear (the checker runs on both).)",
     "Exit codes: 0 the plans are the same, 1 they differ, 2 an input is unusable."};
@@ -33,19 +35,19 @@ int runDiff(const ParsedArgs& args) {
     return 2;
   }
   const std::string fileA = args.positionals[0], fileB = args.positionals[1];
-  Result<Plan> a = loadPlanFileWithPlacements(fileA, args.get("placements-a").value_or(""));
-  if (!a) {
-    std::cerr << a.error().toString() << "\n";
+  Result<CompareSide> sa = loadCompareSide(fileA, args.get("placements-a").value_or(""));
+  if (!sa) {
+    std::cerr << sa.error().toString() << "\n";
     return 2;
   }
-  Result<Plan> b = loadPlanFileWithPlacements(fileB, args.get("placements-b").value_or(""));
-  if (!b) {
-    std::cerr << b.error().toString() << "\n";
+  Result<CompareSide> sb = loadCompareSide(fileB, args.get("placements-b").value_or(""));
+  if (!sb) {
+    std::cerr << sb.error().toString() << "\n";
     return 2;
   }
-  a->normalizeSpecs();
-  b->normalizeSpecs();
-  const PlanDiff d = diffPlans(*a, *b);
+  const PlanDiff d = compareSides(viewOf(*sa), viewOf(*sb));
+  const Plan* a = &sa->plan;
+  const Plan* b = &sb->plan;
   if (args.has("json")) {
     nlohmann::json j = diffToJson(*a, *b, d);
     j["a"] = Error::oneLine(fileA);

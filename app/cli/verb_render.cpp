@@ -145,7 +145,7 @@ bool selectFixRun(GuiApp& app, const ParsedArgs& a, const std::string& file) {
       app.shutdown();
       return false;
     }
-    app.runPanel().start(app.document().plan(), scale);
+    app.runPanel().start(app.document().plan(), scale, app.document().stamp());
     app.showTab(views::ViewId::Run);
     const auto t0 = std::chrono::steady_clock::now();
     while (app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::minutes(10)) {

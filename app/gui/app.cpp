@@ -129,6 +129,7 @@ void GuiApp::frame(std::vector<unsigned char>* capture, int* capW, int* capH) {
 void GuiApp::afterFrame() {
   const uint64_t before = doc_.revision();
   if (!cmds_.empty()) doc_.drain(cmds_);
+  syncResults();  // also catches Ctrl+Z / menu undo and redo during the frame
   if (doc_.revision() != before) framesToDraw_ = std::max(framesToDraw_, 3);
   for (const std::string& path : platform_.takeDroppedFiles()) {
     if (doc_.dirty()) {
@@ -154,8 +155,34 @@ void GuiApp::afterFrame() {
   }
 }
 
+void GuiApp::startRun() {
+  if (run_.active() || !doc_.loaded()) return;
+  run_.start(doc_.plan(), runView_.scale, doc_.stamp());
+  forceTab_ = views::ViewId::Run;
+}
+
+void GuiApp::syncResults() {
+  const views::DocStamp now = doc_.stamp();
+  if (now == resultsStamp_) return;
+  const bool otherDocument = now.document != resultsStamp_.document;
+  resultsStamp_ = now;
+  inspector_.fixMessage.clear();  // said of the plan before
+  graph_.setDivergentNode(-1);    // a run's marks are drawn only while it is the plan's current run
+  mesh_.divergence = views::DivergenceMarks{};
+  framesToDraw_ = std::max(framesToDraw_, 3);
+  if (!otherDocument) return;
+  run_.discard();
+  runReportsSeen_ = run_.model().reports;
+  runView_ = views::RunViewState{};  // the run scale too: each plan starts at real sizes, as `shardscope run`
+  closeComparison();                 // B was compared with the old document
+  graph_.planReplaced();             // fit, relayout, no search of the old plan
+  appliedGraph_.reset();
+}
+
 void GuiApp::applyRunMarks() {
   runReportsSeen_ = run_.model().reports;
+  // A run of an earlier state (or another plan) marks nothing: its node may mean something else now.
+  if (views::freshness(run_.model().stamp, doc_.stamp()) != views::Freshness::Current) return;
   const auto& d = run_.model().firstDivergence;
   const int node = d && doc_.loaded() ? doc_.plan().graph.find(d->node) : -1;
   graph_.setDivergentNode(node);
@@ -216,7 +243,7 @@ void GuiApp::drawUi() {
   }
   const float statusH = ImGui::GetFrameHeight() + 4;
   // Compare mode follows the document's edits; the graph draws its badges.
-  if (compare_.active && doc_.loaded()) compare_.refresh(doc_.plan(), doc_.revision(), &doc_.diagnostics());
+  if (compare_.active && doc_.loaded()) compare_.refresh(compareViewOf(doc_), doc_.revision());
   graph_.setDiffMarks(compare_.active ? &compare_.marks : nullptr);
   if (opts_.soloView) drawSolo(*opts_.soloView, 0, io.DisplaySize.y);
   else {
@@ -267,10 +294,7 @@ void GuiApp::handleShortcuts() {
     if (shortcut(false, 'Z')) doc_.undo();
     if (shortcut(true, 'Z') || shortcut(false, 'Y')) doc_.redo();
   }
-  if (pressed(kF5) && !run_.active() && doc_.loaded()) {
-    run_.start(doc_.plan(), runView_.scale);
-    forceTab_ = views::ViewId::Run;
-  }
+  if (pressed(kF5)) startRun();
   if (pressed(kEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
 }
 
@@ -327,10 +351,7 @@ void GuiApp::drawMenuBar() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Run")) {
-    if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) {
-      run_.start(doc_.plan(), runView_.scale);
-      forceTab_ = views::ViewId::Run;
-    }
+    if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) startRun();
     if (ImGui::MenuItem("Cancel run", nullptr, false, run_.active())) run_.cancel();
     if (ImGui::MenuItem("Show run panel")) forceTab_ = views::ViewId::Run;
     ImGui::EndMenu();
@@ -399,8 +420,9 @@ void GuiApp::drawView(views::ViewId v) {
       views::drawAppliedView(plan, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
       break;
     case views::ViewId::Run: {
-      const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
-      if (a.start) run_.start(plan, runView_.scale);
+      const views::RunViewActions a =
+          views::drawRunView(plan, run_.model(), runView_, sel_, views::freshness(run_.model().stamp, doc_.stamp()));
+      if (a.start) startRun();
       if (a.cancel) run_.cancel();
       break;
     }

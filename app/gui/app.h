@@ -104,6 +104,8 @@ class GuiApp {
   views::AppliedGraphViewState& appliedGraphState() { return appliedGraph_; }
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
+  views::RunViewState& runViewState() { return runView_; }
+  views::InspectorViewState& inspectorState() { return inspector_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
   const std::string& modalText() const { return modalText_; }  // the Problem dialog's text
   bool saveTo(const std::string& path);
@@ -135,6 +137,12 @@ class GuiApp {
   void continuePending();
   void openRecent(const std::string& path);
   void applyRunMarks();  // a run report arrived: mark, fade and select its first divergent node
+  void startRun();       // F5, Run > Run plan, the Run view's button: a run of the plan on screen, stamped
+  // Every result shown belongs to the document and state on screen: called whenever the document may have
+  // changed (after commands, undo/redo, open, new, recovery). Another document drops the old one's results
+  // (run, run scale, search, fix-all message, comparison, divergence marks); an edit drops the messages and marks
+  // about the plan before it, and the Run view shows the last run as stale.
+  void syncResults();
 
   enum class Pending { None, Quit, OpenDialog, OpenPath };
   enum Purpose : int { kPurposeOpen = 1, kPurposeSaveAs = 2, kPurposeExport = 3, kPurposeCompare = 4 };
@@ -161,6 +169,7 @@ class GuiApp {
   GraphSlot graph_;
   RunPanel run_;
   uint64_t runReportsSeen_ = 0;
+  views::DocStamp resultsStamp_;  // the document state the results shown were synced to (syncResults)
   FileDialog dialog_;
   RecoveryWriter recovery_;
   std::vector<RecoveryInfo> offeredRecoveries_;

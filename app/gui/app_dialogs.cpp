@@ -63,7 +63,8 @@ void GuiApp::drawModals() {
         }
         doc_.reset(std::move(restored), r.originalPath);
         doc_.markDirty();
-        closeComparison();
+        sel_.clear();
+        syncResults();  // nothing of the old document stays
         removeRecovery(r);  // the writer keeps a fresh copy from now on
         selectFirstProblem();
       } else {
@@ -131,11 +132,9 @@ bool GuiApp::openFile(const std::string& path, const SessionInputs& extras) {
     return false;
   }
   sel_.clear();
-  closeComparison();  // B was compared with the old document
-  graph_.planReplaced();
+  syncResults();  // nothing of the old document stays
   addRecent(settings_, path);
   selectFirstProblem();
-  appliedGraph_.reset();
   // autoparallel's artifacts: the applied graph beside the plan (the Diagnostics pane's other tab); an applied
   // graph alone opens in the Applied graph tab (the plan graph tab shows the same graph).
   if (!doc_.applied().empty()) forceTab_ = views::ViewId::Applied;
@@ -146,7 +145,7 @@ bool GuiApp::openFile(const std::string& path, const SessionInputs& extras) {
 
 bool GuiApp::compareWith(const std::string& path) {
   if (!doc_.loaded()) return false;
-  Result<bool> r = compare_.open(path, doc_.plan(), doc_.revision(), &doc_.diagnostics());
+  Result<bool> r = compare_.open(path, compareViewOf(doc_), doc_.revision());
   if (!r.ok()) {
     modalName_ = kModalError;
     modalText_ = "Cannot compare with " + path + ":\n" + r.error().message;
@@ -170,8 +169,7 @@ bool GuiApp::newTensor(const NewTensorForm& form) {
   if (!p.ok()) return false;
   doc_.reset(std::move(p).value(), "");
   sel_.clear();
-  closeComparison();  // B was compared with the old document
-  graph_.planReplaced();
+  syncResults();  // nothing of the old document stays
   sel_.selectEdge(kPlaygroundRelayout, 0, true);
   forceTab_ = views::ViewId::Teach;
   framesToDraw_ = 3;

@@ -51,6 +51,12 @@ void GraphSlot::planReplaced() {
   impl_->overlayStale = true;
   impl_->state.fitRequested = true;
   impl_->state.relayoutRequested = true;  // a document replaced in place keeps its address: ask for a fresh layout
+  // The search was of the old plan: its text and hits go with it.
+  impl_->state.search.clear();
+  impl_->state.searchSeen.clear();
+  impl_->state.searchHits.clear();
+  impl_->state.searchCursor = -1;
+  impl_->state.searchReset = true;
 }
 
 }  // namespace ss::app

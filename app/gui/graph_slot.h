@@ -21,7 +21,7 @@ class GraphSlot {
   void draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, uint64_t revision,
             const std::vector<AppliedGraph>* applied = nullptr, const AppliedAlone* alone = nullptr);
   void focusSearch();        // Ctrl+F
-  void planReplaced();       // a new document: fit the view
+  void planReplaced();       // a new document: fit the view, forget the search
   // A layout is being computed on the worker thread: keep drawing until it lands.
   bool busy() const;
   // Compare mode: badges over the graph (nullptr: none). The caller keeps `marks` alive while it is set.

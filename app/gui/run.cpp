@@ -41,7 +41,7 @@ RunPanel::RunPanel() : impl_(std::make_unique<Impl>()) {
 
 RunPanel::~RunPanel() = default;
 
-void RunPanel::start(const Plan& plan, int scale) {
+void RunPanel::start(const Plan& plan, int scale, views::DocStamp stamp) {
   if (active() || !model_.available) return;
   RunOptions opts;
   opts.scale = std::max(1, scale);
@@ -53,6 +53,7 @@ void RunPanel::start(const Plan& plan, int scale) {
   fresh.scale = opts.scale;
   fresh.rankProgress.assign(static_cast<size_t>(std::min<int64_t>(plan.mesh.size(), 4096)), 0.0f);
   fresh.reports = model_.reports;  // keeps counting across runs
+  fresh.stamp = stamp;
   model_ = fresh;
   // The same refusal as `shardscope run`: nothing starts when an op is off the allow-list (core/ops/op_safety.h).
   if (auto unsafe = unsafeNodes(plan.graph); !unsafe.empty()) {
@@ -69,6 +70,15 @@ void RunPanel::start(const Plan& plan, int scale) {
     return;
   }
   impl_->started = std::chrono::steady_clock::now();
+}
+
+void RunPanel::discard() {
+  impl_ = std::make_unique<Impl>();  // the old client's destructor cancels its child and joins its reader
+  views::RunViewModel fresh;
+  fresh.available = model_.available;
+  fresh.unavailableReason = model_.unavailableReason;
+  fresh.reports = model_.reports;
+  model_ = std::move(fresh);
 }
 
 void RunPanel::cancel() {

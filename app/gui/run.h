@@ -15,9 +15,14 @@ class RunPanel {
   RunPanel();
   ~RunPanel();
   const views::RunViewModel& model() const { return model_; }
-  // Starts a run of `plan` with sizes divided by `scale` (1 = real sizes). Ignored while one is running.
-  void start(const Plan& plan, int scale = 1);
+  // Starts a run of `plan` with sizes divided by `scale` (1 = real sizes); `stamp`: the document state `plan` is
+  // (the model carries it, so the app shows the run as what it is against the plan on screen). Ignored while one
+  // is running.
+  void start(const Plan& plan, int scale, views::DocStamp stamp);
   void cancel();
+  // Another document replaced the plan: stops a run in progress, and forgets its results (nothing of the old
+  // plan is shown for the new one). Report numbering continues.
+  void discard();
   // Reads progress that arrived; true when the model changed (the UI should redraw).
   bool poll();
   bool active() const { return model_.status == views::RunStatus::Running; }

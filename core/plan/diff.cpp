@@ -27,8 +27,9 @@ constexpr EnumName<ChangeKind> kChangeKindNames[] = {
     {ChangeKind::RedistributeAdded, "redistribute-added"},
     {ChangeKind::RedistributeRemoved, "redistribute-removed"},
     {ChangeKind::RedistributeChanged, "redistribute-changed"},
-    {ChangeKind::AutoSpTag, "autosp-tag"}};
-static_assert(enumTableCovers(kChangeKindNames, ChangeKind::AutoSpTag) && enumNamesValid(kChangeKindNames));
+    {ChangeKind::AutoSpTag, "autosp-tag"},
+    {ChangeKind::AppliedGraph, "applied-graph"}};
+static_assert(enumTableCovers(kChangeKindNames, ChangeKind::AppliedGraph) && enumNamesValid(kChangeKindNames));
 
 constexpr EnumName<MatchMethod> kMatchMethodNames[] = {
     {MatchMethod::None, "none"}, {MatchMethod::Name, "name"}, {MatchMethod::Structure, "structure"}};
@@ -513,6 +514,7 @@ std::string changeTitle(const Plan& a, const Plan& b, const PlanChange& c) {
     case ChangeKind::RedistributeChanged:
       return node + " (input " + std::to_string(c.input) + "): redistribute " + c.before + " => " + c.after;
     case ChangeKind::AutoSpTag: return node + ": AutoSP tag " + orNone(c.before) + " -> " + orNone(c.after);
+    case ChangeKind::AppliedGraph: return "applied graph " + orNone(c.before) + " => " + orNone(c.after);
   }
   return node;
 }
@@ -583,7 +585,8 @@ std::string diffToText(const Plan& a, const Plan& b, const PlanDiff& d) {
          (d.changes.empty() ? "\n" : ":\n");
   for (const PlanChange& c : d.changes) {
     out += "  " + std::string(changeKindName(c.kind)) + ": " + changeTitle(a, b, c);
-    if (c.kind != ChangeKind::Mesh) out += " [" + std::string(phaseName(c.phase)) + "]";
+    if (c.kind != ChangeKind::Mesh && c.kind != ChangeKind::AppliedGraph)
+      out += " [" + std::string(phaseName(c.phase)) + "]";
     out += "\n";
     if (!c.collectivesBefore.empty()) out += "    A: " + c.collectivesBefore + "\n";
     if (!c.collectivesAfter.empty()) out += "    B: " + c.collectivesAfter + "\n";

@@ -41,9 +41,10 @@ enum class ChangeKind : uint8_t {
   RedistributeRemoved,
   RedistributeChanged,
   AutoSpTag,
+  AppliedGraph,  // an applied graph communicates differently (core/applied/compare.h adds it; diffPlans never does)
 };
 // Stable strings for JSON and tests: "mesh", "node-removed", "node-added", "output-spec", "input-spec",
-// "redistribute-added", "redistribute-removed", "redistribute-changed", "autosp-tag".
+// "redistribute-added", "redistribute-removed", "redistribute-changed", "autosp-tag", "applied-graph".
 const char* changeKindName(ChangeKind k);
 
 enum class MatchMethod : uint8_t { None, Name, Structure };

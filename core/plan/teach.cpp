@@ -121,6 +121,19 @@ ShardingSpec applyStep(const ShardingSpec& before, int m, const Placement& to, b
   return s;
 }
 
+// DTensor runs the transform of a size-1 mesh dim as a no-op (one chunk, one contributor) and the planner emits
+// no step for it: the steps reach the target up to the placements on size-1 mesh dims, which move no data.
+// This spec with those placements Replicate (and out of the shard order) compares layouts up to them.
+ShardingSpec withoutSize1Dims(const ShardingSpec& s, const DeviceMesh& mesh) {
+  ShardingSpec out = s;
+  for (int m = 0; m < out.meshDims() && m < mesh.ndim(); ++m) {
+    if (mesh.dimSize(m) != 1) continue;
+    out.placements[static_cast<size_t>(m)] = Placement::replicate();
+    if (static_cast<size_t>(m) < out.order.size()) out.order[static_cast<size_t>(m)] = -1;
+  }
+  return out;
+}
+
 bool sameLayout(const std::vector<RankShard>& a, const std::vector<RankShard>& b) {
   if (a.size() != b.size()) return false;
   for (size_t r = 0; r < a.size(); ++r)
@@ -346,11 +359,16 @@ TeachPlan teachRedistribute(const TensorMeta& meta, const DeviceMesh& mesh, cons
     tp.steps.push_back(std::move(ts));
     prev = &tp.steps.back().layoutAfter;
   }
-  // The last layout must be the target's: otherwise the pictures would lie about where the data ends.
+  // The last layout must be the target's (up to size-1 mesh dims): otherwise the pictures would lie about where
+  // the data ends.
   Result<std::vector<RankShard>> target = layoutAllRanks(meta.shape, mesh, to);
   if (!target) return refuse(target.error().message);
-  if (!sameLayout(*prev, *target))
-    return refuse("internal error: the steps do not end in the layout of " + to.toMeshString());
+  if (!sameLayout(*prev, *target)) {
+    Result<std::vector<RankShard>> reached = layoutAllRanks(meta.shape, mesh, withoutSize1Dims(cur, mesh));
+    Result<std::vector<RankShard>> wanted = layoutAllRanks(meta.shape, mesh, withoutSize1Dims(to, mesh));
+    if (!reached || !wanted || !sameLayout(*reached, *wanted))
+      return refuse("internal error: the steps do not end in the layout of " + to.toMeshString());
+  }
   if (!tp.steps.empty()) tp.steps.back().after = to;
   return tp;
 }

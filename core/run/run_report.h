@@ -70,8 +70,9 @@ struct SandboxLayer {
 struct RunError {
   // "load", "scale", "unsafe-op", "memory", "setup", "reference", "sharded", "collective", "budget", "cancelled",
   // "crash", "limits", "shapes", "sandbox". "unsafe-op", "memory", "limits" (ranks or threads past what a run takes),
-  // "shapes" (a shape error of the op shape rules) and "sandbox" (--require-sandbox without a complete sandbox) are
-  // refusals before anything ran (verdict Refused, exit 2).
+  // "shapes" (a shape error of the op shape rules), "sandbox" (--require-sandbox without a complete sandbox) and
+  // "scale" (a --scale that would change the plan's meaning, runner/plan_scale.h) are refusals before anything ran
+  // (verdict Refused, exit 2).
   std::string stage;
   int rank = -1;          // -1: not rank-specific (the reference run, setup)
   int nodeIndex = -1;
@@ -79,7 +80,8 @@ struct RunError {
   std::string message;    // one line
   std::string toString() const;  // "rank 3, node index_put: shape mismatch: ..."
   bool refused() const {
-    return stage == "unsafe-op" || stage == "memory" || stage == "limits" || stage == "shapes" || stage == "sandbox";
+    return stage == "unsafe-op" || stage == "memory" || stage == "limits" || stage == "shapes" || stage == "sandbox" ||
+           stage == "scale";
   }
   bool operator==(const RunError&) const = default;
 };

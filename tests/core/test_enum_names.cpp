@@ -205,7 +205,8 @@ TEST_CASE("enum names: the print-only enums keep their strings", "[enum_names]")
                                {ChangeKind::RedistributeAdded, "redistribute-added"},
                                {ChangeKind::RedistributeRemoved, "redistribute-removed"},
                                {ChangeKind::RedistributeChanged, "redistribute-changed"},
-                               {ChangeKind::AutoSpTag, "autosp-tag"}},
+                               {ChangeKind::AutoSpTag, "autosp-tag"},
+                               {ChangeKind::AppliedGraph, "applied-graph"}},
              "mesh");
   checkNames("matchMethodName", matchMethodName,
              Names<MatchMethod>{{MatchMethod::None, "none"}, {MatchMethod::Name, "name"}, {MatchMethod::Structure, "structure"}},

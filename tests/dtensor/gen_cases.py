@@ -141,6 +141,20 @@ def redistribute_cases():
         for dst in three[(3 * i) % 7::9]:
             if src != dst:
                 add([8, 6, 4], [2, 2, 2], list(src), list(dst))
+    # Meshes with a size-1 dim, Partial included (DTensor runs a size-1 mesh dim's transform as a no-op; the plan
+    # must still end in the target): every pair on 1x4, a deterministic sample on 2x1x3, and the three cases
+    # that once ended in an internal error.
+    for src in itertools.product(basic, repeat=2):
+        for dst in itertools.product(basic, repeat=2):
+            if src != dst:
+                add([7, 5], [1, 4], list(src), list(dst))
+    three_1 = list(itertools.product(basic, repeat=3))
+    pairs = [(a, b) for a in three_1 for b in three_1 if a != b]
+    for src, dst in pairs[::11]:
+        add([9, 6], [2, 1, 3], list(src), list(dst))
+    add([9], [2, 1, 3], [S(0), R, S(0)], [R, P(), S(0)])
+    add([9], [2, 1, 3], [R, P(), S(0)], [R, R, R])
+    add([4, 6, 9], [2, 1, 3], [S(2), R, R], [S(1), P(), R])
     # Reduce ops other than sum, and changing the reduce op.
     for op in ["avg", "max", "min"]:
         add([8, 6], [2, 2], [P(op), S(0)], [R, S(0)])

@@ -13,6 +13,7 @@
 #include "app/gui/recovery.h"
 #include "app/gui/settings.h"
 #include "core/io/load/load.h"
+#include "tests/views/app_fixture.h"
 #include "tests/views/harness.h"
 #include "views/keys.h"
 #include "views/model/fix_all.h"
@@ -20,70 +21,10 @@
 
 using namespace ss;
 using namespace ss::app;
+using namespace ss::app::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A private config/state folder per test so nothing touches the user's files.
-struct TempDirs {
-  fs::path root;
-  TempDirs() {
-    root = fs::temp_directory_path() / ("shardscope-views-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-    fs::remove_all(root);
-    fs::create_directories(root);
-    ::setenv("SHARDSCOPE_CONFIG_DIR", (root / "config").c_str(), 1);
-    ::setenv("SHARDSCOPE_STATE_DIR", (root / "state").c_str(), 1);
-  }
-  ~TempDirs() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-};
-
-GuiOptions testOptions(bool recovery = false) {
-  GuiOptions o = GuiOptions::isolated();
-  o.recovery = recovery;
-  return o;
-}
-
-struct AppFixture {
-  TempDirs dirs;
-  HeadlessPlatform platform;
-  GuiApp app;
-  explicit AppFixture(GuiOptions o = testOptions()) : app(platform, std::move(o)) {
-    std::string err;
-    REQUIRE(app.init(err));
-    views::setProbing(true);
-    views::clearProbes();
-  }
-  ~AppFixture() { views::setProbing(false); }
-  void frames(int n) {
-    for (int i = 0; i < n; ++i) app.frame();
-  }
-  void click(const views::Rect& r) {
-    views::test::mouseTo((r.x0 + r.x1) * 0.5f, (r.y0 + r.y1) * 0.5f);
-    frames(1);
-    views::test::mouseButton(true);
-    frames(1);
-    views::test::mouseButton(false);
-    frames(2);
-  }
-  void key(int k, bool ctrl, bool shift = false) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.KeyCtrl = ctrl;
-    io.KeyShift = shift;
-    io.KeysDown[k] = true;
-    frames(1);
-    io.KeysDown[k] = false;
-    io.KeyCtrl = false;
-    io.KeyShift = false;
-    frames(1);
-  }
-};
 
 std::vector<std::string> allSamples() {
   std::vector<std::string> out;
@@ -591,7 +532,7 @@ TEST_CASE("run panel on seed 1: the broken plan fails at index_put, the fixed on
   if (!f.app.runPanel().model().available) return;
   REQUIRE(f.app.openFile(std::string(SHARDSCOPE_SAMPLES_DIR) + "/falcon_index_put_2d.plan.json"));
   auto runToEnd = [&] {
-    f.app.runPanel().start(f.app.document().plan(), 4);
+    f.app.runPanel().start(f.app.document().plan(), 4, f.app.document().stamp());
     const auto t0 = std::chrono::steady_clock::now();
     while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(300)) {
       f.app.step(0.05);

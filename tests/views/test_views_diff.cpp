@@ -224,7 +224,9 @@ TEST_CASE("changes view clips: a diff with hundreds of changes draws the visible
   Comparison cmp;
   cmp.active = true;
   cmp.b = b;
-  cmp.refresh(a, 1);
+  const Diagnostics diagsA = checkPlan(a);
+  const std::vector<AppliedGraph> noApplied;
+  cmp.refresh(CompareView{a, noApplied, diagsA}, 1);
   REQUIRE(cmp.rows.size() > 200);
   CHECK(cmp.rows.size() == cmp.diff.changes.size() + cmp.diff.diagnosticsAdded.size() + cmp.diff.diagnosticsRemoved.size());
   test::ImGuiHarness h(1000, 600);

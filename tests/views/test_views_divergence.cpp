@@ -47,7 +47,7 @@ TEST_CASE("app: a run of seed 2 as shipped selects input_ids, marks it and shows
   }
   REQUIRE(app.openFile(sample));
   for (int i = 0; i < 2; ++i) app.frame();
-  app.runPanel().start(app.document().plan());
+  app.runPanel().start(app.document().plan(), 1, app.document().stamp());
   const auto t0 = std::chrono::steady_clock::now();
   while (app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
     app.step(0.05);

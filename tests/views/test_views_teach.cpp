@@ -8,6 +8,7 @@
 #include "app/gui/app.h"
 #include "app/gui/platform.h"
 #include "core/model/placement_parse.h"
+#include "tests/views/app_fixture.h"
 #include "tests/views/harness.h"
 #include "views/teach_view.h"
 #include "views/ui_probe.h"
@@ -187,20 +188,7 @@ TEST_CASE("teach view: play advances through the steps and stops at the end", "[
 }
 
 namespace {
-struct TempDirs {
-  fs::path root;
-  TempDirs() {
-    root = fs::temp_directory_path() / ("shardscope-teach-" + std::to_string(::getpid()));
-    fs::remove_all(root);
-    fs::create_directories(root);
-    ::setenv("SHARDSCOPE_CONFIG_DIR", (root / "config").c_str(), 1);
-    ::setenv("SHARDSCOPE_STATE_DIR", (root / "state").c_str(), 1);
-  }
-  ~TempDirs() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
-};
+using app::test::TempDirs;
 
 struct App {
   TempDirs dirs;

@@ -1,8 +1,22 @@
 #include "views/model/document.h"
 
+#include <atomic>
+
 #include "core/io/load/load.h"
 
 namespace ss::views {
+
+Freshness freshness(const DocStamp& result, const DocStamp& now) {
+  if (result.document != now.document) return Freshness::OtherDocument;
+  return result.edits == now.edits ? Freshness::Current : Freshness::Stale;
+}
+
+namespace {
+uint64_t nextDocumentId() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
+}  // namespace
 
 std::string baseName(const std::string& path) {
   const auto slash = path.find_last_of('/');
@@ -25,6 +39,7 @@ void Document::reset(Plan plan, std::string path) {
   lastError_.clear();
   lastMessage_ = path_.empty() ? "" : "Opened " + baseName(path_);
   ++revision_;
+  stamp_ = DocStamp{nextDocumentId(), 0};
 }
 
 void Document::remerge() {
@@ -68,6 +83,7 @@ void Document::afterEdit(const std::vector<int>& touched, const std::string& mes
   lastError_.clear();
   lastMessage_ = message;
   ++revision_;
+  ++stamp_.edits;
 }
 
 Result<bool> Document::apply(Command c) {

@@ -11,6 +11,7 @@
 #include <vector>
 #include <string>
 
+#include "core/applied/compare.h"
 #include "core/applied/session.h"
 #include "core/check/check.h"
 #include "core/plan/edit.h"
@@ -18,6 +19,19 @@
 #include "views/model/selection.h"
 
 namespace ss::views {
+
+// Which document, in which state, a result describes: every result the app shows (a run's verdict, losses and
+// first divergence, a message about the plan) carries the stamp of the document it was made from, and is shown
+// only as what it is against the document on screen (freshness()).
+struct DocStamp {
+  uint64_t document = 0;  // one per document opened, reset or created (never reused in a process)
+  uint64_t edits = 0;     // bumps on apply, undo, redo and markDirty; not on save (saving changes no content)
+  bool operator==(const DocStamp&) const = default;
+};
+// Current: the result describes the plan on screen. Stale: the same document edited since (undo and redo
+// included: the result was made from another state). OtherDocument: made from another plan (the app drops it).
+enum class Freshness : uint8_t { Current, Stale, OtherDocument };
+Freshness freshness(const DocStamp& result, const DocStamp& now);
 
 class Document {
  public:
@@ -45,6 +59,7 @@ class Document {
   // A name for Save as: the path itself when native, else "<path without extension>.plan.json".
   std::string suggestedSavePath() const;
   uint64_t revision() const { return revision_; }
+  DocStamp stamp() const { return stamp_; }
   const EditHistory& history() const { return history_; }
   const std::string& lastError() const { return lastError_; }
   const std::string& lastMessage() const { return lastMessage_; }
@@ -58,7 +73,11 @@ class Document {
   // Atomic save through ss::savePlanFile; on error nothing changes (the document stays dirty).
   Result<bool> save(const std::string& path);
   // Marks the document as modified without history (a recovered document that was never saved).
-  void markDirty() { forcedDirty_ = true; ++revision_; }
+  void markDirty() {
+    forcedDirty_ = true;
+    ++revision_;
+    ++stamp_.edits;
+  }
 
   // "falcon_index_put_2d.plan.json* - shardscope" (asterisk when unsaved).
   std::string windowTitle() const;
@@ -77,8 +96,13 @@ class Document {
   bool forcedDirty_ = false;
   bool savedNative_ = false;  // saved (natively) at least once since opening
   uint64_t revision_ = 0;
+  DocStamp stamp_;
   std::string lastError_, lastMessage_;
 };
+
+// The document as Compare mode and `shardscope diff` compare it (core/applied/compare.h): plan, applied graphs,
+// diagnostics.
+inline CompareView compareViewOf(const Document& d) { return {d.plan(), d.applied(), d.diagnostics()}; }
 
 // The file name part of a path ("a/b/c.plan.json" -> "c.plan.json").
 std::string baseName(const std::string& path);
