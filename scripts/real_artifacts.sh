@@ -11,10 +11,16 @@
 # save_placements.json (what autop.sharding_optimizer.save_placements() writes) and driver_output.out (the
 # driver's stdout+stderr). OUT/versions.txt: torch and autoparallel versions.
 # Cases (default: all): seed1_fixed seed1_buggy llama3_1d llama3_2d conv dsv3_2x2 flex_attn
+# `corpus` stands for the applied-graph corpus (issue 39; tests/data/real/README.md "The corpus"): autoparallel's
+# examples and LLaMA-3 / DeepSeek-V3 on more meshes and constraints. llama3_8b (~24 MB log) is never committed.
+# Each driver run is capped at SHARDSCOPE_CASE_TIMEOUT seconds (default 1800).
 set -euo pipefail
 ap_src="${1:?usage: real_artifacts.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [CASE...]}"
 out="${2:?usage: real_artifacts.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [CASE...]}"; shift 2
-cases=("$@")
+corpus=(ex_autoparallel_2x4 ex_autoparallel_2x2 ex_local_map_2x2x2 llama3_4_fsdp llama3_4_tp llama3_8 llama3_2x4
+        llama3_2x2_dp2 llama3_2x2_vocab llama3_4x2_seq llama3_2x2x2 dsv3_4 dsv3_2x2x2)
+cases=()
+for c in "$@"; do if [ "$c" = corpus ]; then cases+=("${corpus[@]}"); else cases+=("$c"); fi; done
 [ ${#cases[@]} -gt 0 ] || cases=(seed1_fixed seed1_buggy llama3_1d llama3_2d conv dsv3_2x2 flex_attn)
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 root="$("$repo/scripts/dev_root.sh" sid)"
@@ -47,7 +53,7 @@ for c in "${cases[@]}"; do
   echo "== $c"
   t0=$(date +%s%N)
   rc=0
-  "$repo/scripts/dev_root.sh" sid --run env PYTHONPATH=/opt/ap TORCH_TRACE="$work/$c/trace" \
+  "$repo/scripts/dev_root.sh" sid --run timeout "${SHARDSCOPE_CASE_TIMEOUT:-1800}" env PYTHONPATH=/opt/ap TORCH_TRACE="$work/$c/trace" \
       SHARDSCOPE_CASE_OUT="$work/$c/user" python3 "$driver" >"$root$work/$c/driver_output.out" 2>&1 || rc=$?
   t1=$(date +%s%N)
   echo "   rc $rc, $(( (t1 - t0) / 1000000 )) ms"

@@ -41,6 +41,13 @@ struct AppliedCollective {
   int meshDim = -1;               // -1 unmapped; -2 the flattened mesh (all mesh dims)
   std::string reduceOp;           // all_reduce / reduce_scatter
   int gatherDim = -1, shardDim = -1;  // shard_dim_alltoall's tensor dims
+  // The tensor dim it gathers (all_gather), scatters (reduce_scatter) or gathers from (shard_dim_alltoall) in its
+  // own value's coordinates, through the reassembly the apply pass adds around it: all_gather -> wait -> split on
+  // dim 0 -> getitems -> cat(d) gathers dim d; split(x, d) -> getitems -> cat(0) -> reduce_scatter scatters dim d.
+  // -1 when it has none (all_reduce) or it is not known (rank-0 values, symbolic sizes).
+  int tensorDim = -1;
+  // The node whose value leaves the collective: the reassembly's cat, else its wait, else the collective itself.
+  int result = -1;
   std::vector<int64_t> inShape, outShape;  // local shapes (empty when unknown)
   DType dtype = DType::Unknown;
   int64_t bytes = 0;              // sent per rank (docs/cost-model.md's formulas on the local shapes)

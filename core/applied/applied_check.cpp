@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <tuple>
 #include <set>
 #include <sstream>
@@ -32,10 +33,20 @@ std::string inputName(const Plan& plan, int node, int input) {
   return "";
 }
 
+// Plan ops that move no data between ranks and before which the apply pass may perform the transition of the value
+// they read (a parameter's all_gather hoisted before its transpose or its dtype cast).
+bool isLocalLayoutOp(const Node& n) {
+  const std::string k = matchKey(n);
+  return k == "permute" || k == "view" || k == "convert_element_type" || k == "clone" || k == "alias" ||
+         k == "unsqueeze" || k == "squeeze" || k == "expand" || k == "contiguous";
+}
+
 // The applied nodes between the applied consumer's input `input` and the first node matched to a plan node (or a
-// placeholder): the ops that perform a transition. Returns the collectives on it (indices into cs) and the node
-// reached.
-std::vector<int> pathCollectives(const AppliedGraph& a, int appliedConsumer, int input, int* reached) {
+// placeholder): the ops that perform a transition. The walk goes on through the image of a local layout op whose
+// own input keeps its layout (`passThrough`): the transition may have been performed before it. Returns the
+// collectives on it (indices into cs) and the node reached.
+std::vector<int> pathCollectives(const AppliedGraph& a, int appliedConsumer, int input, int* reached,
+                                 const std::function<bool(int)>& passThrough) {
   const Graph& g = a.graph.graph;
   std::vector<int> out;
   *reached = -1;
@@ -45,7 +56,7 @@ std::vector<int> pathCollectives(const AppliedGraph& a, int appliedConsumer, int
   for (int steps = 0; steps < 64 && cur >= 0; ++steps) {
     if (a.planOf[cur] >= 0 || g.nodes[cur].kind == NodeKind::Placeholder) {
       *reached = cur;
-      return out;
+      if (g.nodes[cur].kind == NodeKind::Placeholder || !passThrough(cur)) return out;
     }
     for (size_t k = 0; k < a.collectives.size(); ++k)
       if (a.collectives[k].node == cur) out.push_back(static_cast<int>(k));
@@ -53,6 +64,54 @@ std::vector<int> pathCollectives(const AppliedGraph& a, int appliedConsumer, int
     cur = ci.empty() ? -1 : ci[0].node;
   }
   return out;
+}
+
+// How the tensor dims of the value node `to` reads map to those of node `from` upstream of it (through input 0):
+// M[d] is `to`'s dim d in `from`'s coordinates, through permutes, transposes and ops that keep the shape. Empty
+// when `from` is not reached that way or the map is not known (a view that changes the shape).
+std::vector<int> dimMap(const Graph& g, int from, int to) {
+  auto shapeOf = [&](int n) -> const std::vector<int64_t>* {
+    const Node& x = g.nodes[n];
+    return x.outputs.size() == 1 && x.outputs[0].known ? &x.outputs[0].shape : nullptr;
+  };
+  const auto* s0 = shapeOf(to);
+  if (!s0) return {};
+  std::vector<int> m(s0->size());
+  for (size_t d = 0; d < m.size(); ++d) m[d] = static_cast<int>(d);
+  int cur = to;
+  for (int steps = 0; steps < 64 && cur >= 0; ++steps) {
+    if (cur == from) return m;
+    const Node& x = g.nodes[cur];
+    const auto& ins = g.inputs(cur);
+    if (ins.empty()) return {};
+    const int up = ins[0].node;
+    const auto* so = shapeOf(cur);
+    // A getitem of a split (no shape of its own) reads the split's input: one rank, dims in order.
+    const int upUp = x.opName() == "getitem" && g.nodes[up].opName() == "split" && !g.inputs(up).empty()
+                         ? g.inputs(up)[0].node : -1;
+    if (upUp >= 0) {
+      const auto* sx = shapeOf(upUp);
+      if (!so || !sx || so->size() != sx->size()) return {};
+      if (up == from) return m;
+      cur = upUp;
+      continue;
+    }
+    const auto* si = shapeOf(up);
+    if (!so || !si) return {};
+    const std::string k = matchKey(x);
+    if (k == "permute" && x.args.size() > 1 && x.args[1].isList() && x.args[1].items.size() == si->size()) {
+      const int r = static_cast<int>(si->size());
+      for (int& d : m) {
+        const Arg& p = x.args[1].items[static_cast<size_t>(d)];
+        if (!p.isInt()) return {};
+        d = static_cast<int>(p.i < 0 ? p.i + r : p.i);
+      }
+    } else if (so->size() != si->size() || (k == "view" && *so != *si)) {
+      return {};  // a view that changes the shape: the dims are not followed
+    }
+    cur = up;
+  }
+  return {};
 }
 
 int collectiveIndexAt(const AppliedGraph& a, int node) {
@@ -124,7 +183,15 @@ std::vector<int> downstreamCollectives(const AppliedGraph& a, int image) {
     const int cur = frontier[q];
     if (!seen.insert(cur).second) continue;
     if (cur != image && (a.planOf[cur] >= 0 || g.nodes[cur].kind == NodeKind::Output)) continue;
-    if (const int k = collectiveIndexAt(a, cur); k >= 0) out.push_back(k);
+    if (const int k = collectiveIndexAt(a, cur); k >= 0 && cur != image) {
+      out.push_back(k);  // the value's own collective: what comes after it is the region's program
+      continue;
+    }
+    // Only through the local ops that move the value itself (casts, views, chunks): past a compute op the body's
+    // collectives are its own, not this input's transition.
+    if (cur != image && !isLocalLayoutOp(g.nodes[cur]) && g.nodes[cur].opName() != "split" &&
+        g.nodes[cur].opName() != "getitem" && g.nodes[cur].opName() != "cat" && g.nodes[cur].opName() != "slice")
+      continue;
     for (const auto& [u, in] : g.users(cur)) frontier.push_back(u);
   }
   return out;
@@ -145,6 +212,34 @@ void claimUsed(AppliedGraph& a, const std::vector<int>& path, const std::vector<
       a.collectives[path[q]].planConsumer = c;
       a.collectives[path[q]].planInput = k;
     }
+}
+
+// After every step of a transition has its collective: the other collectives on its path that work on a mesh dim
+// the transition involves belong to it too (DTensor's redistribute may take a longer route than planRedistribute's,
+// e.g. S(0)S(0) -> RS(0) as an all_gather on mesh dim 1, a local chunk on dim 1, all_gathers on mesh dims 0 and 1
+// and a chunk). A mesh dim is involved when its placement changes or it shards a tensor dim that a changing mesh
+// dim shards (nested shards are gathered and re-chunked); the flattened mesh's collective always is.
+void claimInvolved(AppliedGraph& a, const std::vector<int>& path, std::vector<char>& used, const ShardingSpec& from,
+                   const ShardingSpec& to) {
+  const int nd = std::min(from.meshDims(), to.meshDims());
+  std::vector<char> involved(static_cast<size_t>(std::max(nd, 0)), 0);
+  std::set<int> tensorDims;
+  for (int m = 0; m < nd; ++m)
+    if (!(from[m] == to[m])) {
+      involved[static_cast<size_t>(m)] = 1;
+      if (from[m].isShard()) tensorDims.insert(from[m].dim);
+      if (to[m].isShard()) tensorDims.insert(to[m].dim);
+    }
+  for (int m = 0; m < nd; ++m)
+    if ((from[m].isShard() && tensorDims.count(from[m].dim)) || (to[m].isShard() && tensorDims.count(to[m].dim)))
+      involved[static_cast<size_t>(m)] = 1;
+  for (size_t q = 0; q < path.size(); ++q) {
+    if (used[q]) continue;
+    // The MoE's token all_to_all (split lists) is its region's own program, never a layout change's detour.
+    if (a.collectives[static_cast<size_t>(path[q])].op == "all_to_all_single") continue;
+    const int md = a.collectives[static_cast<size_t>(path[q])].meshDim;
+    if (md == -2 || (md >= 0 && md < nd && involved[static_cast<size_t>(md)])) used[q] = 1;
+  }
 }
 
 // Where the transition into input k of plan node c is judged: there, or for a plan alias at a user with a counterpart.
@@ -178,9 +273,30 @@ bool groupConsistent(const AppliedGraph& a, const std::string& group) {
   return true;
 }
 
+// Whether collective `col` works on the tensor dim step `st` needs: `m` maps the plan value's dims to the
+// collective's value's (dimMap; empty: not known, not judged). A gather from S(d) gathers d; a scatter to S(d)
+// scatters d; an all_to_all S(a) -> S(b) gathers a (and a shard_dim_alltoall shards b).
+bool tensorDimOk(const AppliedCollective& col, const RedistributeStep& st, const std::vector<int>& m) {
+  if (m.empty() || col.tensorDim < 0) return true;
+  auto mapped = [&](const Placement& p) {
+    return p.kind == PlacementKind::Shard && p.dim >= 0 && p.dim < static_cast<int>(m.size()) ? m[static_cast<size_t>(p.dim)] : -1;
+  };
+  int want = -1;
+  if (st.kind == CollectiveKind::AllGather || st.kind == CollectiveKind::AllToAll) want = mapped(st.from);
+  if (st.kind == CollectiveKind::ReduceScatter) want = mapped(st.to);
+  if (st.kind == CollectiveKind::AllToAll && col.op == "shard_dim_alltoall" && col.shardDim >= 0 && mapped(st.to) >= 0 &&
+      col.shardDim != mapped(st.to))
+    return false;
+  return want < 0 || col.tensorDim == want;
+}
+
 // The communicating steps of `rp` no collective on `path` performs; marks in `used` the collectives that perform one.
+// `maps[q]`: path collective q's dimMap (empty: its tensor dim is not judged). A collective of the right kind and
+// mesh dim that works on another tensor dim performs nothing: a line in `wrong` says so.
 std::vector<const RedistributeStep*> missingSteps(const Plan& plan, const AppliedGraph& a, const RedistributePlan& rp,
-                                                  const std::vector<int>& path, std::vector<char>& used) {
+                                                  const std::vector<int>& path, std::vector<char>& used,
+                                                  const std::vector<std::vector<int>>& maps = {},
+                                                  std::vector<std::string>* wrong = nullptr) {
   std::vector<const RedistributeStep*> missing;
   for (const auto& st : rp.steps) {
     if (!isComm(st.kind)) continue;
@@ -192,10 +308,18 @@ std::vector<const RedistributeStep*> missingSteps(const Plan& plan, const Applie
       const bool dimOk = col.meshDim == st.meshDim || col.meshDim == -2 ||
                          (col.meshDim == -1 && col.groupSize == plan.mesh.dimSize(st.meshDim) &&
                           groupConsistent(a, col.group));
-      if (kindOk && dimOk) {
-        ok = true;
-        if (!used[q]) used[q] = 1;
+      if (!kindOk || !dimOk) continue;
+      if (q < maps.size() && !tensorDimOk(col, st, maps[q])) {
+        if (wrong)
+          wrong->push_back("'" + a.graph.graph.nodes[col.node].name + "' (" + collectiveName(col.kind) + " on " +
+                           meshDimString(plan.mesh, col.meshDim) + ") works on tensor dim " +
+                           std::to_string(col.tensorDim) + " of its value, where " + st.toString() + " needs dim " +
+                           std::to_string(st.kind == CollectiveKind::ReduceScatter ? maps[q][static_cast<size_t>(st.to.dim)]
+                                                                                   : maps[q][static_cast<size_t>(st.from.dim)]));
+        continue;
       }
+      ok = true;
+      if (!used[q]) used[q] = 1;
     }
     if (!ok) missing.push_back(&st);
   }
@@ -285,16 +409,36 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
   const int ac = a.appliedOf[judgeAt];
   if (ac < 0) {  // the consumer has no counterpart: nothing to judge
     // An inlined higher-order op (local_map_hop): its input's transition is on the paths leaving the producer's
-    // image. Found there it is applied; not found it stays unjudged (the body may consume the value anywhere).
+    // image (through the inlined body, up to the next matched node). Found there it is applied; a step with no
+    // collective of its kind and mesh dim there means the body reads the value untransformed: an error.
     const int image = inlined[judgeAt] == 1 ? producerImage(plan, a, judgeAt, judgeInput) : -1;
     if (image >= 0) {
       std::vector<int> path = downstreamCollectives(a, image);
       std::vector<char> used(path.size(), 0);
-      if (missingSteps(plan, a, rp, path, used).empty()) {
+      std::vector<const RedistributeStep*> missing = missingSteps(plan, a, rp, path, used);
+      tr.appliedProducer = image;
+      if (missing.empty()) {
         claimUsed(a, path, used, c, k, tr, claimed);
         tr.state = TransitionState::Applied;
-        tr.appliedProducer = image;
         ++a.transitionsFound;
+      } else {
+        tr.state = TransitionState::Missing;
+        Diagnostic x = edgeError(DiagKind::TransitionNotApplied);
+        std::string steps;
+        for (const RedistributeStep* st : missing) {
+          tr.missing.push_back(*st);
+          steps += (steps.empty() ? "" : " and ") + std::string(collectiveName(st->kind)) + " on " +
+                   meshDimString(plan.mesh, st->meshDim);
+        }
+        x.message = "the planned " + src->toMeshString() + " -> " + dst->toMeshString() + " (" + steps + ") into " +
+                    cn.name + " input " + std::to_string(k) + " (a region the applied graph inlines) is not in the " +
+                    "applied graph: on " + where + " no such collective reads '" + ag.nodes[image].name +
+                    "' before the region's ops";
+        x.fix = "the apply pass must insert " + rp.summary() + " on the edge " + pg.nodes[ins[k].node].name + " -> " +
+                cn.name + " (input " + std::to_string(k) + ")";
+        tr.fix = x.fix;
+        for (const RedistributeStep* st : missing) x.notes.push_back("missing: " + st->toString());
+        d.items.push_back(std::move(x));
       }
     }
     a.transitions.push_back(std::move(tr));
@@ -305,14 +449,35 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
   // A decomposed consumer's image is the last piece of its chain, whose inputs are not the consumer's.
   const bool decomposed = isDecomposedInApplied(matchKey(pg.nodes[judgeAt]));
   int reached = -1;
-  std::vector<int> path = pathCollectives(a, ac, judgeInput, &reached);
+  // Through the image of a plan layout op (permute, view, cast, ...) whose own input keeps its layout.
+  auto passThrough = [&](int appliedNode) {
+    const int p = a.planOf[appliedNode];
+    if (p < 0 || !isLocalLayoutOp(pg.nodes[p]) || pg.inputs(p).empty() || redist.find(p, 0) >= 0) return false;
+    auto ps = plan.producerSpec(p, 0), cs = plan.consumerSpec(p, 0);
+    return ps && cs && *ps == *cs;
+  };
+  std::vector<int> path = pathCollectives(a, ac, judgeInput, &reached, passThrough);
   if (decomposed)  // the input's own branch of the chain, after the first-input walk's
     for (int q : decomposedPathCollectives(a, ac, producerImage(plan, a, judgeAt, judgeInput)))
       if (std::find(path.begin(), path.end(), q) == path.end()) path.push_back(q);
-  // Each communicating step needs a collective of its kind on its mesh dim (an all_to_all may be done as an
-  // all_gather then a local chunk; the flattened mesh's collective covers every dim).
+  // Each path collective's tensor dims against the plan value's: from the value the consumer reads (a decomposed
+  // consumer: whichever of its inputs leads up to the collective).
+  std::vector<std::vector<int>> maps(path.size());
+  for (size_t q = 0; q < path.size(); ++q) {
+    const int from = a.collectives[static_cast<size_t>(path[q])].result;
+    const auto& aIn = ag.inputs(ac);
+    for (size_t i = 0; i < aIn.size() && maps[q].empty(); ++i) {
+      if (!decomposed && static_cast<int>(i) != judgeInput) continue;
+      maps[q] = dimMap(ag, from, aIn[i].node);
+    }
+    if (!meta->known || maps[q].size() != meta->shape.size()) maps[q].clear();
+  }
+  // Each communicating step needs a collective of its kind on its mesh dim and tensor dim (an all_to_all may be
+  // done as an all_gather then a local chunk; the flattened mesh's collective covers every dim).
   std::vector<char> used(path.size(), 0);
-  std::vector<const RedistributeStep*> missing = missingSteps(plan, a, rp, path, used);
+  std::vector<std::string> wrongDim;
+  std::vector<const RedistributeStep*> missing = missingSteps(plan, a, rp, path, used, maps, &wrongDim);
+  if (missing.empty() && !tr.planned.empty()) claimInvolved(a, path, used, *src, *dst);
   claimUsed(a, path, used, c, k, tr, claimed);
   // What arrives and what the consumer's spec needs, on this rank.
   const auto& aIns = ag.inputs(ac);
@@ -354,7 +519,8 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
                        " to its placement"
                  : "";
   x.message = "the planned " + src->toMeshString() + " -> " + dst->toMeshString() + " (" + steps + ", " +
-              formatBytes(bytes) + " per rank)" + what + " is not in the applied graph: on " + where + " " + cn.name +
+              formatBytes(bytes) + " per rank)" + what + (wrongDim.empty() ? " is not in the applied graph" : " is performed on the wrong tensor dim") + ": on " + where +
+              " " + cn.name +
               " " + inLabel;
   if (arrives && arrives->known && need && arrives->shape == *need)  // e.g. a Partial left unreduced
     x.message += " receives a value of the right local shape " + shapeToString(*need) + " still in " +
@@ -367,8 +533,9 @@ void checkTransition(const Plan& plan, AppliedGraph& a, const CheckOptions& copt
   a.transitions.back().fix = x.fix;  // this transition's record (pushed above)
   const int readsFrom = judgeInput < static_cast<int>(aIns.size()) ? aIns[judgeInput].node : -1;
   x.notes.push_back("applied graph: '" + ag.nodes[ac].name + "' reads '" + (readsFrom >= 0 ? ag.nodes[readsFrom].name : "?") +
-                    "'" + (path.empty() ? " with no collective between them" : " through collectives of other kinds or mesh dims"));
+                    "'" + (path.empty() ? " with no collective between them" : (wrongDim.empty() ? " through collectives of other kinds or mesh dims" : " through a collective on another tensor dim")));
   for (const RedistributeStep* st : missing) x.notes.push_back("missing: " + st->toString());
+  for (const std::string& w : wrongDim) x.notes.push_back("wrong tensor dim: " + w);
   (void)us;
   d.items.push_back(std::move(x));
 }

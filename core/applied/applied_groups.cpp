@@ -74,6 +74,71 @@ std::string AppliedCollective::toString(const DeviceMesh& mesh) const {
   return s;
 }
 
+namespace {
+
+int64_t intArgOr(const Node& n, size_t k, int64_t dflt) {
+  if (k < n.args.size() && n.args[k].isInt()) return n.args[k].i;
+  for (const auto& [key, v] : n.kwargs)
+    if (key == "dim" && v.isInt()) return v.i;
+  return dflt;
+}
+
+// A dim as a non-negative index into a value of rank `rank` (cat(.., -1)); -1 when out of range.
+int normalDim(int64_t d, int rank) {
+  if (d < 0) d += rank;
+  return d >= 0 && d < rank ? static_cast<int>(d) : -1;
+}
+
+int outRank(const Graph& g, int n) {
+  const Node& x = g.nodes[n];
+  return x.outputs.size() == 1 && x.outputs[0].known ? x.outputs[0].rank() : -1;
+}
+
+// The cat that reads every getitem of split node `split` (and nothing else), -1 when there is none.
+int catOfSplit(const Graph& g, int split) {
+  int cat = -1;
+  for (const auto& [gi, in] : g.users(split)) {
+    if (g.nodes[gi].opName() != "getitem") return -1;
+    for (const auto& [u, in2] : g.users(gi)) {
+      if (g.nodes[u].opName() != "cat" || (cat >= 0 && cat != u)) return -1;
+      cat = u;
+    }
+  }
+  return cat;
+}
+
+// Fills c.tensorDim and c.result (applied.h): the reassembly the apply pass puts around a gather or a scatter.
+void findReassembly(const Graph& g, AppliedCollective& c) {
+  c.result = c.wait >= 0 ? c.wait : c.node;
+  const int rank = static_cast<int>(c.inShape.empty() ? c.outShape.size() : c.inShape.size());
+  if (c.kind == CollectiveKind::AllGather) {
+    c.tensorDim = rank > 0 ? 0 : -1;
+    const auto& us = g.users(c.result);
+    if (us.size() != 1) return;
+    const int split = us[0].first;
+    if (g.nodes[split].opName() != "split" || normalDim(intArgOr(g.nodes[split], 2, 0), rank) != 0) return;
+    const int cat = catOfSplit(g, split);
+    if (cat < 0) return;
+    c.tensorDim = normalDim(intArgOr(g.nodes[cat], 1, 0), rank);
+    c.result = cat;
+  } else if (c.kind == CollectiveKind::ReduceScatter) {
+    c.tensorDim = rank > 0 ? 0 : -1;
+    const auto& ins = g.inputs(c.node);
+    if (ins.empty()) return;
+    const int cat = ins[0].node;
+    if (g.nodes[cat].opName() != "cat" || normalDim(intArgOr(g.nodes[cat], 1, 0), rank) != 0) return;
+    const auto& parts = g.inputs(cat);
+    if (parts.empty() || g.nodes[parts[0].node].opName() != "getitem" || g.inputs(parts[0].node).empty()) return;
+    const int split = g.inputs(parts[0].node)[0].node;
+    if (g.nodes[split].opName() != "split" || catOfSplit(g, split) != cat) return;
+    c.tensorDim = normalDim(intArgOr(g.nodes[split], 2, 0), outRank(g, cat) >= 0 ? outRank(g, cat) : rank);
+  } else if (c.op == "shard_dim_alltoall") {
+    c.tensorDim = c.gatherDim >= 0 && c.gatherDim < rank ? c.gatherDim : -1;
+  }
+}
+
+}  // namespace
+
 std::vector<AppliedCollective> findCollectives(const Graph& g) {
   std::vector<AppliedCollective> out;
   for (int i = 0; i < g.size(); ++i) {
@@ -130,6 +195,7 @@ std::vector<AppliedCollective> findCollectives(const Graph& g) {
       c.groupSize = c.outShape[c.gatherDim] / c.inShape[c.gatherDim];
     for (const auto& [user, input] : g.users(i))
       if (isWait(g.nodes[user])) { c.wait = user; break; }
+    findReassembly(g, c);
     out.push_back(std::move(c));
   }
   return out;
@@ -277,6 +343,29 @@ std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const De
         g.how += " fit (pass --group " + name + "=MESHDIM)";
       }
     }
+  // torch's group numbering as a witness (when at least one mapped group agrees with it): a group mapped by size to
+  // one mesh dim (or the flattened mesh) whose name torch gives another mesh dim's group on this rank is a
+  // collective sent to the wrong process group (its size argument is not its group's): unmapped, inconsistent.
+  if (coord && static_cast<int>(coord->size()) == mesh.ndim() && mesh.ndim() > 1) {
+    auto agrees = [&](const GroupMapping& g) {
+      return (g.meshDim >= 0 && torchGroupName(mesh, g.meshDim, *coord) == g.group) || (g.meshDim == -2 && g.group == "0");
+    };
+    bool witness = false;
+    for (auto& [name, g] : byName) witness = witness || (g.how != "--group" && agrees(g));
+    if (witness)
+      for (auto& [name, g] : byName) {
+        if (g.how == "--group" || g.meshDim == -1 || agrees(g)) continue;
+        for (int d = 0; d < mesh.ndim(); ++d) {
+          if (torchGroupName(mesh, d, *coord) != name) continue;
+          g.how = "conflict: size " + std::to_string(g.size) + ", but torch names mesh dim " + std::to_string(d) +
+                  "'s group (size " + std::to_string(mesh.dimSize(d)) + ") '" + name + "' on this rank";
+          if (g.meshDim >= 0) taken[g.meshDim] = 0;
+          g.meshDim = -1;
+          g.consistent = false;
+          break;
+        }
+      }
+  }
   std::vector<GroupMapping> out;
   for (auto& [name, g] : byName) out.push_back(g);
   std::sort(out.begin(), out.end(), [](const GroupMapping& a, const GroupMapping& b) { return groupLess(a.group, b.group); });

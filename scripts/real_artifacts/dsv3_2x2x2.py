@@ -1,0 +1,3 @@
+from dsv3 import run
+
+run((2, 2, 2), ("dp", "cp", "ep"))

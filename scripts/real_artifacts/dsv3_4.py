@@ -1,0 +1,3 @@
+from dsv3 import run
+
+run((4,), ("ep",))

@@ -1,0 +1,3 @@
+from llama3 import run
+
+run((8,), ("dp",), n_layers=1)
