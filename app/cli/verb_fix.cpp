@@ -9,6 +9,7 @@
 #include "core/plan/fix.h"
 #include "core/io/load/load.h"
 #include "core/model/placement_parse.h"
+#include "core/run/rank_programs.h"
 
 namespace ss::app {
 
@@ -28,6 +29,7 @@ int runFix(const ParsedArgs& a) {
     return 2;
   }
   const std::string file = a.positionals[0];
+  if (holdsRankPrograms(file)) return fixRankPrograms(file, *outPath, a);  // DeepSpeed AutoSP's per-rank graphs
   auto loaded = loadPlanFile(file);
   if (!loaded.ok()) {
     std::cerr << loaded.error().toString(file) << "\n";
@@ -112,7 +114,8 @@ const VerbHelp kHelp{
 const VerbRegistrar kFix{Verb{
     "fix", "Insert the cheapest redistributes and spec changes that make a plan consistent", kHelp,
     {FlagSpec{"output", true, false, "OUT", "where to save the fixed plan (shardscope plan JSON)", "o"},
-     repeatable("seq-dim", "KEY=DIM", "tag every AutoSP input tagged KEY as (KEY, DIM); repeatable"),
+     repeatable("seq-dim", "KEY=DIM", "tag every AutoSP input tagged KEY as (KEY, DIM); on AutoSP's rank programs (its\n"
+                                      "logs), move AutoSP's slice of input KEY (L['KEY']) to dim DIM; repeatable"),
      repeatable("placement", "NODE=SPEC", "set NODE's output spec (any notation, e.g. RS(0)); repeatable")},
     runFix}};
 
