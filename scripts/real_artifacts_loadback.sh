@@ -13,7 +13,7 @@ set -euo pipefail
 ap="${1:?usage: real_artifacts_loadback.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [SHARDSCOPE_BINARY]}"
 out="${2:?usage: real_artifacts_loadback.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [SHARDSCOPE_BINARY]}"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bin="${3:-$repo/build/shardscope}"
+bin="${3:-$repo/build/app/shardscope}"
 in="$repo/build/loadback-in"
 mkdir -p "$in"
 log="$repo/tests/data/real/seed1_fixed/rank0.log"
