@@ -108,14 +108,15 @@ int runFix(const ParsedArgs& a) {
 const VerbHelp kHelp{
     "Usage: shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...",
     "Applies the given edits (tag every AutoSP input KEY with DIM; set NODE's output spec), then inserts the\n"
-    "cheapest redistributes and spec changes that make every edge consistent, and saves OUT.",
+    "cheapest redistributes and spec changes that make every edge consistent, and saves OUT.\n"
+    "On DeepSpeed AutoSP's logs (rank programs), --seq-dim INPUT=DIM moves AutoSP's slice of input INPUT (L['INPUT'])\n"
+    "to dim DIM in every rank's program, and OUT holds the fixed programs (shardscope run OUT runs them).",
     "Exit codes: 0 OUT checks without errors, 1 errors remain (listed), 2 unusable input or flags."};
 
 const VerbRegistrar kFix{Verb{
     "fix", "Insert the cheapest redistributes and spec changes that make a plan consistent", kHelp,
     {FlagSpec{"output", true, false, "OUT", "where to save the fixed plan (shardscope plan JSON)", "o"},
-     repeatable("seq-dim", "KEY=DIM", "tag every AutoSP input tagged KEY as (KEY, DIM); on AutoSP's rank programs (its\n"
-                                      "logs), move AutoSP's slice of input KEY (L['KEY']) to dim DIM; repeatable"),
+     repeatable("seq-dim", "KEY=DIM", "tag every AutoSP input tagged KEY as (KEY, DIM); repeatable"),
      repeatable("placement", "NODE=SPEC", "set NODE's output spec (any notation, e.g. RS(0)); repeatable")},
     runFix}};
 
