@@ -14,6 +14,7 @@
 # `corpus` stands for the applied-graph corpus (issue 39; tests/data/real/README.md "The corpus"): autoparallel's
 # examples and LLaMA-3 / DeepSeek-V3 on more meshes and constraints. llama3_8b (~24 MB log) is never committed.
 # Each driver run is capped at SHARDSCOPE_CASE_TIMEOUT seconds (default 1800).
+# (seed1_loaded and seed1_edited load shardscope's exports: run them through scripts/real_artifacts_loadback.sh)
 set -euo pipefail
 ap_src="${1:?usage: real_artifacts.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [CASE...]}"
 out="${2:?usage: real_artifacts.sh AUTOPARALLEL_GITDIR_OR_DIR OUT [CASE...]}"; shift 2
@@ -26,16 +27,18 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 root="$("$repo/scripts/dev_root.sh" sid)"
 mkdir -p "$out"; out="$(cd "$out" && pwd)"
 
-# one run at a time per root: each run replaces ROOT/opt/ap
-exec 8>"$root.real_artifacts.lock"
+# one run at a time per copy of autoparallel in the root: each run replaces ROOT$ap_dir (SHARDSCOPE_AP_DIR, default
+# /opt/ap; a second folder lets two checkouts run at once: the stack traces in the logs then name that folder)
+ap_dir="${SHARDSCOPE_AP_DIR:-/opt/ap}"
+exec 8>"$root.real_artifacts$(printf '%s' "${ap_dir#/opt/ap}" | tr '/' '_').lock"
 flock 8
 # autoparallel into the root
-rm -rf "$root/opt/ap"; mkdir -p "$root/opt/ap"
+rm -rf "$root$ap_dir"; mkdir -p "$root$ap_dir"
 if git --git-dir="$ap_src" rev-parse --verify -q HEAD >/dev/null 2>&1; then
-  git --git-dir="$ap_src" archive HEAD | tar x -C "$root/opt/ap"
+  git --git-dir="$ap_src" archive HEAD | tar x -C "$root$ap_dir"
   ap_rev="$(git --git-dir="$ap_src" log -1 --format='%H %cs %s')"
 elif [ -d "$ap_src/autoparallel" ]; then
-  cp -a "$ap_src/." "$root/opt/ap/"; rm -rf "$root/opt/ap/.git"
+  cp -a "$ap_src/." "$root$ap_dir/"; rm -rf "$root$ap_dir/.git"
   ap_rev="$(git -C "$ap_src" log -1 --format='%H %cs %s' 2>/dev/null || echo "unknown (plain folder $ap_src)")"
 else
   echo "real_artifacts.sh: $ap_src is neither a git dir nor a folder holding autoparallel/" >&2; exit 2
@@ -53,8 +56,8 @@ for c in "${cases[@]}"; do
   echo "== $c"
   t0=$(date +%s%N)
   rc=0
-  "$repo/scripts/dev_root.sh" sid --run timeout "${SHARDSCOPE_CASE_TIMEOUT:-1800}" env PYTHONPATH=/opt/ap TORCH_TRACE="$work/$c/trace" \
-      SHARDSCOPE_CASE_OUT="$work/$c/user" python3 "$driver" >"$root$work/$c/driver_output.out" 2>&1 || rc=$?
+  "$repo/scripts/dev_root.sh" sid --run timeout "${SHARDSCOPE_CASE_TIMEOUT:-1800}" env PYTHONPATH="$ap_dir" TORCH_TRACE="$work/$c/trace" \
+      SHARDSCOPE_CASE_OUT="$work/$c/user" SHARDSCOPE_LOADBACK_IN="${SHARDSCOPE_LOADBACK_IN:-}" python3 "$driver" >"$root$work/$c/driver_output.out" 2>&1 || rc=$?
   t1=$(date +%s%N)
   echo "   rc $rc, $(( (t1 - t0) / 1000000 )) ms"
   [ "$rc" = 0 ] || { status=1; tail -5 "$root$work/$c/driver_output.out" | sed 's/^/   /'; }

@@ -1,6 +1,7 @@
 // `shardscope export`: writes a loaded plan in the formats other tools read back (autoparallel's placements
 // file for load_placements, its get_json() layout, FX text, the native plan).
 #include <iostream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -9,24 +10,71 @@
 #include "core/io/formats.h"
 #include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
+#include "core/check/check.h"
+#include "core/model/placement_parse.h"
+#include "core/plan/edit.h"
 
 namespace ss::app {
 namespace {
 
 const VerbHelp kHelp{
-    "Usage: shardscope export FILE [--with-placements P.json] [--placements OUT] [--autoparallel OUT]\n"
-    "                         [--fx OUT] [--native OUT] [--placements-style inputs|output-only]",
-    "Loads FILE (any format; plus a placements file with --with-placements) and writes it in each form asked for.",
-    "Exit codes: 0 written, 2 unusable input or bad flags."};
+    "Usage: shardscope export FILE [--with-placements P.json] [--placement NODE=SPEC]... [--placements OUT]\n"
+    "                         [--autoparallel OUT] [--fx OUT] [--native OUT] [--placements-style inputs|output-only]",
+    "Loads FILE (any format; plus a placements file with --with-placements), applies the --placement edits, and\n"
+    "writes it in each form asked for. --placements writes what autoparallel's save_placements() writes for the\n"
+    "plan, which its load_placements() reads back.",
+    "Exit codes: 0 written, 1 written, but a node's input specs do not give its output spec (no strategy autoparallel\n"
+    "offers: load_placements would refuse it; `shardscope fix` first), 2 unusable input or bad flags."};
 
 const std::vector<FlagSpec> kFlags{
     option("with-placements", "P.json", "apply an autoparallel placements file to FILE's graph first"),
+    repeatable("placement", "NODE=SPEC", "choose NODE's strategy with output SPEC: its output spec, and its inputs in\n"
+                                         "SPEC where the op's rule then gives SPEC (as autoparallel's strategies do)"),
     option("placements", "OUT", R"(autoparallel placements file: {"version": 1, "mesh_shape", "mesh_dim_names",
 "placements": {node: {"output": spec, "inputs": [spec|null, ...]}}})"),
     option("placements-style", "STYLE", "inputs (default), or output-only: {node: spec}, as save_solution writes"),
     option("autoparallel", "OUT", "autoparallel get_json() layout (mesh, nodes with placements and edge costs, summary)"),
     option("fx", "OUT", "FX print_readable() text (graph only)"),
     option("native", "OUT", "shardscope plan JSON")};
+
+// --placement NODE=SPEC: the strategy of NODE whose output is SPEC, through the edit commands. An autoparallel
+// strategy lists an input spec per input; where the op's rule gives SPEC from inputs in SPEC (pointwise ops,
+// reductions over other dims: `sum_1=RS(0)` takes its input in RS(0)), those are its input specs, each a
+// transition the plan now has on that edge. Elsewhere the inputs stay, and the check before writing says so.
+int applyPlacementEdit(Plan& plan, const std::string& file, const std::string& edit) {
+  const size_t eq = edit.rfind('=');
+  const int node = eq == std::string::npos ? -1 : plan.graph.find(edit.substr(0, eq));
+  if (node < 0) {
+    std::cerr << "shardscope export: --placement " << edit << ": expected NODE=SPEC with NODE a node of " << file << "\n";
+    return 2;
+  }
+  ParseContext pc;
+  pc.mesh = &plan.mesh;
+  const auto& outs = plan.graph.nodes[node].outputs;
+  pc.tensorRank = !outs.empty() && outs[0].known ? outs[0].rank() : -1;
+  auto spec = parseSpec(edit.substr(eq + 1), pc);
+  if (!spec) {
+    std::cerr << "shardscope export: --placement " << edit << ": " << spec.error().toString() << "\n";
+    return 2;
+  }
+  plan.normalizeSpecs();
+  Batch b{"choose " + edit, {SetOutputSpec{node, 0, *spec}}};
+  for (int k = 0; k < static_cast<int>(plan.graph.inputs(node).size()); ++k)
+    if (plan.producerSpecPtr(node, k)) b.commands.push_back(SetInputSpec{node, k, *spec});
+  Plan tried = plan;
+  if (!applyCommand(tried, b)) b.commands.resize(1);
+  else {
+    bool ok = true;
+    const Diagnostics d = checkPlan(tried);
+    for (const Diagnostic* x : d.forNode(node)) ok &= x->severity != Severity::Error;
+    if (!ok) b.commands.resize(1);
+  }
+  if (auto r = applyCommand(plan, b); !r) {
+    std::cerr << "shardscope export: --placement " << edit << ": " << r.error().toString() << "\n";
+    return 2;
+  }
+  return 0;
+}
 
 int runExport(const ParsedArgs& args) {
   if (args.positionals.size() != 1) {
@@ -60,6 +108,18 @@ int runExport(const ParsedArgs& args) {
       return 2;
     }
   }
+  for (const std::string& e : args.all("placement"))
+    if (int rc = applyPlacementEdit(*plan, in, e)) return rc;
+  // A placements file is a list of strategies; a node whose input specs do not give its output spec is none.
+  int notOffered = 0;
+  if (args.get("placements")) {
+    const Diagnostics d = checkPlan(*plan);
+    std::set<int> said;
+    for (const Diagnostic& x : d.items)
+      if (x.severity == Severity::Error && x.node >= 0 && said.insert(x.node).second && ++notOffered)
+        std::cerr << "shardscope export: " << plan->graph.nodes[x.node].name << ": " << x.message
+                  << " (no strategy autoparallel offers; run shardscope fix first)\n";
+  }
   // A writer may refuse a plan it cannot write verbatim (FX text: a name that is not a Python name).
   using Written = Result<std::string>;
   struct Out { const char* flag; Written (*write)(const Plan&, PlacementsStyle); };
@@ -84,7 +144,7 @@ int runExport(const ParsedArgs& args) {
     }
     std::cout << "wrote " << *path << " (" << o.flag << ")\n";
   }
-  return 0;
+  return notOffered ? 1 : 0;
 }
 
 const VerbRegistrar kExport{Verb{"export", "write a plan as autoparallel placements, autoparallel JSON, FX text or native",

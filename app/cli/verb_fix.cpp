@@ -9,6 +9,7 @@
 #include "core/plan/fix.h"
 #include "core/io/load/load.h"
 #include "core/model/placement_parse.h"
+#include "core/run/rank_programs.h"
 
 namespace ss::app {
 
@@ -28,6 +29,7 @@ int runFix(const ParsedArgs& a) {
     return 2;
   }
   const std::string file = a.positionals[0];
+  if (holdsRankPrograms(file)) return fixRankPrograms(file, *outPath, a);  // DeepSpeed AutoSP's per-rank graphs
   auto loaded = loadPlanFile(file);
   if (!loaded.ok()) {
     std::cerr << loaded.error().toString(file) << "\n";
@@ -106,7 +108,9 @@ int runFix(const ParsedArgs& a) {
 const VerbHelp kHelp{
     "Usage: shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...",
     "Applies the given edits (tag every AutoSP input KEY with DIM; set NODE's output spec), then inserts the\n"
-    "cheapest redistributes and spec changes that make every edge consistent, and saves OUT.",
+    "cheapest redistributes and spec changes that make every edge consistent, and saves OUT.\n"
+    "On DeepSpeed AutoSP's logs (rank programs), --seq-dim INPUT=DIM moves AutoSP's slice of input INPUT (L['INPUT'])\n"
+    "to dim DIM in every rank's program, and OUT holds the fixed programs (shardscope run OUT runs them).",
     "Exit codes: 0 OUT checks without errors, 1 errors remain (listed), 2 unusable input or flags."};
 
 const VerbRegistrar kFix{Verb{

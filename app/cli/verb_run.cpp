@@ -45,7 +45,8 @@ const std::vector<FlagSpec> kFlags{
     option("device", "cpu|cuda", "where the ranks run (default cpu; cuda needs a CUDA build)"),
     option("batches", "N", "batches to run (default: the plan's run.batches, else 3)"),
     option("rtol", "X", "relative tolerance of the verdict (default: the plan's run.rtol, else 1e-4)"),
-    repeatable("seq-dim", "KEY=DIM", "set the AutoSP tag of inputs tagged KEY to (KEY, DIM); repeatable"),
+    repeatable("seq-dim", "KEY=DIM", "set the AutoSP tag of inputs tagged KEY to (KEY, DIM); on AutoSP's rank programs,\n"
+                                     "move AutoSP's slice of input KEY to dim DIM first (as fix does); repeatable"),
     repeatable("placement", "NODE=SPEC", "set NODE's output spec (any notation, e.g. RS(0)); repeatable"),
     option("scale", "N", "divide tensor sizes by N keeping the bug's ratios (docs/runner.md)"),
     option("seed", "S", "the data's seed (default: the plan's run.seed)"),
@@ -110,7 +111,7 @@ int readCommonRunFlags(const ParsedArgs& parsed, RunOptions& opts) {
 }
 
 int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed) {
-  for (const char* flag : {"seq-dim", "placement", "scale", "dtype", "no-localise", "no-dedup", "distributed"})
+  for (const char* flag : {"placement", "scale", "dtype", "no-localise", "no-dedup", "distributed"})
     if (parsed.has(flag))
       return bad(std::string("--") + flag + " does not apply to rank programs (each rank runs its own graph as written)");
   if (auto v = parsed.get("device"); v && *v != "cpu") return bad("--device " + *v + ": rank programs run on CPU ranks");
@@ -118,6 +119,13 @@ int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed) {
   if (!programs) {
     std::fprintf(stderr, "%s\n", programs.error().toString().c_str());
     return 2;
+  }
+  // --seq-dim INPUT=DIM: AutoSP's slice moved to the sequence dim first, as `fix` does (core/run/autosp_seq_fix.h).
+  auto requests = seqDimRequests(parsed);
+  if (!requests) return bad(requests.error().message);
+  if (!requests->empty()) {
+    auto steps = moveAutoSpSlices(*programs, *requests);
+    if (!steps) return bad(file + ": " + steps.error().message);
   }
   if (auto refused = rankProgramsRefusal(*programs)) {
     std::fprintf(stderr, "%s: refused: %s\n", file.c_str(), refused->toString().c_str());

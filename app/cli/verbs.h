@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/cli/args.h"
+#include "core/run/autosp_seq_fix.h"
 
 namespace ss::app {
 
@@ -22,6 +23,11 @@ struct Verb {
 };
 
 std::vector<Verb>& verbRegistry();
+
+// `fix` and `run` on DeepSpeed AutoSP's rank programs (app/cli/verb_fix_rank_programs.cpp): the --seq-dim
+// INPUT=DIM requests, and `fix FILE -o OUT` when FILE holds rank programs.
+Result<std::vector<SeqDimRequest>> seqDimRequests(const ParsedArgs& a);
+int fixRankPrograms(const std::string& file, const std::string& outPath, const ParsedArgs& a);
 
 struct VerbRegistrar {
   explicit VerbRegistrar(Verb v) { verbRegistry().push_back(std::move(v)); }

@@ -86,6 +86,7 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
       records += static_cast<int>(log.records.size());
       auto a = artifactsFromTraceLog(log);
       if (!a) return Error{a.error().toString(log.file)};
+      if (!in.solution && placementsNotInLog(*a)) return Error{placementsNotInLogMessage(log.file)};
       if (in.solution) {
         auto t = readText(*in.solution);
         if (!t) return t.error();

@@ -73,6 +73,7 @@ bool holdsRankPrograms(const std::string& path) {
   const std::string where = fs::is_directory(path, ec) ? path : fs::path(path).parent_path().string();
   if (!fs::is_directory(path, ec)) {
     auto text = readFileText(path);
+    if (text && looksLikeRankProgramsText(*text)) return true;
     if (!text || !looksLikeTraceLog(*text)) return false;
   }
   auto logs = readTraceLogPath(where.empty() ? "." : where, [](const TraceRecord&) { return false; });
@@ -90,6 +91,14 @@ Result<RankPrograms> loadRankPrograms(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const bool folder = fs::is_directory(path, ec);
+  if (!folder) {
+    auto text = readFileText(path);
+    if (text && looksLikeRankProgramsText(*text)) {
+      auto p = readRankProgramsText(*text);
+      if (!p) return Error{path + ": " + p.error().message};
+      return p;
+    }
+  }
   std::string where = folder ? path : fs::path(path).parent_path().string();
   if (where.empty()) where = ".";
   auto keep = [](const TraceRecord& r) {
@@ -120,6 +129,7 @@ Result<RankPrograms> loadRankPrograms(const std::string& path) {
   for (const auto& [rank, log] : byRank)
     for (const TraceSymbol& s : log->symbols) {
       if (!s.hint) continue;
+      if (!s.source.empty()) out.symbolSources.emplace(s.symbol, s.source);
       auto [it, fresh] = out.symbols.emplace(s.symbol, *s.hint);
       if (!fresh && it->second != *s.hint)
         return Error{log->file + ": symbol " + s.symbol + " has hint " + std::to_string(*s.hint) + " here and " +
@@ -165,6 +175,7 @@ std::string writeRankProgramsText(const RankPrograms& p) {
   j["version"] = 1;
   j["name"] = p.name;
   j["symbols"] = p.symbols;
+  j["symbol_sources"] = p.symbolSources;
   j["notes"] = p.notes;
   j["reference"] = nlohmann::json::parse(bound(p.reference));
   j["ranks"] = nlohmann::json::array();
@@ -191,6 +202,7 @@ Result<RankPrograms> readRankProgramsText(std::string_view text) {
   try {
     p.name = j.value("name", "");
     p.symbols = j.value("symbols", std::map<std::string, int64_t>{});
+    p.symbolSources = j.value("symbol_sources", std::map<std::string, std::string>{});
     p.notes = j.value("notes", std::vector<std::string>{});
   } catch (const std::exception& e) {
     return Error{std::string("rank programs: ") + e.what()};

@@ -23,6 +23,8 @@ struct RankPrograms {
   Plan reference;                          // the whole model, run on one device
   std::vector<Plan> ranks;                 // ranks[r]: rank r's own program
   std::map<std::string, int64_t> symbols;  // size symbol -> value ("s38" -> 8)
+  // size symbol -> where Dynamo took it from ("s72" -> "L['input_ids'].size()[0]"): names the inputs for --seq-dim
+  std::map<std::string, std::string> symbolSources;
   std::vector<std::string> notes;          // what the loader says about where each graph came from
 };
 
@@ -34,10 +36,12 @@ std::optional<int64_t> symbolPlaceholderValue(const Plan& plan, int node, const 
 
 // Whether `path` (a TORCH_TRACE log, or a folder of them) holds rank programs: a `dynamo_output_graph` record
 // (the graph a backend received) and a `before_pre_grad_graph` artifact (what it handed Inductor) in its logs.
+// A file in the text form below (what `fix --seq-dim` saves) holds them too.
 bool holdsRankPrograms(const std::string& path);
 // Reads them: the reference is the first rank's `dynamo_output_graph`; rank r's program is the last
 // `before_pre_grad_graph` of rank r's log (a rank log's sibling logs in its folder are the other ranks). The
-// symbols are the create_symbol hints of the logs (the same on every rank, or an error).
+// symbols are the create_symbol hints of the logs (the same on every rank, or an error). A file in the text form
+// is read as it is.
 Result<RankPrograms> loadRankPrograms(const std::string& path);
 
 // The text form the parent hands the runner child on stdin ({"format": "shardscope-rank-programs", ...}: the

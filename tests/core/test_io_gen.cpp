@@ -2,6 +2,8 @@
 // and (hidden, [.perf]) load times of the 32-layer graph in each format.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -94,11 +96,18 @@ TEST_CASE("every format round-trips the generated plan", "[io][gen]") {
       CHECK(withPl->consumerSpec(i, k) == a.consumerSpec(i, k));
   }
   CHECK(withPl->executable());
-  // as a correct apply pass would: the generator's redistributes are exactly its planned transitions
+  // as a correct apply pass would: the generator's redistributes are exactly its planned transitions, but for the
+  // output node's (its gradients' reduce-scatters): save_placements() writes no entry for the output node, whose
+  // inputs end in their parameters' placements (Plan::consumerSpec reads them from the parameters)
   auto applied = applyPlacementsJson(*f, writePlacementsJson(a), true);
   REQUIRE(applied.ok());
-  REQUIRE(applied->redistributes.size() == a.redistributes.size());
+  const int out = a.graph.outputNode();
+  const auto atOutput = std::count_if(a.redistributes.begin(), a.redistributes.end(),
+                                      [&](const Redistribute& r) { return r.node == out; });
+  CHECK(atOutput > 0);
+  REQUIRE(applied->redistributes.size() == a.redistributes.size() - static_cast<size_t>(atOutput));
   for (const auto& r : a.redistributes) {
+    if (r.node == out) continue;
     const Redistribute* x = applied->findRedistribute(r.node, r.input);
     REQUIRE(x != nullptr);
     CHECK(*x == r);

@@ -51,6 +51,16 @@ Result<AutoparallelArtifacts> artifactsFromTraceLog(const TraceLog& log) {
   return a;
 }
 
+bool placementsNotInLog(const AutoparallelArtifacts& a) {
+  return a.joint && a.joint->name == kJointGraphArtifact && !a.solution && !a.optimizerLog;
+}
+
+std::string placementsNotInLogMessage(const std::string& log) {
+  return log + ": holds no plan (autoparallel's joint graph without " + kSolutionArtifact + " or " +
+         kOptimizerLogArtifact + ": a run that loaded its placements with load_placements); give the placements "
+         "file it loaded: shardscope check " + log + " --placements FILE";
+}
+
 namespace {
 
 void copyNodeExtras(Node& to, const Node& from) {

@@ -50,6 +50,13 @@ inline constexpr const char* kAppliedGraphArtifact = "autoparallel_parallel_grap
 // log nor an applied graph is refused: it is a TORCH_TRACE log of a run without autoparallel. Errors: as a log's.
 Result<AutoparallelArtifacts> artifactsFromTraceLog(const TraceLog& log);
 
+// A run that applied placements it did not solve (`load_placements` + `apply_placement`): its log has autoparallel's
+// joint graph but neither a solution nor an optimizer log, so nothing in it says which placements were applied.
+// Such a log is checked against the placements file the run loaded (check LOG --placements FILE), never against a
+// guessed mesh.
+bool placementsNotInLog(const AutoparallelArtifacts& a);
+// The one line that says so: "LOG: holds no plan (...): give the placements file it loaded: ...".
+std::string placementsNotInLogMessage(const std::string& log);
 // Joint graph (read as FX text) + solution (read as an autoparallel export) -> one Plan. `joint` and `solution`
 // are the plans their readers made; errors name nodes (the caller adds the files).
 Result<Plan> mergeJointAndSolution(const Plan& joint, const Plan& solution);

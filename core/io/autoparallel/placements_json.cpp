@@ -1,11 +1,13 @@
 // autoparallel's placements file, keyed by node name:
 //   {"version": 1, "mesh_shape": [2, 4], "mesh_dim_names": ["dp", "tp"] | null,
 //    "placements": {"mm": {"output": "S(0)S(1)", "inputs": ["S(0)R", "RS(1)"]}, "getitem": "RS(0)", ...}}
-// A value is either the object form (output spec or tuple "(RS(0), None)", plus one input spec per tensor input,
-// null = as produced) or a bare output string (the form autoparallel's save_solution/load_solution use).
-// Applying it to a graph sets sourceFormat = AutoparallelPlacements and replaces the named nodes' specs; nodes
-// the file does not name keep theirs unless the mesh's dimension count changes (then every spec and
-// redistribute is dropped: they cannot be reinterpreted).
+// A value is either the object form (output spec or tuple "(RS(0), None)", plus one input spec per input from a
+// node the file names; null = as produced) or a bare output string (the form autoparallel's
+// save_solution/load_solution use). Applying it to a graph sets sourceFormat = AutoparallelPlacements and replaces
+// the named nodes' specs; nodes the file does not name keep theirs unless the mesh's dimension count changes (then
+// every spec and redistribute is dropped: they cannot be reinterpreted). Writing it gives what save_placements()
+// writes for the same plan (writePlacementsJson below).
+#include <map>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -23,15 +25,6 @@ using namespace jsonutil;
 
 std::string specString(const std::optional<ShardingSpec>& s) { return s ? s->toMeshString() : "None"; }
 
-
-// One entry per tensor input: the input spec as set, null where none is (as produced). Not the producer's spec
-// in its place: re-applying must give the same specs (found by fuzz_placements_json, docs/reliability.md).
-json inputSpecs(const NodeSpecs& sp, size_t inputs) {
-  json ins = json::array();
-  for (size_t k = 0; k < inputs; ++k)
-    ins.push_back(k < sp.inputs.size() && sp.inputs[k] ? json(sp.inputs[k]->toMeshString()) : json(nullptr));
-  return ins;
-}
 
 }  // namespace
 
@@ -135,48 +128,81 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j, bool inse
   return r;
 }
 
+namespace {
+
+std::string outputsString(const NodeSpecs& sp) {
+  if (sp.outputs.size() == 1) return specString(sp.outputs[0]);
+  std::string out = "(";
+  for (size_t k = 0; k < sp.outputs.size(); ++k) out += (k ? ", " : "") + specString(sp.outputs[k]);
+  return out + ")";
+}
+
+bool anySet(const std::vector<std::optional<ShardingSpec>>& v) {
+  for (const auto& s : v)
+    if (s) return true;
+  return false;
+}
+
+}  // namespace
+
+// The file save_placements() writes (autoparallel a54c252, serialization.py): one entry per node the solver gave
+// a strategy, {"output": <its output specs>, "inputs": <its input specs>}, both as DTensor's _pretty_print_spec
+// prints them. The rules, as autoparallel's sources and the real runs' own files (tests/data/real/*/) show them:
+// - The nodes: every node with an output spec; in a solver's plan also each call producing a tensor whose
+//   strategy places nothing: one the solver costed (its export gives every node it has a strategy for a compute
+//   cost), placed "None" (a getitem of a tuple element the solver leaves unplaced, dsv3's local_map_hop). Shape
+//   computations (sym_size, operator.*) and higher-order ops' subgraph get_attrs get no
+//   strategy (ShardingOptimizer.build_sharding_metadata) and no entry; the output node has none either (its
+//   loader would fail on an entry without "output").
+// - A strategy's input specs are one per input from a node the file names (_all_input_nodes): an input from a
+//   symbolic scalar (`view(x, [sym_size_int, 64, 32])`) has none. Each is the spec the op consumes that input in:
+//   what the redistribute on that edge makes, else the input spec, else the producer's output spec; "None" where
+//   none is known.
+// - A node with no such input (placeholder, get_attr, factory: `full`) carries one input spec equal to its output
+//   (autoparallel's placeholder options list the output as the input).
+// A strategy autoparallel offers has the input specs the op's sharding rule needs for its output: a plan the
+// checker finds clean at a node gives exactly that (docs/import-formats.md, "Back to autoparallel").
 json writePlacementsJson(const Plan& plan, PlacementsStyle style) {
   json placements = json::object();
+  std::vector<char> named(plan.graph.size(), 0);  // nodes written so far (the graph is in topological order)
   std::vector<TensorRef> refs;
-  for (int i = 0; i < plan.graph.size(); ++i) {
+  const bool solver = plan.isSolverSolution();
+  std::map<std::pair<int, int>, const ShardingSpec*> redistributed;  // (node, input) -> what its redistribute makes
+  for (const Redistribute& r : plan.redistributes) redistributed.emplace(std::pair{r.node, r.input}, &r.to);
+  for (int i = 0; i < plan.graph.size() && i < static_cast<int>(plan.specs.size()); ++i) {
     const Node& n = plan.graph.nodes[i];
-    if (i >= static_cast<int>(plan.specs.size())) continue;
+    if (n.kind == NodeKind::Output) continue;
     const NodeSpecs& sp = plan.specs[i];
+    const bool hasOut = anySet(sp.outputs);
+    if (style == PlacementsStyle::OutputOnly) {
+      if (hasOut) placements[n.name] = outputsString(sp);
+      continue;
+    }
     refs.clear();
     collectTensorRefs(n, refs);
-    if (n.kind == NodeKind::Output) {
-      // autoparallel does not solve the output node; its input specs (e.g. gradients reduce-scattered to the
-      // parameters' specs) are written when set, as {"inputs": [...]} with no "output".
-      bool anyIn = false;
-      for (auto& s : sp.inputs) anyIn |= s.has_value();
-      if (!anyIn || style == PlacementsStyle::OutputOnly) continue;
-      placements[n.name] = {{"inputs", inputSpecs(sp, refs.size())}};
+    json ins = json::array();
+    for (size_t k = 0; k < refs.size(); ++k) {
+      if (refs[k].node < 0 || refs[k].node >= i || !named[refs[k].node]) continue;
+      auto r = redistributed.find({i, static_cast<int>(k)});
+      const ShardingSpec* c = r != redistributed.end() ? r->second : plan.consumerSpecPtr(i, static_cast<int>(k));
+      ins.push_back(c ? c->toMeshString() : std::string("None"));
+    }
+    if (!hasOut) {
+      // A tensor the solver left unplaced ("None"); or (not a solver's plan) input specs with no output spec:
+      // {"output": null, "inputs": [...]}, so those are not dropped.
+      if (solver && n.kind == NodeKind::Call && n.computeCost >= 0) {
+        named[i] = 1;
+        placements[n.name] = {{"output", outputsString(sp)}, {"inputs", ins.empty() ? json({outputsString(sp)}) : ins}};
+      } else if (anySet(sp.inputs) && !ins.empty()) {
+        named[i] = 1;
+        placements[n.name] = {{"output", nullptr}, {"inputs", std::move(ins)}};
+      }
       continue;
     }
-    bool any = false;
-    for (auto& s : sp.outputs) any |= s.has_value();
-    if (!any) {
-      // No output spec but input specs: {"output": null, "inputs": [...]}, so the inputs are not dropped.
-      if (style == PlacementsStyle::OutputOnly) continue;
-      bool anyIn = false;
-      for (auto& s : sp.inputs) anyIn |= s.has_value();
-      if (!anyIn) continue;
-      placements[n.name] = {{"output", nullptr}, {"inputs", inputSpecs(sp, refs.size())}};
-      continue;
-    }
-    std::string out;
-    if (sp.outputs.size() == 1) {
-      out = specString(sp.outputs[0]);
-    } else {
-      out = "(";
-      for (size_t k = 0; k < sp.outputs.size(); ++k) out += (k ? ", " : "") + specString(sp.outputs[k]);
-      out += ")";
-    }
-    if (style == PlacementsStyle::OutputOnly) {
-      placements[n.name] = out;
-      continue;
-    }
-    placements[n.name] = {{"output", out}, {"inputs", inputSpecs(sp, refs.size())}};
+    named[i] = 1;
+    const std::string out = outputsString(sp);
+    if (ins.empty()) ins.push_back(out);
+    placements[n.name] = {{"output", out}, {"inputs", std::move(ins)}};
   }
   json j;
   j["version"] = 1;
