@@ -75,10 +75,14 @@ struct Work {
   // ---- edits ----
 
   bool isPinned(int n, int o) const { return pinned.count(PinnedOutput{n, o}) > 0; }
-  bool hasPin(int n) const {
-    auto it = pinned.lower_bound(PinnedOutput{n, 0});
-    return it != pinned.end() && it->node == n;
+  // Node n's pinned output indices, in order.
+  std::vector<int> pinsOf(int n) const {
+    std::vector<int> out;
+    for (auto it = pinned.lower_bound(PinnedOutput{n, 0}); it != pinned.end() && it->node == n; ++it)
+      out.push_back(it->output);
+    return out;
   }
+  bool hasPin(int n) const { return !pinsOf(n).empty(); }
 
   // Applies one edit and records it; a pinned output is never changed.
   bool apply(Command c, const std::string& step) {
@@ -192,9 +196,9 @@ struct Work {
   // Whether the rule's verdict keeps every pinned output of n as declared.
   bool makesPinned(int n, const rules::RuleResult& r) const {
     if (!r.ok()) return false;
-    for (auto it = pinned.lower_bound(PinnedOutput{n, 0}); it != pinned.end() && it->node == n; ++it) {
-      const auto& want = plan.specs[n].outputs.at(it->output);
-      if (want && (it->output >= static_cast<int>(r.outputs.size()) || r.outputs[it->output] != want)) return false;
+    for (int o : pinsOf(n)) {
+      const auto& want = plan.specs[n].outputs.at(o);
+      if (want && (o >= static_cast<int>(r.outputs.size()) || r.outputs[o] != want)) return false;
     }
     return true;
   }
@@ -206,8 +210,8 @@ struct Work {
     const TensorMeta* m = ctx.inMetas[i];
     if (!m) return out;
     bool partial = ctx.inSpecs[i] && ctx.inSpecs[i]->hasPartial();
-    for (auto it = pinned.lower_bound(PinnedOutput{n, 0}); it != pinned.end() && it->node == n; ++it)
-      if (const auto& s = plan.specs[n].outputs.at(it->output); s && s->hasPartial()) partial = true;
+    for (int o : pinsOf(n))
+      if (const auto& s = plan.specs[n].outputs.at(o); s && s->hasPartial()) partial = true;
     std::vector<Placement> options{Placement::replicate()};
     for (int d = 0; d < m->rank(); ++d) options.push_back(Placement::shard(d));
     if (partial) options.push_back(Placement::partial());
@@ -281,9 +285,9 @@ struct Work {
     }
     if (best.empty() || bestTime == std::numeric_limits<double>::infinity()) {
       std::string pins;
-      for (auto it = pinned.lower_bound(PinnedOutput{n, 0}); it != pinned.end() && it->node == n; ++it)
-        if (const auto& s = plan.specs[n].outputs.at(it->output))
-          pins += (pins.empty() ? "" : ", ") + (node.outputs.size() > 1 ? "output " + std::to_string(it->output) + " " : "") +
+      for (int o : pinsOf(n))
+        if (const auto& s = plan.specs[n].outputs.at(o))
+          pins += (pins.empty() ? "" : ", ") + (node.outputs.size() > 1 ? "output " + std::to_string(o) + " " : "") +
                   s->toMeshString();
       std::string arriving;
       for (int i = 0; i < inputs; ++i)

@@ -71,7 +71,7 @@ TEST_CASE("shardscope run of seed 1 with --placement sum_1=RS(0), and of the pla
   auto edited = test::runCli("run " + seed1Dir() + " --placement 'sum_1=RS(0)' --scale 4 --batches 1");
   INFO(edited.output);
   CHECK(edited.exitCode == 0);
-  CHECK(test::contains(edited.output, "following your edit: insert redistribute RS(1) -> RS(0) at sum_1 input 0"));
+  CHECK(test::contains(edited.output, "following your edit: insert redistribute RR -> RS(0) at sum_1 input 0"));
   CHECK(test::contains(edited.output, "verdict: match"));
   const std::string saved = tmp.file("edit.plan.json");
   auto fix = test::runCli("fix " + seed1Dir() + "/rank0.log --placement 'sum_1=RS(0)' -o " + saved);
