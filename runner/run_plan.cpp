@@ -115,8 +115,8 @@ struct Events {
   }
 };
 
-// error, losses and measures (localisation, in execution order): what travels between processes
-// (runner/distributed.h); plus rank 0's comparable-output errors per batch.
+// error, losses, measures (localisation, in execution order) and the compared outputs' measures: what travels
+// between processes (runner/distributed.h).
 struct RankOutcome : RankResult {
   // Under deduplication: measures this rank takes from the rank that computed the node (same value, same block
   // of the reference), inserted at `at` in `measures` once the ranks are done.
