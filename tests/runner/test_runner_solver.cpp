@@ -82,3 +82,34 @@ TEST_CASE("shardscope run of seed 1 with --placement sum_1=RS(0), and of the pla
   CHECK(rerun.exitCode == 0);
   CHECK(test::contains(rerun.output, "verdict: match"));
 }
+
+TEST_CASE("the outputs' verdict catches a wrong value: a LLaMA-like joint graph without its loss node, one P -> R gone",
+          "[runner][solver]") {
+  // Without a loss node the joint graph's outputs are the verdict (the former loss among them). Dropping one
+  // Partial -> Replicate redistribute inside the graph leaves every shape right and the values wrong.
+  Plan plan = test::smallLlama(2, 2);
+  plan.run.lossNode.clear();
+  RunOptions o;
+  o.batches = 1;
+  {
+    RunReport good = runner::runPlan(plan, o);
+    INFO(good.summary());
+    REQUIRE_FALSE(good.error);
+    CHECK(good.batches.at(0).outputsCompared >= 3);
+    CHECK(good.batches.at(0).outputRelError <= 1e-5);
+    CHECK(good.exitCode() == 0);
+  }
+  const int out = plan.graph.outputNode();
+  auto partialToReplicate = std::find_if(plan.redistributes.begin(), plan.redistributes.end(), [&](const Redistribute& r) {
+    return r.node != out && r.from.hasPartial() && r.to.isReplicated();
+  });
+  REQUIRE(partialToReplicate != plan.redistributes.end());
+  plan.redistributes.erase(partialToReplicate);
+  RunReport bad = runner::runPlan(plan, o);
+  INFO(bad.summary());
+  REQUIRE_FALSE(bad.error);
+  CHECK(std::isfinite(bad.batches.at(0).outputRelError));
+  CHECK(bad.batches.at(0).outputRelError > 1e-2);
+  CHECK_FALSE(bad.batches.at(0).worstOutput.empty());
+  CHECK(bad.exitCode() == 1);
+}
