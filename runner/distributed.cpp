@@ -90,7 +90,9 @@ Result<RankBlock> rankBlock(int64_t meshSize, int processes, int process) {
 std::string encodeRankResult(const RankResult& r) {
   nlohmann::json losses = nlohmann::json::array();
   for (double v : r.losses) losses.push_back(numOrNull(v));
-  nlohmann::json j = {{"losses", losses}, {"measures", encodeMeasures(r.measures)}};
+  nlohmann::json j = {{"losses", losses},
+                      {"measures", encodeMeasures(r.measures)},
+                      {"output_measures", encodeMeasures(r.outputMeasures)}};
   j["error"] = r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr);
   return j.dump();
 }
@@ -103,6 +105,9 @@ std::optional<RankResult> decodeRankResult(const std::string& t) {
     auto m = decodeMeasures(j.at("measures").get<std::string>());
     if (!m) return std::nullopt;
     r.measures = std::move(*m);
+    auto om = decodeMeasures(j.at("output_measures").get<std::string>());
+    if (!om) return std::nullopt;
+    r.outputMeasures = std::move(*om);
     if (!j.at("error").is_null()) r.error = j.at("error").get<RunError>();
     return r;
   } catch (const std::exception&) {

@@ -52,6 +52,7 @@ struct RankResult {
   std::optional<RunError> error;
   std::vector<double> losses;    // per batch
   std::vector<BlockMeasure> measures;
+  std::vector<BlockMeasure> outputMeasures;  // per batch, its blocks of the compared outputs (run_data.h measureOutputs)
 };
 std::string encodeRankResult(const RankResult& r);
 std::optional<RankResult> decodeRankResult(const std::string& text);

@@ -95,6 +95,43 @@ const at::Tensor& ReferenceStore::value(int batch, int node, int output) const {
   return b[node][output];
 }
 
+std::optional<BlockMeasure> measureBlock(const Plan& plan, const at::Tensor& ref, const ShardingSpec& spec,
+                                         const at::Tensor& value, int64_t rank, RankComm* comm, const std::string& where) {
+  auto shard = shardOnRank(ref.sizes().vec(), plan.mesh, spec, rank);
+  if (!shard) return std::nullopt;
+  at::NoGradGuard noGrad;
+  BlockMeasure m;
+  at::Tensor expected = sliceToShard(ref, *shard);
+  m.numel = expected.numel();
+  at::Tensor v = value.defined() ? value.detach() : at::Tensor();
+  m.shapeOk = v.defined() && v.sizes() == expected.sizes();
+  if (!m.shapeOk) m.shape = v.defined() ? v.sizes().vec() : std::vector<int64_t>{};
+  // Partial mesh dims: reduce over their groups first (every rank of the group takes part, whatever it holds).
+  bool partial = false;
+  for (int d = 0; d < plan.mesh.ndim(); ++d) partial = partial || spec[d].isPartial();
+  if (partial && comm) {
+    // On the rank's own device (its collectives' backend may not take another's).
+    const c10::Device device = v.defined() ? v.device() : expected.device();
+    at::Tensor x = m.shapeOk ? v.to(device, expected.scalar_type())
+                             : at::zeros(expected.sizes(), expected.options().device(device));
+    for (int d = 0; d < plan.mesh.ndim(); ++d)
+      if (spec[d].isPartial()) x = comm->reduceAlong(x, d, spec[d].reduce, where);
+    v = x;
+  }
+  if (m.shapeOk) {
+    at::Tensor e = expected;
+    at::Tensor x = v.device() == e.device() && v.scalar_type() == e.scalar_type() ? v : v.to(e.device(), e.scalar_type());
+    if (!e.is_floating_point() || e.scalar_type() == at::kBFloat16 || e.scalar_type() == at::kHalf) {
+      e = e.to(at::kDouble);
+      x = x.to(at::kDouble);
+    }
+    m.diff = norm2(x - e);  // the temporary's pages come back from runner/reuse_allocator.h
+    m.self = norm2(x);
+    m.expected = norm2(e);
+  }
+  return m;
+}
+
 void measureNode(const Plan& plan, const ReferenceStore& refs, int batch, int node,
                  const std::vector<at::Tensor>& outputs, int64_t rank, RankComm* comm, std::vector<BlockMeasure>& out) {
   const auto& specs = plan.specs.at(node).outputs;
@@ -102,42 +139,14 @@ void measureNode(const Plan& plan, const ReferenceStore& refs, int batch, int no
     if (!refs.measured(node, k)) continue;
     const at::Tensor& ref = refs.value(batch, node, k);
     if (!ref.defined()) continue;  // the same on every rank: the reference decides
-    const ShardingSpec& spec = *specs[k];
-    auto shard = shardOnRank(ref.sizes().vec(), plan.mesh, spec, rank);
-    if (!shard) continue;  // the spec does not fit the reference's shape: the same on every rank
-    at::NoGradGuard noGrad;
-    BlockMeasure m;
-    m.batch = batch;
-    m.node = node;
-    m.output = k;
-    at::Tensor expected = sliceToShard(ref, *shard);
-    m.numel = expected.numel();
-    at::Tensor v = k < static_cast<int>(outputs.size()) && outputs[k].defined() ? outputs[k].detach() : at::Tensor();
-    m.shapeOk = v.defined() && v.sizes() == expected.sizes();
-    if (!m.shapeOk) m.shape = v.defined() ? v.sizes().vec() : std::vector<int64_t>{};
-    // Partial mesh dims: reduce over their groups first (every rank of the group takes part, whatever it holds).
-    bool partial = false;
-    for (int d = 0; d < plan.mesh.ndim(); ++d) partial = partial || spec[d].isPartial();
-    if (partial && comm) {
-      at::Tensor x = m.shapeOk ? v.to(expected.device(), expected.scalar_type())
-                               : at::zeros(expected.sizes(), expected.options());
-      for (int d = 0; d < plan.mesh.ndim(); ++d)
-        if (spec[d].isPartial())
-          x = comm->reduceAlong(x, d, spec[d].reduce, "localising node " + plan.graph.nodes[node].name);
-      v = x;
-    }
-    if (m.shapeOk) {
-      at::Tensor e = expected;
-      at::Tensor x = v.device() == e.device() && v.scalar_type() == e.scalar_type() ? v : v.to(e.device(), e.scalar_type());
-      if (!e.is_floating_point() || e.scalar_type() == at::kBFloat16 || e.scalar_type() == at::kHalf) {
-        e = e.to(at::kDouble);
-        x = x.to(at::kDouble);
-      }
-      m.diff = norm2(x - e);  // the temporary's pages come back from runner/reuse_allocator.h
-      m.self = norm2(x);
-      m.expected = norm2(e);
-    }
-    out.push_back(std::move(m));
+    const at::Tensor none;
+    auto m = measureBlock(plan, ref, *specs[k], k < static_cast<int>(outputs.size()) ? outputs[k] : none, rank, comm,
+                          "localising node " + plan.graph.nodes[node].name);
+    if (!m) continue;  // the spec does not fit the reference's shape: the same on every rank
+    m->batch = batch;
+    m->node = node;
+    m->output = k;
+    out.push_back(std::move(*m));
   }
 }
 

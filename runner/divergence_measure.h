@@ -2,6 +2,8 @@
 // Torch side of localisation (runner/divergence.h has the contract): the reference values a run keeps, and the
 // per-rank measurement of a node's outputs against them. Included by runner/*.cpp only (Torch headers).
 #include <atomic>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/model/layout.h"
@@ -46,6 +48,14 @@ class ReferenceStore {
   int64_t bytes_ = 0;
   at::Tensor none_;
 };
+
+// One rank's block of a value against the reference's whole `ref`: `value` should be this rank's block of `spec`
+// (shape checked); Partial mesh dims are reduced over their groups first (a collective: every rank of a group calls
+// this for the same values in the same order; a rank whose value has the wrong shape sends zeros of the right one).
+// Fills shapeOk, shape, numel and the norms of `m`; nullopt when the spec does not fit the reference's shape (the
+// same on every rank). `where` names the value in a collective's error.
+std::optional<BlockMeasure> measureBlock(const Plan& plan, const at::Tensor& ref, const ShardingSpec& spec,
+                                         const at::Tensor& value, int64_t rank, RankComm* comm, const std::string& where);
 
 // Measures node n's measured outputs on this rank right after the node ran and appends them to `out`.
 // Partial mesh dims are reduced over their groups first (collectives: every rank of a group calls this for the

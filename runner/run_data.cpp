@@ -3,6 +3,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -15,6 +16,18 @@ namespace ss::runner {
 namespace {
 bool isFloating(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16 || t == DType::F64; }
 }  // namespace
+
+double defaultTolerance(const Plan& plan, const RunOptions& options) {
+  double rtol = plan.run.rtol;
+  if (options.computeDtype != "planned") return rtol;
+  for (const Node& n : plan.graph.nodes)
+    for (const TensorMeta& m : n.outputs) {
+      if (!m.known) continue;
+      if (m.dtype == DType::BF16) rtol = std::max(rtol, 1e-2);
+      else if (m.dtype == DType::F16) rtol = std::max(rtol, 1e-3);
+    }
+  return rtol;
+}
 
 // Exclusive upper bound for an integer input: what its consumer accepts (followed through view-like ops).
 int64_t integerBound(const Plan& plan, int node, int depth) {
@@ -126,8 +139,14 @@ std::vector<int> replicatedParams(const Plan& plan) {
   return out;
 }
 
-// Output-node inputs (other than the loss) whose final spec is fully replicated: rank 0 holds their whole value.
-std::vector<int> comparableOutputs(const Plan& plan, int lossNode) {
+std::optional<ShardingSpec> outputSpec(const Plan& plan, int k) {
+  const int o = plan.graph.outputNode();
+  if (o < 0) return std::nullopt;
+  if (const Redistribute* r = plan.findRedistribute(o, k)) return r->to;
+  return plan.producerSpec(o, k);
+}
+
+std::vector<int> comparedOutputs(const Plan& plan, int lossNode) {
   std::vector<int> out;
   int o = plan.graph.outputNode();
   if (o < 0) return out;
@@ -136,11 +155,19 @@ std::vector<int> comparableOutputs(const Plan& plan, int lossNode) {
     if (refs[k].node == lossNode) continue;
     const TensorMeta* m = plan.graph.meta(refs[k]);
     if (!m || !m->known || !isFloating(m->dtype)) continue;
-    const Redistribute* r = plan.findRedistribute(o, static_cast<int>(k));
-    std::optional<ShardingSpec> spec = r ? std::optional<ShardingSpec>(r->to) : plan.producerSpec(o, static_cast<int>(k));
-    if (spec && spec->isReplicated()) out.push_back(static_cast<int>(k));
+    if (outputSpec(plan, static_cast<int>(k))) out.push_back(static_cast<int>(k));
   }
   return out;
+}
+
+std::string outputLabel(const Plan& plan, int k) {
+  const int o = plan.graph.outputNode();
+  const auto& refs = plan.graph.inputs(o);
+  std::string label = k >= 0 && k < static_cast<int>(refs.size()) && refs[k].node >= 0 && refs[k].node < plan.graph.size()
+                          ? plan.graph.nodes[refs[k].node].name
+                          : "output " + std::to_string(k);
+  if (const int p = plan.gradientParamOf(k); p >= 0) label += " (the gradient of " + plan.graph.nodes[p].name + ")";
+  return label;
 }
 
 std::vector<at::Tensor> collectOutputs(const Plan& plan, const Values& values, const std::vector<int>& which) {
@@ -154,18 +181,62 @@ std::vector<at::Tensor> collectOutputs(const Plan& plan, const Values& values, c
   return out;
 }
 
-double maxRelError(const std::vector<at::Tensor>& sharded, const std::vector<at::Tensor>& reference) {
-  double worst = 0;
-  for (size_t k = 0; k < reference.size(); ++k) {
-    if (k >= sharded.size() || !sharded[k].defined() || !reference[k].defined() ||
-        sharded[k].sizes() != reference[k].sizes())
-      return std::numeric_limits<double>::infinity();
-    at::Tensor r = reference[k].to(at::kDouble);
-    double ref = r.norm().item<double>();
-    double diff = (sharded[k].to(at::kDouble) - r).norm().item<double>();
-    worst = std::max(worst, ref > 0 ? diff / ref : diff);
+std::vector<BlockMeasure> measureOutputs(const Plan& plan, const std::vector<int>& which,
+                                         const std::vector<at::Tensor>& reference, const Values& values, int64_t rank,
+                                         RankComm* comm, int batch) {
+  std::vector<BlockMeasure> out;
+  const int o = plan.graph.outputNode();
+  const auto& mine = values.at(o);
+  for (size_t j = 0; j < which.size(); ++j) {
+    const int k = which[j];
+    BlockMeasure m;
+    const std::optional<ShardingSpec> spec = outputSpec(plan, k);
+    const at::Tensor none;
+    const at::Tensor& value = k < static_cast<int>(mine.size()) ? mine[k] : none;
+    std::optional<BlockMeasure> got;
+    if (spec && j < reference.size() && reference[j].defined())
+      got = measureBlock(plan, reference[j], *spec, value, rank, comm,
+                         "comparing output " + std::to_string(k));
+    if (got) {
+      m = std::move(*got);
+    } else {
+      m.shapeOk = false;  // no reference or a spec that does not fit it: nothing this rank holds can match
+    }
+    m.batch = batch;
+    m.node = o;
+    m.output = static_cast<int>(j);
+    out.push_back(std::move(m));
   }
-  return worst;
+  return out;
+}
+
+OutputsVerdict combineOutputMeasures(const std::vector<const std::vector<BlockMeasure>*>& perRank, int batch,
+                                     size_t outputs) {
+  OutputsVerdict v;
+  if (outputs == 0) {
+    v.relError = std::nan("");
+    return v;
+  }
+  std::vector<double> diff(outputs, 0), ref(outputs, 0);
+  std::vector<bool> bad(outputs, false), seen(outputs, false);
+  for (const auto* ms : perRank)
+    for (const BlockMeasure& m : *ms) {
+      if (m.batch != batch || m.output < 0 || static_cast<size_t>(m.output) >= outputs) continue;
+      seen[m.output] = true;
+      if (!m.shapeOk) bad[m.output] = true;
+      diff[m.output] += m.diff * m.diff;
+      ref[m.output] += m.expected * m.expected;
+    }
+  for (size_t j = 0; j < outputs; ++j) {
+    const double rel = !seen[j] || bad[j] ? std::numeric_limits<double>::infinity()
+                       : ref[j] > 0       ? std::sqrt(diff[j]) / std::sqrt(ref[j])
+                                          : std::sqrt(diff[j]);
+    if (v.worst < 0 || rel > v.relError || std::isnan(rel)) {
+      v.relError = rel;
+      v.worst = static_cast<int>(j);
+    }
+  }
+  return v;
 }
 
 double lossValue(const Plan& plan, int lossNode, const Values& values) {

@@ -4,12 +4,23 @@
 // Internal to the runner (LibTorch).
 #include <map>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/model/plan.h"
+#include "core/run/run_report.h"
+#include "runner/divergence.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {
+
+// The verdict's tolerance when the run names none (--rtol): the plan's run.rtol (1e-4 unless the plan says
+// otherwise), which fits runs that compute in f32 or f64 (the default: a bf16 graph computed in f32 differs from its
+// reference by the order of sums only); computing in the plan's own dtypes (--dtype planned), at least what its
+// narrowest floating dtype rounds to: bf16 (8 significant bits, unit roundoff 2^-8 = 3.9e-3) 1e-2, f16 (11 bits,
+// 4.9e-4) 1e-3.
+double defaultTolerance(const Plan& plan, const RunOptions& options);
 
 // Exclusive upper bound for an integer input: what its consumer accepts (followed through view-like ops).
 int64_t integerBound(const Plan& plan, int node, int depth = 0);
@@ -28,12 +39,33 @@ at::Tensor localPiece(const Plan& plan, int n, const at::Tensor& whole, int64_t 
 // Floating parameters that every rank holds whole (replicated, untagged): their summed gradients are compared.
 std::vector<int> replicatedParams(const Plan& plan);
 
-// Output-node inputs (other than the loss) whose final spec is fully replicated: rank 0 holds their whole value.
-std::vector<int> comparableOutputs(const Plan& plan, int lossNode);
+// The output-node inputs a run compares: every floating one with a known final spec (outputSpec), other than the
+// loss: a graph's forward results and, in a joint graph, its gradients.
+std::vector<int> comparedOutputs(const Plan& plan, int lossNode);
+// The spec the output node's input k ends in: its redistribute's `to`, else its producer's output spec.
+std::optional<ShardingSpec> outputSpec(const Plan& plan, int k);
+// "view_3 (the gradient of primals_1)": the value output k returns, and whose gradient it is when known.
+std::string outputLabel(const Plan& plan, int k);
 
+// The output node's values `which` (detached, on the CPU, in the compute dtype).
 std::vector<at::Tensor> collectOutputs(const Plan& plan, const Values& values, const std::vector<int>& which);
 
-double maxRelError(const std::vector<at::Tensor>& sharded, const std::vector<at::Tensor>& reference);
+// This rank's block of each compared output against the reference's whole value (runner/divergence_measure.h
+// measureBlock: Partial mesh dims reduced over their groups, so every rank calls it for the same batch): one
+// BlockMeasure per entry of `which` (output = its position there), in order.
+std::vector<BlockMeasure> measureOutputs(const Plan& plan, const std::vector<int>& which,
+                                         const std::vector<at::Tensor>& reference, const Values& values, int64_t rank,
+                                         RankComm* comm, int batch);
+
+// A batch's output verdict, assembled from every rank's blocks: per output ||sharded - reference|| /
+// ||reference|| over the blocks of all ranks (each block of a spec is held by as many ranks as any other, so this
+// is the whole tensor's relative error, replicas included); infinite when a rank's block has the wrong shape.
+struct OutputsVerdict {
+  double relError = 0;  // the worst output's; NaN when nothing is compared
+  int worst = -1;       // its position in the compared outputs
+};
+OutputsVerdict combineOutputMeasures(const std::vector<const std::vector<BlockMeasure>*>& perRank, int batch,
+                                     size_t outputs);
 
 double lossValue(const Plan& plan, int lossNode, const Values& values);
 

@@ -1,5 +1,11 @@
 // runPlan: options, scale, memory check, placeholder data from the seed, the reference run, the sharded run on
-// rank threads (Gloo), loss combination, gradient ratio, error collection. See runner/runner.h for the contract.
+// rank threads (Gloo), loss combination, gradient ratio, the outputs' verdict, error collection. See
+// runner/runner.h for the contract.
+//
+// A plan without a loss node (a joint graph: autoparallel's, with tangents among its inputs) runs the same way: its
+// tangents are drawn from the seed like any input, nothing runs a backward (the graph computes its gradients
+// itself), and the verdict is its outputs': every floating output (forward results and gradients), each rank's
+// block of it against the reference by the spec it ends in (run_data.h combineOutputMeasures).
 //
 // Memory and threads (docs/performance.md, "Runs"): whole placeholders are made once (parameters once per run,
 // inputs once per batch) and shared read-only by the reference and every rank, each rank's piece a view of them
@@ -109,10 +115,9 @@ struct Events {
   }
 };
 
-// error, losses and measures (localisation, in execution order): what travels between processes
-// (runner/distributed.h); plus rank 0's comparable-output errors per batch.
+// error, losses, measures (localisation, in execution order) and the compared outputs' measures: what travels
+// between processes (runner/distributed.h).
 struct RankOutcome : RankResult {
-  std::vector<double> outputRelError;  // rank 0: max rel. error of the comparable outputs per batch
   // Under deduplication: measures this rank takes from the rank that computed the node (same value, same block
   // of the reference), inserted at `at` in `measures` once the ranks are done.
   struct MeasureCopy {
@@ -176,7 +181,7 @@ int startReport(const Plan& input, const RunOptions& options, RunReport& report,
   report.device = options.device;
   report.backend = "gloo";
   report.scale = options.scale;
-  report.rtol = options.rtol >= 0 ? options.rtol : input.run.rtol;
+  report.rtol = options.rtol >= 0 ? options.rtol : defaultTolerance(input, options);
   report.seed = options.seed.value_or(input.run.seed);
   const int batches = options.batches > 0 ? options.batches : std::max(input.run.batches, 1);
   events.batches = batches;
@@ -227,13 +232,15 @@ bool chooseDevice(const RunOptions& options, int ranks, RunReport& report, Event
   return true;
 }
 
-// Sets `lossNode`; false (report.error set) when the scaled plan is not executable (loss node, specs, shapes).
+// Sets `lossNode` (-1: the plan names none, and its outputs are the verdict); false (report.error set) when the
+// scaled plan is not executable (loss node, outputs, specs, shapes).
 bool checkExecutable(const Plan& plan, RunReport& report, int& lossNode) {
   lossNode = plan.run.lossNode.empty() ? -1 : plan.graph.find(plan.run.lossNode);
-  if (lossNode < 0)
+  if (!plan.run.lossNode.empty() && lossNode < 0)
+    return failRun(report, "load", "loss node '" + plan.run.lossNode + "' is not in the graph");
+  if (lossNode < 0 && comparedOutputs(plan, -1).empty())
     return failRun(report, "load",
-                   plan.run.lossNode.empty() ? "the plan names no loss node (run.loss)"
-                                             : "loss node '" + plan.run.lossNode + "' is not in the graph");
+                   "the plan names no loss node (run.loss) and returns no floating value with a spec to compare");
   if (plan.specs.size() != static_cast<size_t>(plan.graph.size()))
     return failRun(report, "load", "the plan has no specs per node");
   if (auto why = plan.shapelessPlaceholder()) return failRun(report, "load", *why);
@@ -277,7 +284,9 @@ struct RunState {
   uint64_t seed = 0;
   std::vector<double> refLoss, refGradNorm;
   std::vector<int> compared;
-  std::vector<std::vector<at::Tensor>> refOutputs;
+  std::vector<std::vector<at::Tensor>> refOutputs;  // per batch, until every rank of this process compared it
+  std::mutex outputsMutex;
+  std::vector<int> outputsTaken;                    // per batch: ranks that compared their outputs
   int firstRank = 0, endRank = 0;
   std::optional<ReferenceStore> refs;
   std::vector<bool> writers;
@@ -305,12 +314,17 @@ bool prepareRun(RunState& run) {
   const int batches = run.batches;
   run.floatType = floatTypeOf(options);
   run.params = replicatedParams(plan);
-  run.wantGrads = options.gradients && !run.params.empty();
+  run.wantGrads = options.gradients && !run.params.empty() && run.lossNode >= 0;
   run.seed = run.report.seed;
-  run.refLoss = std::vector<double>(batches, 0);
+  run.refLoss = std::vector<double>(batches, std::nan(""));
   run.refGradNorm = std::vector<double>(batches, std::nan(""));
-  run.compared = comparableOutputs(plan, run.lossNode);
+  run.compared = comparedOutputs(plan, run.lossNode);
   run.refOutputs = std::vector<std::vector<at::Tensor>>(batches);
+  run.outputsTaken = std::vector<int>(batches, 0);
+  if (run.lossNode < 0)
+    run.events.note(run.report, "no loss node: the verdict compares the plan's " + std::to_string(run.compared.size()) +
+                                    " floating outputs (forward results and gradients), each assembled from the "
+                                    "ranks by the spec it ends in; tangents are drawn from the seed like inputs");
   // Localisation: the reference's values of the first batch, compared inside the sharded run (docs/runner.md: one
   // batch of kept values is what localisation adds to the peak; seed 1 at real size: ~0.7 GB a batch).
   const int firstRank = run.cluster ? static_cast<int>(run.cluster->block().first) : 0;
@@ -387,14 +401,15 @@ void runReferenceBatch(RunState& run, int b) {
   env.stop = run.cancel;
   env.progress = run.events.progress(-1, b);
   env.releaseDead = true;
-  env.keep = {lossNode};
+  if (lossNode >= 0) env.keep = {lossNode};
   env.aliasSameTypeCopies = !copyPieces;
   env.recordGrad = run.recordGrad;
   if (refs && b < kLocalisedBatches)  // kept as each node runs: releaseDead drops values after their last reader
     env.afterNode = [&, b](int n, const std::vector<at::Tensor>& outs) { refs->keep(b, n, outs); };
   runGraph(env, values);
-  run.refLoss[b] = lossValue(plan, lossNode, values);
   run.refOutputs[b] = collectOutputs(plan, values, run.compared);
+  if (lossNode < 0) return;
+  run.refLoss[b] = lossValue(plan, lossNode, values);
   const at::Tensor loss = values[lossNode][0];
   if (wantGrads && loss.requires_grad()) {
     // Only the placeholders (gradients) and the loss are needed by the backward's own saved tensors.
@@ -485,7 +500,7 @@ void runRankBatch(RunState& run, RankLinks& links, RankComm& comm, const c10::De
     progress(done, total);
   };
   env.releaseDead = true;
-  env.keep = {lossNode};
+  if (lossNode >= 0) env.keep = {lossNode};
   env.aliasSameTypeCopies = !copyPieces;
   env.recordGrad = run.recordGrad;
   if (dedup) {
@@ -503,12 +518,17 @@ void runRankBatch(RunState& run, RankLinks& links, RankComm& comm, const c10::De
       refs->done(b, n);
     };
   runGraph(env, values);
-  out.losses.push_back(lossValue(plan, lossNode, values));
-  if (rank == 0) {
-    // Compared now, so neither this batch's outputs nor the reference's outlive it.
-    out.outputRelError.push_back(compared.empty() ? std::nan("")
-                                                  : maxRelError(collectOutputs(plan, values, compared), refOutputs[b]));
-    refOutputs[b].clear();
+  out.losses.push_back(lossNode >= 0 ? lossValue(plan, lossNode, values) : std::nan(""));
+  // Compared now, so neither this batch's outputs nor (after this process's last rank) the reference's outlive it.
+  std::vector<BlockMeasure> measured = measureOutputs(plan, compared, refOutputs[b], values, rank, &comm, b);
+  out.outputMeasures.insert(out.outputMeasures.end(), measured.begin(), measured.end());
+  {
+    std::lock_guard<std::mutex> lock(run.outputsMutex);
+    if (++run.outputsTaken[b] == run.endRank - run.firstRank) refOutputs[b].clear();
+  }
+  if (lossNode < 0) {
+    values.clear();
+    return;
   }
   const at::Tensor loss = values[lossNode][0];
   // Under deduplication only twin leaders run the backward: a twin's would be the same (core/redistribute/replica.h).
@@ -657,8 +677,9 @@ void reportBatches(RunState& run, const std::vector<RankOutcome>& outcomes, cons
   const int ranks = run.ranks;
   const std::vector<int>& compared = run.compared;
   // Combine per-rank losses as the loss node's spec says: Partial(sum) mesh dims sum, the others average.
+  const bool hasLoss = run.lossNode >= 0;
   double divisor = static_cast<double>(ranks);
-  const auto& lossSpecs = plan.specs[run.lossNode].outputs;
+  const auto& lossSpecs = hasLoss ? plan.specs[run.lossNode].outputs : std::vector<std::optional<ShardingSpec>>{};
   if (!lossSpecs.empty() && lossSpecs[0])
     for (int d = 0; d < plan.mesh.ndim(); ++d) {
       const Placement& p = (*lossSpecs[0])[d];
@@ -677,9 +698,17 @@ void reportBatches(RunState& run, const std::vector<RankOutcome>& outcomes, cons
     br.reference = run.refLoss[b];
     double diff = std::fabs(br.combined - br.reference);
     br.relError = br.reference != 0 ? diff / std::fabs(br.reference) : diff;
+    if (!hasLoss) {
+      br.rankLosses.clear();
+      br.mean = br.combined = br.reference = br.relError = std::nan("");
+    }
+    std::vector<const std::vector<BlockMeasure>*> perRank;
+    for (const RankOutcome& o : outcomes) perRank.push_back(&o.outputMeasures);
+    const OutputsVerdict ov = combineOutputMeasures(perRank, b, compared.size());
     br.outputsCompared = static_cast<int>(compared.size());
-    br.outputRelError = outcomes[0].outputRelError.at(b);
-    br.match = std::isfinite(br.relError) && br.relError <= report.rtol &&
+    br.outputRelError = ov.relError;
+    if (ov.worst >= 0) br.worstOutput = outputLabel(plan, compared[ov.worst]);
+    br.match = (!hasLoss || (std::isfinite(br.relError) && br.relError <= report.rtol)) &&
                (compared.empty() || (std::isfinite(br.outputRelError) && br.outputRelError <= report.rtol));
     // Gradients are summed in this process (GradSum): over processes there is no such sum yet, so no ratio.
     double shardedNorm = run.cluster ? std::nan("") : gradSum.norm(b);
@@ -727,6 +756,8 @@ RunReport runPlanIn(Cluster* cluster, const Plan& input, const RunOptions& optio
     failRun(report, "scale", scaled.error().message);
     return report;
   }
+  // A solver's plan runs as the native plan it amounts to: its planned transitions as redistributes.
+  scaled->adoptPlannedTransitions();
   const Plan& plan = *scaled;
   int lossNode = -1;
   if (!checkExecutable(plan, report, lossNode)) return report;

@@ -98,12 +98,17 @@ void specText(const ShardingSpec& spec, int rank, const DeviceMesh& mesh) {
 }
 
 // The "Fix all" button, the planner's last message and whether the plan has errors, on one line.
-void fixAllBar(const Plan& plan, const Diagnostics& diags, InspectorViewState& state, CommandQueue& cmds) {
+void fixAllBar(const Plan& plan, const Diagnostics& diags, const EditHistory& history, InspectorViewState& state,
+               CommandQueue& cmds) {
   const bool mayHelp = fixAllMayHelp(diags);
   ImGui::BeginDisabled(!mayHelp);
   if (ImGui::Button("Fix all")) {
-    if (std::optional<Command> fix = fixAllCommand(plan)) cmds.push(std::move(*fix));
-    else state.fixMessage = "The fix planner found nothing it can change.";
+    std::string blocked;
+    std::optional<Command> fix = fixAllCommand(plan, pinnedByEdits(history), &blocked);
+    if (fix) cmds.push(std::move(*fix));
+    state.fixMessage = !blocked.empty() ? "Kept your edits; cannot fix around them: " + blocked
+                       : fix            ? ""
+                                        : "The fix planner found nothing it can change.";
   }
   probeItem("inspector.fixall");
   ImGui::EndDisabled();
@@ -296,10 +301,10 @@ void inputsSection(const Plan& plan, const NodeSpecs& specs, int n, Selection& s
 
 }  // namespace
 
-void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorViewState& state, Selection& sel,
-                       CommandQueue& cmds) {
+void drawInspectorView(const Plan& plan, const Diagnostics& diags, const EditHistory& history,
+                       InspectorViewState& state, Selection& sel, CommandQueue& cmds) {
   const Palette& pal = palette();
-  fixAllBar(plan, diags, state, cmds);
+  fixAllBar(plan, diags, history, state, cmds);
   ImGui::Separator();
   if (sel.node < 0 || sel.node >= plan.graph.size()) {
     ImGui::TextWrapped("Nothing selected. Click a node in the graph or a row in the diagnostics.");

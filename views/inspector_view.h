@@ -8,6 +8,7 @@
 
 #include "core/model/diagnostics.h"
 #include "core/model/plan.h"
+#include "core/plan/edit.h"
 #include "views/model/selection.h"
 
 namespace ss::views {
@@ -25,7 +26,8 @@ ShardingSpec withPlacement(const ShardingSpec& spec, int meshDim, const Placemen
 // Python-like rendering of an argument: "[16, 128, 73, 64]", "index", "torch.bfloat16".
 std::string argToString(const Arg& a, const Graph& g);
 
-void drawInspectorView(const Plan& plan, const Diagnostics& diags, InspectorViewState& state, Selection& sel,
-                       CommandQueue& cmds);
+// `history`: the document's edits; Fix all keeps the outputs the user set by hand (views/model/fix_all.h).
+void drawInspectorView(const Plan& plan, const Diagnostics& diags, const EditHistory& history,
+                       InspectorViewState& state, Selection& sel, CommandQueue& cmds);
 
 }  // namespace ss::views

@@ -143,7 +143,7 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
   }
   const bool running = m.status == RunStatus::Running;
   if (!plan.executable()) {
-    ImGui::TextWrapped("This plan cannot be executed (it needs args, known shapes and a loss node).");
+    ImGui::TextWrapped("This plan cannot be executed (it needs args, known shapes, and a loss node or a floating output).");
   }
   ImGui::BeginDisabled(running || !plan.executable());
   if (ImGui::Button("Run")) act.start = true;

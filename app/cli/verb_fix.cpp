@@ -1,13 +1,17 @@
 // `shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...`
-// Applies the given edits, then the fix planner's (core/plan/fix.h), and saves the result. Exit 0 when the saved
-// plan checks without errors, 1 when errors remain (listed), 2 on unusable input or flags.
+// Applies the given edits, then the fix planner's (core/plan/fix.h) with every --placement pinned (the planner
+// works around it, never reverts it), and saves the result natively (a solver's plan keeps its planned transitions
+// as redistributes). Exit 0 when the saved file checks without errors (as `check OUT` reads it), 1 when errors
+// remain (listed, with the edge a pinned spec blocks and why), 2 on unusable input or flags.
 #include <iostream>
 
 #include "app/cli/args.h"
 #include "app/cli/verbs.h"
 #include "core/check/report.h"
 #include "core/plan/fix.h"
+#include "core/io/file.h"
 #include "core/io/load/load.h"
+#include "core/io/native/plan_json.h"
 #include "core/model/placement_parse.h"
 #include "core/run/rank_programs.h"
 
@@ -62,6 +66,7 @@ int runFix(const ParsedArgs& a) {
       return 2;
     }
   }
+  FixOptions options;
   for (const std::string& s : a.all("placement")) {
     auto kv = splitAssign(s);
     int node = kv ? plan.graph.find(kv->first) : -1;
@@ -79,9 +84,10 @@ int runFix(const ParsedArgs& a) {
       return 2;
     }
     if (!applyEdit(SetOutputSpec{node, 0, spec.value()})) return 2;
+    options.pinned.push_back(PinnedOutput{node, 0});
   }
 
-  FixPlan fix = planFix(plan);
+  FixPlan fix = planFix(plan, options);
   for (const Command& c : fix.batch.commands) {
     auto applied = applyCommand(plan, c);
     if (!applied.ok()) {
@@ -89,7 +95,8 @@ int runFix(const ParsedArgs& a) {
       return 2;
     }
   }
-  auto saved = savePlanFile(plan, *outPath);
+  const std::string text = writePlanString(plan);
+  auto saved = writeFileAtomic(*outPath, text);
   if (!saved.ok()) {
     std::cerr << saved.error().toString(*outPath) << "\n";
     return 2;
@@ -98,8 +105,16 @@ int runFix(const ParsedArgs& a) {
   std::cout << fix.steps.size() << " edit" << (fix.steps.size() == 1 ? "" : "s") << " by the fix planner";
   if (fix.totalBytes > 0) std::cout << ", " << formatBytes(fix.totalBytes) << " per rank, " << formatTimeUs(fix.totalTimeUs);
   std::cout << "; saved " << *outPath << "\n";
-  if (fix.remaining.hasErrors()) {
-    std::cout << "still wrong:\n" << diagnosticsToText(plan, fix.remaining);
+  // The verdict is the saved file's, as `check OUT` reads it back.
+  auto reread = loadPlanText(text, *outPath);
+  if (!reread.ok()) {
+    std::cerr << reread.error().toString(*outPath) << "\n";
+    return 2;
+  }
+  const Diagnostics remaining = checkPlan(*reread);
+  for (const auto& why : fix.blocked) std::cout << "cannot fix around your edit: " << why << "\n";
+  if (remaining.hasErrors()) {
+    std::cout << "still wrong:\n" << diagnosticsToText(*reread, remaining);
     return 1;
   }
   return 0;
@@ -108,10 +123,14 @@ int runFix(const ParsedArgs& a) {
 const VerbHelp kHelp{
     "Usage: shardscope fix FILE -o OUT [--seq-dim KEY=DIM]... [--placement NODE=SPEC]...",
     "Applies the given edits (tag every AutoSP input KEY with DIM; set NODE's output spec), then inserts the\n"
-    "cheapest redistributes and spec changes that make every edge consistent, and saves OUT.\n"
+    "cheapest redistributes and spec changes that make every edge consistent, and saves OUT. A --placement is\n"
+    "kept: the fix works around it (redistributing NODE's inputs), and says which edge it cannot fix and why.\n"
+    "A solver's plan (an autoparallel log or solution) keeps the transitions the solver planned: OUT holds them\n"
+    "as redistributes.\n"
     "On DeepSpeed AutoSP's logs (rank programs), --seq-dim INPUT=DIM moves AutoSP's slice of input INPUT (L['INPUT'])\n"
     "to dim DIM in every rank's program, and OUT holds the fixed programs (shardscope run OUT runs them).",
-    "Exit codes: 0 OUT checks without errors, 1 errors remain (listed), 2 unusable input or flags."};
+    "Exit codes: 0 OUT checks without errors (as `check OUT` says), 1 errors remain (listed), 2 unusable input or\n"
+    "flags."};
 
 const VerbRegistrar kFix{Verb{
     "fix", "Insert the cheapest redistributes and spec changes that make a plan consistent", kHelp,

@@ -135,7 +135,9 @@ bool selectFixRun(GuiApp& app, const ParsedArgs& a, const std::string& file) {
     else app.selection().selectNode(node, true);
   }
   if (a.has("fix")) {
-    if (std::optional<Command> fix = views::fixAllCommand(app.document().plan())) app.commands().push(std::move(*fix));
+    const views::Document& doc = app.document();
+    if (std::optional<Command> fix = views::fixAllCommand(doc.plan(), views::pinnedByEdits(doc.history())))
+      app.commands().push(std::move(*fix));
     app.frame();
   }
   if (a.has("run")) {

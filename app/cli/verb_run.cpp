@@ -13,6 +13,7 @@
 #include "app/run_client.h"
 #include "app/cli/verbs.h"
 #include "core/plan/edit.h"
+#include "core/plan/fix.h"
 #include "core/io/load/load.h"
 #include "core/ops/op_safety.h"
 #include "core/model/placement_parse.h"
@@ -34,6 +35,10 @@ const VerbHelp kHelp{
     "Only pure tensor ops run (core/ops/op_safety.cpp), and the child runs contained by the OS; a plan with any\n"
     "other op, more ranks than a local run takes, or inputs the op's shape rules reject is refused before anything\n"
     "runs.\n"
+    "A plan without a loss node (autoparallel's joint graph) runs with its tangents drawn from the seed like inputs;\n"
+    "its verdict compares every output (forward results and gradients), assembled from the ranks by its spec.\n"
+    "On a solver's plan (an autoparallel log) --placement changes the node's strategy: its inputs follow the new\n"
+    "output as `shardscope fix --placement` would save them; the solver's planned transitions run as redistributes.\n"
     "A TORCH_TRACE log (or its folder) of a backend that rewrites the graph per rank (DeepSpeed AutoSP: a\n"
     "dynamo_output_graph record and a before_pre_grad_graph artifact) runs as rank programs: the sibling rank logs\n"
     "in its folder are the other ranks, each rank runs its own graph after the passes as written (size symbols at\n"
@@ -153,6 +158,9 @@ int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed) {
   return report.exitCode();
 }
 
+// Which run: a log whose graphs are the programs themselves (AutoSP's rank programs) runs as those programs; any
+// other file runs as a plan with shardscope's own redistributes (the plan runner), and so does a run with edits
+// (--placement, --seq-dim: the edited plan), whatever the file.
 int runVerb(const ParsedArgs& parsed) {
   if (parsed.positionals.size() != 1) return bad("expected one plan FILE");
   const std::string file = parsed.positionals[0];
@@ -215,6 +223,7 @@ int runVerb(const ParsedArgs& parsed) {
     }
     if (!changed) return bad("--seq-dim " + sd + ": no input is tagged '" + key + "'");
   }
+  std::vector<PinnedOutput> pinned;
   for (const auto& pl : parsed.all("placement")) {
     auto eq = pl.find('=');
     if (eq == std::string::npos) return bad("--placement " + pl + ": expected NODE=SPEC");
@@ -228,6 +237,20 @@ int runVerb(const ParsedArgs& parsed) {
     if (!spec) return bad("--placement " + pl + ": " + spec.error().toString());
     auto r = applyCommand(plan, SetOutputSpec{node, 0, *spec});
     if (!r) return bad("--placement " + pl + ": " + r.error().message);
+    pinned.push_back(PinnedOutput{node, 0});
+  }
+  // On a solver's plan an output is one half of the node's strategy: the edited node takes its inputs as its op needs
+  // for the new output, and the solver's other transitions stay (core/plan/fix.h, the edits `fix --placement`
+  // saves). A native plan runs as edited.
+  if (!pinned.empty() && plan.isSolverSolution()) {
+    FixOptions fo;
+    fo.pinned = pinned;
+    FixPlan follow = planFix(plan, fo);
+    for (const std::string& why : follow.blocked) std::fprintf(stderr, "%s: cannot follow your edit: %s\n", file.c_str(), why.c_str());
+    if (!follow.batch.commands.empty())
+      if (auto applied = applyCommand(plan, Command{follow.batch}); !applied)
+        return bad("following the edits failed: " + applied.error().message);
+    for (const std::string& step : follow.steps) std::fprintf(stderr, "%s: following your edit: %s\n", file.c_str(), step.c_str());
   }
 
   bool json = parsed.has("json");

@@ -336,7 +336,8 @@ void GuiApp::drawMenuBar() {
     if (ImGui::MenuItem(redo.c_str(), "Ctrl+Shift+Z", false, doc_.history().canRedo())) doc_.redo();
     ImGui::Separator();
     if (ImGui::MenuItem("Fix all", nullptr, false, doc_.loaded() && views::fixAllMayHelp(doc_.diagnostics()))) {
-      if (std::optional<Command> fix = views::fixAllCommand(doc_.plan())) cmds_.push(std::move(*fix));
+      if (std::optional<Command> fix = views::fixAllCommand(doc_.plan(), views::pinnedByEdits(doc_.history())))
+        cmds_.push(std::move(*fix));
     }
     if (ImGui::MenuItem("Select first problem", nullptr, false, doc_.loaded())) selectFirstProblem();
     ImGui::EndMenu();
@@ -407,7 +408,7 @@ void GuiApp::drawView(views::ViewId v) {
       break;
     case views::ViewId::Changes: views::drawChangesView(plan, compare_, changes_, sel_); break;
     case views::ViewId::Tensor: views::drawTensorView(plan, d, tensor_, sel_, cmds_); break;
-    case views::ViewId::Inspector: views::drawInspectorView(plan, d, inspector_, sel_, cmds_); break;
+    case views::ViewId::Inspector: views::drawInspectorView(plan, d, doc_.history(), inspector_, sel_, cmds_); break;
     case views::ViewId::Costs: {
       const std::vector<AppliedCollective>* ac = !doc_.applied().empty() ? &doc_.applied().front().collectives
                                                  : doc_.appliedAlone()   ? &doc_.appliedAlone()->collectives

@@ -23,8 +23,9 @@ nlohmann::json writeAutoparallelJson(const Plan& plan);
 
 // autoparallel `save_placements` file applied to a graph (node names must match).
 Result<Plan> applyPlacementsJson(const Plan& graphPlan, const nlohmann::json& placements);
-// Same, then acting as a correct apply pass: every edge whose input spec differs from what its producer
-// delivers gets a Redistribute (producer spec -> input spec), so the plan runs as the solver planned it.
+// Same, then acting as a correct apply pass: every transition the placements plan (Plan::plannedTransitions: an
+// edge whose input spec, or at the output a gradient's parameter spec, differs from what its producer delivers)
+// gets a Redistribute (producer spec -> that spec), so the plan runs as the solver planned it.
 // Without this, such edges stay bare (what autoparallel's export shows; the checker judges them).
 Result<Plan> applyPlacementsJson(const Plan& graphPlan, const nlohmann::json& placements, bool insertTransitions);
 nlohmann::json writePlacementsJson(const Plan& plan);

@@ -42,7 +42,16 @@ const EdgeCostTable::Value& EdgeCostTable::at(const Key& k) const {
 }
 
 bool Plan::executable() const {
-  if (run.lossNode.empty() || graph.find(run.lossNode) < 0) return false;
+  if (!run.lossNode.empty() && graph.find(run.lossNode) < 0) return false;
+  if (run.lossNode.empty()) {  // the verdict is the graph's outputs: it must return a floating tensor
+    const int o = graph.outputNode();
+    bool returns = false;
+    for (const TensorRef& r : o >= 0 ? graph.inputs(o) : std::vector<TensorRef>{})
+      if (const TensorMeta* m = graph.meta(r); m && m->known &&
+          (m->dtype == DType::F32 || m->dtype == DType::F16 || m->dtype == DType::BF16 || m->dtype == DType::F64))
+        returns = true;
+    if (!returns) return false;
+  }
   for (const auto& n : graph.nodes) {
     if (n.kind == NodeKind::Output) continue;
     if (n.kind == NodeKind::Call && n.args.empty() && n.kwargs.empty()) return false;
@@ -74,6 +83,36 @@ const Redistribute* Plan::findRedistribute(int node, int input) const {
   for (const auto& r : redistributes)
     if (r.node == node && r.input == input) return &r;
   return nullptr;
+}
+
+std::vector<Redistribute> Plan::plannedTransitions() const {
+  std::vector<Redistribute> out;
+  if (!isSolverSolution()) return out;
+  std::vector<std::pair<int, int>> explicitEdges;
+  explicitEdges.reserve(redistributes.size());
+  for (const Redistribute& r : redistributes) explicitEdges.push_back({r.node, r.input});
+  std::sort(explicitEdges.begin(), explicitEdges.end());
+  for (int n = 0; n < graph.size(); ++n) {
+    const auto& ins = graph.inputs(n);
+    for (int i = 0; i < static_cast<int>(ins.size()); ++i) {
+      const ShardingSpec* from = producerSpecPtr(n, i);
+      const ShardingSpec* to = consumerSpecPtr(n, i);
+      if (!from || !to || *from == *to) continue;
+      if (std::binary_search(explicitEdges.begin(), explicitEdges.end(), std::pair<int, int>{n, i})) continue;
+      const TensorMeta* meta = graph.meta(ins[i]);
+      const int rank = meta && meta->known ? meta->rank() : -1;
+      if (!validateSpec(*from, mesh, rank).empty() || !validateSpec(*to, mesh, rank).empty()) continue;
+      out.push_back(Redistribute{n, i, *from, *to});
+    }
+  }
+  return out;
+}
+
+void Plan::adoptPlannedTransitions() {
+  if (!isSolverSolution()) return;
+  std::vector<Redistribute> planned = plannedTransitions();
+  redistributes.insert(redistributes.end(), planned.begin(), planned.end());
+  sourceFormat = PlanFormat::Native;
 }
 
 const ShardingSpec* Plan::producerSpecPtr(int node, int input) const {

@@ -121,7 +121,17 @@ struct Plan {
   bool isSolverSolution() const {
     return sourceFormat == PlanFormat::AutoparallelJson || sourceFormat == PlanFormat::AutoparallelPlacements;
   }
-  // Executable: every call node has args and known shapes, and a loss node is set.
+  // The transitions a solver solution plans on its edges, which its apply pass inserts (the checker reports each
+  // as redistribute-required): one Redistribute per edge without one of its own whose producer's spec and the
+  // spec its consumer expects (consumerSpec) are both valid for the tensor and differ, in edge order. Empty for
+  // any other plan. Written out as redistributes whenever a solver plan becomes a native one (writePlanString:
+  // saving, running), so that a clean plan stays clean (docs/checks.md "Fix").
+  std::vector<Redistribute> plannedTransitions() const;
+  // Makes a solver solution the native plan it amounts to (the runner's view: it performs redistributes only):
+  // its planned transitions are appended to `redistributes` and its sourceFormat becomes Native. No-op otherwise.
+  void adoptPlannedTransitions();
+  // Executable: every call node has args and known shapes, and the loss node is in the graph, or, when none is
+  // named (a joint graph), the graph returns a floating tensor (the run's verdict is then its outputs).
   bool executable() const;
   // Why no run can start: "placeholder 'x' has no shape" (its sizes are symbolic: "[s72, s70]", or unknown), for
   // the first placeholder without a known shape; nullopt when every placeholder has one. `run` refuses with it.

@@ -194,6 +194,13 @@ Result<std::vector<int>> EditHistory::redo(Plan& plan) {
   return r->touchedNodes;
 }
 
+std::vector<Command> EditHistory::applied() const {
+  std::vector<Command> out;
+  out.reserve(undo_.size());
+  for (const Entry& e : undo_) out.push_back(e.forward);
+  return out;
+}
+
 std::string EditHistory::undoLabel() const { return undo_.empty() ? std::string() : undo_.back().label; }
 std::string EditHistory::redoLabel() const { return redo_.empty() ? std::string() : redo_.back().label; }
 

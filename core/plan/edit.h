@@ -38,6 +38,8 @@ class EditHistory {
   Result<std::vector<int>> redo(Plan& plan);
   bool canUndo() const { return !undo_.empty(); }
   bool canRedo() const { return !redo_.empty(); }
+  // The commands applied and not undone, oldest first (the app pins the user's own output edits from them).
+  std::vector<Command> applied() const;
   std::string undoLabel() const;
   std::string redoLabel() const;
   // Dirty tracking: markSaved() at save; dirty() when the plan differs from the saved point by history.

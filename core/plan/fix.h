@@ -15,6 +15,15 @@
 //   - seq-dim-mismatch: tag the input with the dimension the plan shards;
 //   - invalid-spec at an input: drop the input spec, so what the producer delivers arrives.
 // Errors it cannot fix (invalid output specs, tags and loss nodes, shape mismatches) stay in `remaining`.
+//
+// Pinned outputs (FixOptions::pinned: the specs a user set, `fix --placement`, the app's own edits) are kept:
+// no edit changes them. Where a pinned output disagrees with what its op makes from its inputs, the planner
+// looks for the cheapest input specs from which the op makes the pinned spec and redistributes into them; where
+// none exists (or an error next to the pin remains), `blocked` says which edge and why.
+//
+// A solver solution (Plan::isSolverSolution) is fixed in its own terms: a consumer's declared input spec that
+// differs from its producer's is a transition the solver plans (the checker's redistribute-required), kept as it
+// is; written natively, it becomes a redistribute (Plan::plannedTransitions).
 #include <string>
 #include <vector>
 
@@ -23,15 +32,25 @@
 
 namespace ss {
 
+// An output a user set: (node, output index).
+struct PinnedOutput {
+  int node = -1;
+  int output = 0;
+  auto operator<=>(const PinnedOutput&) const = default;
+};
+
 struct FixOptions {
   CheckOptions check;
   int maxRounds = 32;
+  std::vector<PinnedOutput> pinned;  // outputs no edit may change
 };
 
 struct FixPlan {
   Batch batch;                     // apply with applyCommand or EditHistory::apply
   std::vector<std::string> steps;  // one line per edit, for the CLI and the UI
   Diagnostics remaining;           // what the fixed plan still reports
+  // One line per error the planner left because of a pinned output: "sum_1 input 0 (alias_default): ... ".
+  std::vector<std::string> blocked;
   int64_t totalBytes = 0;          // of the inserted redistributes, per rank
   double totalTimeUs = 0;
 };

@@ -172,6 +172,14 @@ std::string RunReport::summary() const {
       for (size_t r = 0; r < b.rankLosses.size(); ++r) os << (r ? " " : "") << fmt(b.rankLosses[r], "%.6g");
       os << "\n";
     }
+    // The output that differs most, in the batch where it differs most.
+    const BatchResult* worst = nullptr;
+    for (const auto& b : batches)
+      if (!b.worstOutput.empty() && (!worst || !(b.outputRelError <= worst->outputRelError))) worst = &b;
+    if (worst)
+      os << "outputs: " << worst->outputsCompared << " compared (forward results and gradients, assembled from the ranks); "
+         << "largest error " << fmt(worst->outputRelError, "%.3g") << " at " << worst->worstOutput << ", batch "
+         << worst->batch << "\n";
   }
   if (!blas.empty())
     os << "blas: " << blas << ", " << blasThreads << " thread" << (blasThreads == 1 ? "" : "s") << " per call; threads: "
@@ -245,6 +253,7 @@ constexpr std::tuple kBatchResultFields{
     nullableNum("grad_ratio", &BatchResult::gradRatio, kNaN),  // absent: NaN (not computed), not the member's 0
     plain("outputs_compared", &BatchResult::outputsCompared),
     nullableNum("output_rel_error", &BatchResult::outputRelError, kNaN),
+    plain("worst_output", &BatchResult::worstOutput),
 };
 
 constexpr std::tuple kRunErrorFields{

@@ -50,12 +50,15 @@ struct BatchResult {
   double combined = 0;    // the sharded loss (see contract)
   double reference = 0;
   double relError = 0;
-  bool match = false;     // relError <= rtol and outputRelError <= rtol (when outputs were compared)
+  bool match = false;     // relError <= rtol (with a loss) and outputRelError <= rtol (when outputs were compared)
   double gradRatio = 0;   // NaN when not computed
-  // The graph's other outputs (a joint graph's gradients) whose final spec is fully replicated, compared with
-  // the reference: max over them of ||sharded - reference|| / ||reference||; NaN when none. Part of `match`.
+  // The graph's other outputs (forward results and a joint graph's gradients), each assembled from the ranks' blocks
+  // by the spec it ends in and compared with the reference: max over them of ||sharded - reference|| /
+  // ||reference||; NaN when none. Part of `match`. A plan without a loss node has no losses (rankLosses empty,
+  // the loss fields NaN): its outputs alone are the verdict.
   int outputsCompared = 0;
   double outputRelError = 0;
+  std::string worstOutput;  // the compared output with the largest error: "view_3 (the gradient of primals_1)"
 };
 
 // One layer of the runner child's OS containment (runner/sandbox.h): "network", "no-new-privs", "filesystem",

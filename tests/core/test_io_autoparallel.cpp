@@ -227,13 +227,18 @@ TEST_CASE("placements applied as a correct apply pass insert every planned trans
   REQUIRE(fx.ok());
   auto p = applyPlacementsJson(*fx, readJson("falcon_mqa_joint.placements.json"), true);
   REQUIRE(p.ok());
-  REQUIRE(p->redistributes.size() == 3);
+  // The checker's four planned transitions (redistribute-required), the gradient's at the output among them.
+  REQUIRE(p->redistributes.size() == 4);
   const Redistribute* r = p->findRedistribute(idx(*p, "index_put"), 2);
   REQUIRE(r != nullptr);
   CHECK(r->from == spec("RS(1)"));
   CHECK(r->to == spec("RS(0)"));
   CHECK(p->findRedistribute(idx(*p, "slice_scatter"), 1) != nullptr);
   CHECK(p->findRedistribute(idx(*p, "mm_1"), 1) != nullptr);
+  const Redistribute* grad = p->findRedistribute(p->graph.outputNode(), 1);
+  REQUIRE(grad != nullptr);
+  CHECK(grad->from == spec("RP(sum)"));
+  CHECK(grad->to == spec("RR"));
   auto bare = applyPlacementsJson(*fx, readJson("falcon_mqa_joint.placements.json"), false);
   REQUIRE(bare.ok());
   CHECK(bare->redistributes.empty());

@@ -12,8 +12,10 @@
 #include "app/gui/platform.h"
 #include "app/gui/recovery.h"
 #include "app/gui/settings.h"
+#include "core/check/check.h"
 #include "core/io/load/load.h"
 #include "tests/views/app_fixture.h"
+#include "core/model/placement_parse.h"
 #include "tests/views/harness.h"
 #include "views/keys.h"
 #include "views/model/fix_all.h"
@@ -196,6 +198,32 @@ TEST_CASE("fix all repairs the plan in one undoable step", "[views][app][interac
   CHECK(f.app.document().diagnostics().summary().errors == 0);
   f.key('Z', true);
   CHECK(f.app.document().plan().redistributes.empty());
+}
+
+TEST_CASE("fix all keeps the user's own edit of a real autoparallel log and works around it", "[views][app][interaction]") {
+  AppFixture f;
+  REQUIRE(f.app.openFile(std::string(SHARDSCOPE_TESTDATA_DIR) + "/real/seed1_fixed/rank0.log"));
+  f.frames(2);
+  const int sum1 = f.app.document().plan().graph.find("sum_1");
+  REQUIRE(sum1 >= 0);
+  f.app.commands().push(SetOutputSpec{sum1, 0, *parseSpec("RS(0)")});
+  f.frames(2);
+  REQUIRE(checkPlan(f.app.document().plan()).summary().errors > 0);
+  CHECK(views::pinnedByEdits(f.app.document().history()) == std::vector<PinnedOutput>{{sum1, 0}});
+  const auto fix = views::probedRect("inspector.fixall");
+  REQUIRE(fix.has_value());
+  f.click(*fix);
+  const Plan& plan = f.app.document().plan();
+  CHECK(plan.specs[static_cast<size_t>(sum1)].outputs[0]->toMeshString() == "RS(0)");  // kept
+  CHECK(plan.specs[static_cast<size_t>(sum1)].inputs[0]->toMeshString() == "RS(0)");   // its input follows
+  // The plan checks clean (the applied graph autoparallel wrote for the unedited plan may now disagree with it).
+  CHECK(checkPlan(plan).summary().errors == 0);
+  // Saved natively, the solver's transitions stay: the file checks clean too.
+  const std::string out = (f.dirs.root / "edit.plan.json").string();
+  REQUIRE(f.app.document().save(out).ok());
+  auto saved = loadPlanFile(out);
+  REQUIRE(saved.ok());
+  CHECK(checkPlan(*saved).summary().errors == 0);
 }
 
 TEST_CASE("clicking a diagnostic selects its edge; clicking a device pins it", "[views][app][interaction]") {

@@ -115,16 +115,9 @@ Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j) {
 Result<Plan> applyPlacementsJson(const Plan& graphPlan, const json& j, bool insertTransitions) {
   auto r = applyPlacementsJson(graphPlan, j);
   if (!r || !insertTransitions) return r;
-  Plan& plan = *r;
-  for (int i = 0; i < plan.graph.size(); ++i) {
-    int inputs = static_cast<int>(plan.graph.inputs(i).size());
-    for (int k = 0; k < inputs; ++k) {
-      auto from = plan.producerSpec(i, k);
-      const auto& to = plan.specs[i].inputs[k];
-      if (!from || !to || *from == *to || plan.findRedistribute(i, k)) continue;
-      plan.redistributes.push_back(Redistribute{i, k, *from, *to});
-    }
-  }
+  // As a correct apply pass would: every transition the placements plan, a redistribute (Plan::plannedTransitions).
+  const std::vector<Redistribute> planned = r->plannedTransitions();
+  r->redistributes.insert(r->redistributes.end(), planned.begin(), planned.end());
   return r;
 }
 

@@ -163,13 +163,18 @@ ojson headerJ(const Plan& p) {
   return j;
 }
 
+// The plan's redistributes, then, for a solver solution, the transitions it plans (Plan::plannedTransitions): a
+// native plan has no other way to say that its apply pass inserts them, and without them every planned edge
+// would read back as a missing redistribute.
 ojson redistributesJ(const Plan& p) {
   ojson r = ojson::array();
-  for (const auto& rd : p.redistributes)
-    r.push_back(ojson{{pk::node, rd.node >= 0 && rd.node < p.graph.size() ? p.graph.nodes[rd.node].name : "?"},
-                      {pk::input, rd.input},
-                      {pk::from, rd.from.toMeshString()},
-                      {pk::to, rd.to.toMeshString()}});
+  const std::vector<Redistribute> planned = p.plannedTransitions();
+  for (const auto* list : {&p.redistributes, &planned})
+    for (const auto& rd : *list)
+      r.push_back(ojson{{pk::node, rd.node >= 0 && rd.node < p.graph.size() ? p.graph.nodes[rd.node].name : "?"},
+                        {pk::input, rd.input},
+                        {pk::from, rd.from.toMeshString()},
+                        {pk::to, rd.to.toMeshString()}});
   return r;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // The native plan format (*.plan.json), version 1. docs/plan-format.md and docs/plan.schema.json describe it.
 // Reader and writer round-trip exactly: write(read(x)) == x for every plan the writer produced.
+// A solver solution (Plan::isSolverSolution) is written as the native plan it amounts to: the transitions it plans
+// become redistributes (Plan::plannedTransitions), so it reads back with the same edges and the same errors.
 #include <cstdint>
 #include <string>
 #include <string_view>
