@@ -16,15 +16,17 @@
 #include "core/model/units.h"
 #include "runner/blas.h"
 #include "runner/rank_programs.h"
+#include "runner/rank_programs_internal.h"
 #include "runner/run_data.h"
 #include "runner/runner.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {
-namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = RankClock;
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+namespace {
 
 // Python's floor division and modulo on integers (the graphs' `s38 // 2`).
 int64_t floorDiv(int64_t a, int64_t b) {
@@ -43,9 +45,10 @@ int64_t intOperand(const Arg& a, const std::vector<at::Tensor>& inputs, int& nex
   throw std::runtime_error("size arithmetic on something that is not an integer");
 }
 
+}  // namespace
+
 at::Tensor sizeTensor(int64_t v) { return at::scalar_tensor(v, at::kLong); }
 
-// operator.floordiv / mul / add / sub / mod / neg on integers; nullopt for any other op.
 std::optional<std::vector<at::Tensor>> sizeArithmetic(const Node& node, const std::vector<at::Tensor>& inputs) {
   const std::string op = node.op;
   if (op.rfind("operator.", 0) != 0 && op.rfind("_operator.", 0) != 0) return std::nullopt;
@@ -73,6 +76,8 @@ std::string shapeText(const std::vector<int64_t>& s) {
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
 }
+
+namespace {
 
 // DeepSpeed's autosp::all_to_all over the rank's N-rank group (see the header's contract), through RankComm's
 // all_to_all: x [.., a, .., b, ..] sharded on the gather dim (each rank's piece), redistributed to the scatter dim.
@@ -164,13 +169,14 @@ std::optional<RunError> prepare(const RankPrograms& p, Prepared& out) {
   return std::nullopt;
 }
 
-// The whole placeholders of batch b, by reference node (Sym placeholders: their value as a 0-dim tensor).
-std::vector<at::Tensor> wholeInputs(const RankPrograms& p, const Plan& ref, int b, uint64_t seed) {
+}  // namespace
+
+std::vector<at::Tensor> wholeInputs(const RankPrograms& p, const Plan& ref, int b, uint64_t seed, at::ScalarType floatType) {
   std::vector<at::Tensor> out(ref.graph.size());
   for (int n = 0; n < ref.graph.size(); ++n) {
     if (ref.graph.nodes[n].kind != NodeKind::Placeholder) continue;
     if (auto v = symbolPlaceholderValue(ref, n, p.symbols)) out[n] = sizeTensor(*v);
-    else out[n] = placeholderData(ref, n, b, seed, at::kFloat);
+    else out[n] = placeholderData(ref, n, b, seed, floatType);
   }
   return out;
 }
@@ -185,10 +191,24 @@ RunError errorAt(const Plan& plan, const char* stage, int rank, const NodeError&
   return err;
 }
 
-}  // namespace
+std::optional<RunError> placeholderMemoryRefusal(const Plan& ref, int64_t copies, const RunOptions& options,
+                                                 RunReport& report) {
+  int64_t bytes = 0;
+  for (const Node& n : ref.graph.nodes)
+    if (n.kind == NodeKind::Placeholder && n.outputs.at(0).known)
+      bytes = ss::satAdd(bytes, ss::satMul(n.outputs[0].numel(), int64_t{8}));
+  report.memoryEstimateBytes = ss::satMul(bytes, copies);
+  report.memoryAvailableBytes = options.memoryLimitBytes > 0 ? options.memoryLimitBytes : availableMemoryBytes();
+  if (report.memoryAvailableBytes > 0 && report.memoryEstimateBytes > report.memoryAvailableBytes / 10 * 8)
+    return RunError{"memory", -1, -1, "",
+                    "the placeholders alone need " + formatBytes(report.memoryEstimateBytes) + " but only " +
+                        formatBytes(report.memoryAvailableBytes) + " is available (80% allowed)"};
+  return std::nullopt;
+}
 
 RunReport runRankPrograms(const RankPrograms& programs, const RunOptions& options, const RankProgramsEventSink& onEvent,
                           const std::atomic<bool>* cancel) {
+  if (programs.spmd) return runSpmdPrograms(programs, options, onEvent, cancel);
   RunReport report;
   std::mutex eventMutex;
   auto emit = [&](const RunEvent& e) {
@@ -235,19 +255,9 @@ RunReport runRankPrograms(const RankPrograms& programs, const RunOptions& option
   }
   const Plan& ref = prep.reference;
   // Memory: the whole placeholders once for the reference and once per rank (each rank gets its own copy).
-  {
-    int64_t bytes = 0;
-    for (const Node& n : ref.graph.nodes)
-      if (n.kind == NodeKind::Placeholder && n.outputs.at(0).known)
-        bytes = ss::satAdd(bytes, ss::satMul(n.outputs[0].numel(), int64_t{8}));
-    report.memoryEstimateBytes = ss::satMul(bytes, int64_t{ranks + 1});
-    report.memoryAvailableBytes = options.memoryLimitBytes > 0 ? options.memoryLimitBytes : availableMemoryBytes();
-    if (report.memoryAvailableBytes > 0 && report.memoryEstimateBytes > report.memoryAvailableBytes / 10 * 8) {
-      report.error = RunError{"memory", -1, -1, "",
-                              "the placeholders alone need " + formatBytes(report.memoryEstimateBytes) + " but only " +
-                                  formatBytes(report.memoryAvailableBytes) + " is available (80% allowed)"};
-      return report;
-    }
+  if (auto e = placeholderMemoryRefusal(ref, ranks + 1, options, report)) {
+    report.error = *e;
+    return report;
   }
   note("rank programs: " + std::to_string(ranks) + " ranks, each running its own graph as written; the reference "
        "runs the whole graph alone; verdict: the mean of the per-rank losses");

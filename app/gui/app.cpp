@@ -252,6 +252,13 @@ void GuiApp::drawUi() {
 
 // ---- menus and shortcuts ----
 
+// A log as the tools wrote it (unedited) re-runs what they built: its rank programs (AutoSP's graphs, autoparallel's
+// applied graph on every rank), as `shardscope run LOG`; an edited plan runs with shardscope's own redistributes.
+void GuiApp::startRun() {
+  if (!doc_.dirty() && RunPanel::holdsPrograms(doc_.path())) run_.startPrograms(doc_.path());
+  else run_.start(doc_.plan(), runView_.scale);
+}
+
 void GuiApp::handleShortcuts() {
   const ImGuiIO& io = ImGui::GetIO();
   if (!modalName_.empty() || dialog_.usingBrowser()) return;
@@ -268,7 +275,7 @@ void GuiApp::handleShortcuts() {
     if (shortcut(true, 'Z') || shortcut(false, 'Y')) doc_.redo();
   }
   if (pressed(kF5) && !run_.active() && doc_.loaded()) {
-    run_.start(doc_.plan(), runView_.scale);
+    startRun();
     forceTab_ = views::ViewId::Run;
   }
   if (pressed(kEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
@@ -328,7 +335,7 @@ void GuiApp::drawMenuBar() {
   }
   if (ImGui::BeginMenu("Run")) {
     if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) {
-      run_.start(doc_.plan(), runView_.scale);
+      startRun();
       forceTab_ = views::ViewId::Run;
     }
     if (ImGui::MenuItem("Cancel run", nullptr, false, run_.active())) run_.cancel();
@@ -400,7 +407,7 @@ void GuiApp::drawView(views::ViewId v) {
       break;
     case views::ViewId::Run: {
       const views::RunViewActions a = views::drawRunView(plan, run_.model(), runView_, sel_);
-      if (a.start) run_.start(plan, runView_.scale);
+      if (a.start) startRun();
       if (a.cancel) run_.cancel();
       break;
     }

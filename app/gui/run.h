@@ -17,6 +17,11 @@ class RunPanel {
   const views::RunViewModel& model() const { return model_; }
   // Starts a run of `plan` with sizes divided by `scale` (1 = real sizes). Ignored while one is running.
   void start(const Plan& plan, int scale = 1);
+  // Starts a run of the rank programs a TORCH_TRACE log holds (core/run/rank_programs.h: AutoSP's per-rank graphs,
+  // or autoparallel's applied graph on every rank), as `shardscope run LOG` does. Ignored while one is running.
+  void startPrograms(const std::string& logPath);
+  // Whether startPrograms applies to `path` (a log holding rank programs or an applied graph with its plan).
+  static bool holdsPrograms(const std::string& path);
   void cancel();
   // Reads progress that arrived; true when the model changed (the UI should redraw).
   bool poll();

@@ -1,0 +1,37 @@
+#pragma once
+// What the two rank-program runs share (runner/rank_programs.cpp: one program per rank, AutoSP's;
+// runner/spmd_programs.cpp: one SPMD program on every rank of a mesh, autoparallel's applied graph). Torch side,
+// included by those two files only.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/run/rank_programs.h"
+#include "runner/rank_programs.h"
+#include "runner/torch_internal.h"
+
+namespace ss::runner {
+
+using RankClock = std::chrono::steady_clock;
+double secondsSince(RankClock::time_point t);
+std::string shapeText(const std::vector<int64_t>& s);
+// A size as the graph computes it: a 0-dim int64 tensor.
+at::Tensor sizeTensor(int64_t v);
+// operator.floordiv / mul / add / sub / mod / neg on integers (a symbolic graph's `s38 // 2`); nullopt for any
+// other op.
+std::optional<std::vector<at::Tensor>> sizeArithmetic(const Node& node, const std::vector<at::Tensor>& inputs);
+// The whole placeholders of batch b, by reference node (Sym placeholders: their value as a 0-dim tensor).
+std::vector<at::Tensor> wholeInputs(const RankPrograms& p, const Plan& ref, int b, uint64_t seed,
+                                    at::ScalarType floatType = at::kFloat);
+RunError errorAt(const Plan& plan, const char* stage, int rank, const NodeError& e);
+// Memory: the whole placeholders `copies` times (8 bytes an element) against 80 % of the allowance; fills the
+// report's estimate and allowance, and returns the refusal (stage "memory") when they do not fit.
+std::optional<RunError> placeholderMemoryRefusal(const Plan& ref, int64_t copies, const RunOptions& options,
+                                                 RunReport& report);
+
+// The SPMD run (programs.spmd set): see runner/rank_programs.h.
+RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& options, const RankProgramsEventSink& onEvent,
+                          const std::atomic<bool>* cancel);
+
+}  // namespace ss::runner

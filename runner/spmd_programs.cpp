@@ -1,0 +1,472 @@
+// runner/rank_programs.h, the SPMD half: one program (autoparallel's applied graph) on every rank of the plan's mesh,
+// each rank's placeholders its pieces of the reference's whole tensors by the plan's specs, the program's
+// collectives run over Gloo on the mesh dims their process groups map to, the outputs put back together by the
+// plan's output specs and compared with the reference (the plan's joint graph on one device).
+#include <ATen/Parallel.h>
+#include <ATen/core/grad_mode.h>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include <cmath>
+#include <latch>
+#include <thread>
+
+#include "core/model/layout.h"
+#include "core/model/saturate.h"
+#include "core/model/units.h"
+#include "runner/blas.h"
+#include "runner/divergence_measure.h"
+#include "runner/rank_programs_internal.h"
+#include "runner/run_data.h"
+#include "runner/runner.h"
+
+namespace ss::runner {
+namespace {
+
+// The placements of a collective's group: `p` on the group's mesh dim (every mesh dim for the flattened mesh),
+// Replicate elsewhere.
+ShardingSpec onGroup(const DeviceMesh& mesh, int meshDim, const Placement& p) {
+  ShardingSpec s = ShardingSpec::replicated(mesh.ndim());
+  for (int d = 0; d < mesh.ndim(); ++d)
+    if (meshDim == kAllMeshDims || meshDim == d) s.placements[d] = p;
+  return s;
+}
+
+int64_t normDim(int64_t d, int64_t rank, const std::string& what) {
+  if (d < -rank || d >= rank) throw std::runtime_error(what + ": dim " + std::to_string(d) + " of a " + std::to_string(rank) + "-d tensor");
+  return d < 0 ? d + rank : d;
+}
+
+// Every member of the group hands in the same shape (the graph's collectives require it; Gloo would fail or hang
+// on different ones): a tiny gather of each member's shape first, so that every member fails alike, naming both.
+void agreeOnShape(RankComm& comm, int meshDim, const at::Tensor& x, const std::string& where) {
+  constexpr int64_t kMaxDims = 16;
+  if (x.dim() > kMaxDims) throw std::runtime_error(where + ": tensors above 16 dims are not supported");
+  std::vector<int64_t> row(kMaxDims + 1, -1);
+  row[0] = x.dim();
+  for (int64_t d = 0; d < x.dim(); ++d) row[d + 1] = x.size(d);
+  const DeviceMesh& mesh = comm.mesh();
+  const int64_t n = spmdGroupSize(mesh, meshDim);
+  at::Tensor mine = at::tensor(row, at::kLong).reshape({1, kMaxDims + 1});
+  at::Tensor all = comm.redistribute(mine, {n, kMaxDims + 1}, onGroup(mesh, meshDim, Placement::shard(0)),
+                                     ShardingSpec::replicated(mesh.ndim()), where);
+  for (int64_t k = 0; k < n; ++k)
+    if (!at::equal(all[k], all[0])) {
+      auto shapeOf = [&](int64_t r) {
+        std::vector<int64_t> s;
+        for (int64_t d = 0; d < all[r][0].item<int64_t>(); ++d) s.push_back(all[r][d + 1].item<int64_t>());
+        return shapeText(s);
+      };
+      throw std::runtime_error(where + ": the group's members hand in different shapes: " + shapeOf(0) + " and " +
+                               shapeOf(k));
+    }
+}
+
+// One collective of the program on this rank (core/run/rank_programs.h SpmdCollective has the argument orders):
+// the equivalent redistribute of RankComm on the group's mesh dim(s).
+at::Tensor runCollective(RankComm& comm, const SpmdPrograms& spmd, const Node& node, const std::vector<at::Tensor>& inputs) {
+  auto c = readSpmdCollective(node);
+  if (!c) throw std::runtime_error(c.error().message);
+  if (inputs.empty() || !inputs[0].defined()) throw std::runtime_error(node.op + ": no input tensor");
+  if (c->kind == SpmdCollective::Kind::Wait) return inputs[0];  // each collective completed where it was called
+  const DeviceMesh& mesh = comm.mesh();
+  auto it = spmd.groupDims.find(c->group);
+  if (it == spmd.groupDims.end()) throw std::runtime_error(node.op + ": process group '" + c->group + "' maps to no mesh dim");
+  const int dim = it->second;
+  const int64_t n = spmdGroupSize(mesh, dim);
+  if (n < 1 || (c->groupSize > 0 && c->groupSize != n))
+    throw std::runtime_error(node.op + ": group size " + std::to_string(c->groupSize) + " on a mesh dim of " + std::to_string(n));
+  const std::string where = "node " + node.name + " (" + node.opName() + " on group '" + c->group + "')";
+  at::Tensor x = inputs[0].contiguous();
+  agreeOnShape(comm, dim, x, where);
+  const ShardingSpec R = ShardingSpec::replicated(mesh.ndim());
+  std::vector<int64_t> global = x.sizes().vec();
+  auto needDims = [&](int64_t k) {
+    if (x.dim() < k) throw std::runtime_error(where + ": a " + std::to_string(x.dim()) + "-d input");
+  };
+  auto divisible = [&](int64_t d) {
+    if (x.size(d) % n != 0)
+      throw std::runtime_error(where + ": dim " + std::to_string(d) + " of " + shapeText(x.sizes().vec()) +
+                               " is not divisible by the group's " + std::to_string(n) + " ranks");
+  };
+  auto partialOf = [&](const std::string& op) { return Placement::partial(*reduceOpFromName(op)); };
+  switch (c->kind) {
+    case SpmdCollective::Kind::AllGather:
+      needDims(1);
+      global[0] *= n;
+      return comm.redistribute(x, global, onGroup(mesh, dim, Placement::shard(0)), R, where);
+    case SpmdCollective::Kind::ReduceScatter:
+      needDims(1);
+      divisible(0);
+      return comm.redistribute(x, global, onGroup(mesh, dim, partialOf(c->reduceOp)),
+                               onGroup(mesh, dim, Placement::shard(0)), where);
+    case SpmdCollective::Kind::AllReduce:
+      return comm.redistribute(x, global, onGroup(mesh, dim, partialOf(c->reduceOp)), R, where);
+    case SpmdCollective::Kind::ShardDimAllToAll: {
+      const int64_t g = normDim(c->gatherDim, x.dim(), where), s = normDim(c->shardDim, x.dim(), where);
+      divisible(s);
+      global[g] *= n;
+      return comm.redistribute(x, global, onGroup(mesh, dim, Placement::shard(static_cast<int>(g))),
+                               onGroup(mesh, dim, Placement::shard(static_cast<int>(s))), where);
+    }
+    case SpmdCollective::Kind::AllToAll: {
+      // Chunk j of dim 0 goes to member j; what arrives is concatenated on dim 0 in member order. As layouts: member
+      // i holds row i of G[n, n, c, ...] (S(0)) and receives column i (S(1)).
+      needDims(1);
+      divisible(0);
+      const int64_t chunk = x.size(0) / n;
+      if (!c->splits.empty() && c->splits[0] != chunk)
+        throw std::runtime_error(where + ": split sizes of " + std::to_string(c->splits[0]) + " for chunks of " + std::to_string(chunk));
+      std::vector<int64_t> rows{1, n, chunk};
+      for (int64_t d = 1; d < x.dim(); ++d) rows.push_back(x.size(d));
+      std::vector<int64_t> g = rows;
+      g[0] = n;
+      at::Tensor moved = comm.redistribute(x.reshape(rows), g, onGroup(mesh, dim, Placement::shard(0)),
+                                           onGroup(mesh, dim, Placement::shard(1)), where);
+      return moved.reshape(x.sizes());
+    }
+    case SpmdCollective::Kind::Wait: break;
+  }
+  return inputs[0];
+}
+
+struct Prepared {
+  Plan reference, program;
+  std::vector<int> placeholderOf;  // program placeholder node -> reference node
+  int refOut = -1, progOut = -1;
+  std::vector<ShardingSpec> outputSpecs;            // per returned tensor: how the ranks hold it
+  std::vector<std::vector<int64_t>> outputShapes;   // per returned tensor: its whole shape (the reference's)
+  std::vector<int> measuredBy;     // reference node -> the program node whose value measures it, -1 none
+};
+
+// The program's placeholders must be the reference's, each with the shape the plan's spec gives every rank; the
+// program must return as many tensors as the reference. Every mismatch is a load error naming it.
+std::optional<RunError> prepare(const RankPrograms& p, Prepared& out, std::vector<std::string>& notes) {
+  auto bound = bindSymbols(p.reference, p.symbols);
+  if (!bound) return RunError{"load", -1, -1, "", "reference: " + bound.error().message};
+  out.reference = std::move(*bound);
+  auto prog = bindSymbols(p.ranks.at(0), p.symbols);
+  if (!prog) return RunError{"load", -1, -1, "", "the program: " + prog.error().message};
+  out.program = std::move(*prog);
+  const Plan& ref = out.reference;
+  const Graph& g = out.program.graph;
+  const DeviceMesh& mesh = ref.mesh;
+  out.placeholderOf.assign(g.size(), -1);
+  for (int n = 0; n < g.size(); ++n) {
+    const Node& node = g.nodes[n];
+    if (node.kind != NodeKind::Placeholder || symbolPlaceholderValue(out.program, n, p.symbols)) continue;
+    const int k = ref.graph.find(node.name);
+    const std::string who = "the program's placeholder '" + node.name + "'";
+    if (k < 0 || ref.graph.nodes[k].kind != NodeKind::Placeholder)
+      return RunError{"load", -1, n, node.name, who + " is not a placeholder of the reference"};
+    const TensorMeta& mine = node.outputs.at(0);
+    const TensorMeta& whole = ref.graph.nodes[k].outputs.at(0);
+    if (!mine.known || !whole.known) return RunError{"load", -1, n, node.name, who + " has no known shape"};
+    if (mine.dtype != whole.dtype)
+      return RunError{"load", -1, n, node.name, who + " is " + dtypeName(mine.dtype) + ", the reference's " + dtypeName(whole.dtype)};
+    const auto& specs = ref.specs.at(k).outputs;
+    const ShardingSpec spec = !specs.empty() && specs[0] ? *specs[0] : ShardingSpec::replicated(mesh.ndim());
+    for (int64_t r = 0; r < mesh.size(); ++r) {
+      auto local = localShape(whole.shape, mesh, spec, r);
+      if (!local) return RunError{"load", static_cast<int>(r), n, node.name, who + ": spec " + spec.toMeshString() + ": " + local.error().message};
+      if (*local != mine.shape)
+        return RunError{"load", static_cast<int>(r), n, node.name,
+                        who + " is " + shapeToString(mine.shape) + "; the plan's spec " + spec.toMeshString() + " of " +
+                            shapeToString(whole.shape) + " gives rank " + std::to_string(r) + " " + shapeToString(*local) +
+                            " (an SPMD program runs only where every rank's pieces have the traced shapes)"};
+    }
+    out.placeholderOf[n] = k;
+  }
+  out.refOut = ref.graph.outputNode();
+  out.progOut = g.outputNode();
+  if (out.refOut < 0 || out.progOut < 0) return RunError{"load", -1, -1, "", "a graph without an output node"};
+  const auto& refRets = ref.graph.inputs(out.refOut);
+  if (refRets.size() != g.inputs(out.progOut).size())
+    return RunError{"load", -1, out.progOut, "", "the program returns " + std::to_string(g.inputs(out.progOut).size()) +
+                                                     " tensors, the reference " + std::to_string(refRets.size())};
+  for (size_t i = 0; i < refRets.size(); ++i) {
+    const TensorMeta* m = ref.graph.meta(refRets[i]);
+    if (!m || !m->known) return RunError{"load", -1, out.refOut, "", "the reference's output " + std::to_string(i) + " has no known shape"};
+    auto spec = ref.consumerSpec(out.refOut, static_cast<int>(i));
+    if (!spec) notes.push_back("output " + std::to_string(i) + " (" + ref.graph.nodes[refRets[i].node].name +
+                               ") has no spec in the plan: compared as replicated");
+    out.outputSpecs.push_back(spec ? *spec : ShardingSpec::replicated(mesh.ndim()));
+    out.outputShapes.push_back(m->shape);
+  }
+  // Localisation: the matcher's program node for each reference node (the first that computes it).
+  out.measuredBy.assign(ref.graph.size(), -1);
+  const auto& refOf = p.spmd->referenceOf;
+  for (int n = 0; n < g.size() && n < static_cast<int>(refOf.size()); ++n)
+    if (g.nodes[n].kind == NodeKind::Call && refOf[n] >= 0 && refOf[n] < ref.graph.size() && out.measuredBy[refOf[n]] < 0)
+      out.measuredBy[refOf[n]] = n;
+  return std::nullopt;
+}
+
+at::ScalarType floatTypeFor(const RunOptions& o) {
+  if (o.computeDtype == "f64") return at::kDouble;
+  if (o.computeDtype == "planned") return at::ScalarType::Undefined;
+  return at::kFloat;
+}
+
+}  // namespace
+
+RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& options, const RankProgramsEventSink& onEvent,
+                          const std::atomic<bool>* cancel) {
+  RunReport report;
+  std::mutex eventMutex;
+  auto emit = [&](const RunEvent& e) {
+    if (!onEvent) return;
+    std::lock_guard<std::mutex> lock(eventMutex);
+    onEvent(e);
+  };
+  auto note = [&](const std::string& text) {
+    report.notes.push_back(text);
+    RunEvent e;
+    e.kind = RunEvent::Kind::Note;
+    e.text = text;
+    emit(e);
+  };
+  const DeviceMesh& mesh = programs.reference.mesh;
+  const int ranks = static_cast<int>(programs.rankCount());
+  report.planName = programs.name;
+  report.ranks = ranks;
+  report.meshShape = mesh.shape();
+  report.device = options.device;
+  report.backend = "gloo";
+  report.rtol = options.rtol >= 0 ? options.rtol : 1e-4;
+  report.seed = options.seed.value_or(0);
+  const int batches = options.batches > 0 ? options.batches : 3;
+  {
+    RunEvent e;
+    e.kind = RunEvent::Kind::Started;
+    e.text = programs.name;
+    emit(e);
+  }
+  for (const std::string& n : programs.notes) report.notes.push_back(n);
+  if (auto refused = rankProgramsRefusal(programs)) {
+    report.error = *refused;
+    return report;
+  }
+  if (options.device != "cpu") {
+    report.error = RunError{"setup", -1, -1, "", "rank programs run on CPU ranks only (--device cpu)"};
+    return report;
+  }
+  Prepared prep;
+  if (auto e = prepare(programs, prep, report.notes)) {
+    report.error = *e;
+    return report;
+  }
+  const Plan& ref = prep.reference;
+  const Plan& prog = prep.program;
+  if (auto e = placeholderMemoryRefusal(ref, ranks + 1, options, report)) {
+    report.error = *e;
+    return report;
+  }
+  const at::ScalarType floatType = floatTypeFor(options);
+  note("applied graph: the one program on each of the " + std::to_string(ranks) + " ranks, its collectives over "
+       "Gloo on the mesh dims their groups map to; the reference runs the joint graph alone; verdict: every output "
+       "put together from the ranks by the plan's output specs against the reference's (columns reference / "
+       "sharded: the norm of output 0)");
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  report.blas = detectBlas().toString();
+  report.referenceThreads = cores;
+  report.threadsPerRank = std::max(1, cores / std::max(ranks, 1));
+  report.computingRanks = ranks;
+  const uint64_t seed = report.seed;
+  // Localisation on batch 0: the reference keeps the values of the nodes the program computes too.
+  std::optional<ReferenceStore> refs;
+  if (options.localise) refs.emplace(ref, 1, ranks);
+
+  // ---- reference ----
+  std::vector<std::vector<at::Tensor>> wholes(batches), refOutputs(batches);
+  auto t0 = RankClock::now();
+  at::set_num_threads(cores);
+  setBlasThreads(cores);
+  report.blasThreads = detectBlas().threads;
+  for (int b = 0; b < batches; ++b) {
+    try {
+      at::NoGradGuard noGrad;
+      wholes[b] = wholeInputs(programs, ref, b, seed, floatType);
+      Values values(ref.graph.size());
+      for (int n = 0; n < ref.graph.size(); ++n)
+        if (wholes[b][n].defined()) values[n] = {wholes[b][n].clone()};
+      ExecEnv env;
+      env.plan = &ref;
+      env.asWritten = true;
+      env.floatType = floatType;
+      env.stop = cancel;
+      env.releaseDead = true;
+      env.keep = {prep.refOut};
+      env.callOverride = [&ref](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
+        if (isSpmdCollectiveNode(ref.graph.nodes[n]))
+          throw std::runtime_error("the reference graph calls a collective: it is not one device's graph");
+        return sizeArithmetic(ref.graph.nodes[n], inputs);
+      };
+      if (refs && b == 0) env.afterNode = [&](int n, const std::vector<at::Tensor>& outs) {
+        if (prep.measuredBy[n] >= 0) refs->keep(0, n, outs);
+      };
+      runGraph(env, values);
+      refOutputs[b] = values[prep.refOut];
+    } catch (const NodeError& e) {
+      report.error = errorAt(ref, "reference", -1, e);
+      return report;
+    } catch (const RunStopped&) {
+      report.error = RunError{"cancelled", -1, -1, "", "cancelled"};
+      return report;
+    } catch (const std::exception& e) {
+      report.error = RunError{"reference", -1, -1, "", conciseMessage(e)};
+      return report;
+    }
+  }
+  report.referenceSeconds = secondsSince(t0);
+
+  // ---- ranks ----
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
+  c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::HashStore>();
+  store->setTimeout(timeout);
+  Rendezvous rv;
+  std::vector<std::optional<RunError>> errors(ranks);
+  std::vector<std::vector<BlockMeasure>> measures(ranks);
+  std::vector<std::vector<double>> outputErrors(batches);  // rank 0: per output, rel. error against the reference
+  std::vector<std::pair<double, double>> firstNorms(batches, {std::nan(""), std::nan("")});  // output 0: reference, sharded
+  std::vector<int> batchesDone(ranks, 0);
+  std::latch connected(ranks);
+  setBlasThreads(report.threadsPerRank);
+  auto t1 = RankClock::now();
+  auto rankMain = [&](int rank) {
+    int stage = 0;
+    try {
+      at::set_num_threads(report.threadsPerRank);
+      at::NoGradGuard noGrad;
+      RankComm comm(mesh, rank, store, rv, timeout);
+      stage = 1;
+      connected.arrive_and_wait();
+      for (int b = 0; b < batches; ++b) {
+        Values values(prog.graph.size());
+        for (int n = 0; n < prog.graph.size(); ++n) {
+          const int k = prep.placeholderOf[n];
+          if (k >= 0) values[n] = {localPiece(ref, k, wholes[b][k], rank, /*copy=*/true)};
+          else if (auto v = symbolPlaceholderValue(prog, n, programs.symbols)) values[n] = {sizeTensor(*v)};
+        }
+        ExecEnv env;
+        env.plan = &prog;
+        env.rank = rank;
+        env.asWritten = true;
+        env.floatType = floatType;
+        env.stop = cancel;
+        env.releaseDead = true;
+        env.keep = {prep.progOut};
+        env.batch = b;
+        env.callOverride = [&](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
+          const Node& node = prog.graph.nodes[n];
+          if (isSpmdCollectiveNode(node)) return std::vector<at::Tensor>{runCollective(comm, *programs.spmd, node, inputs)};
+          return sizeArithmetic(node, inputs);
+        };
+        if (refs && b == 0) env.afterNode = [&](int n, const std::vector<at::Tensor>& outs) {
+          const int p = programs.spmd->referenceOf[n];
+          if (p < 0 || prep.measuredBy[p] != n) return;
+          measureNode(ref, *refs, 0, p, outs, rank, &comm, measures[rank]);
+          refs->done(0, p);
+        };
+        runGraph(env, values);
+        // The outputs, put back together by the plan's output specs (every rank takes part; rank 0 compares).
+        std::vector<at::Tensor> assembled;
+        const auto& outs = values[prep.progOut];
+        for (size_t i = 0; i < outs.size(); ++i) {
+          const ShardingSpec& spec = prep.outputSpecs[i];
+          const std::string name = ref.graph.nodes[ref.graph.inputs(prep.refOut)[i].node].name;
+          auto local = localShape(prep.outputShapes[i], mesh, spec, rank);
+          if (!local || *local != outs[i].sizes().vec())
+            throw NodeError(prep.progOut, "output " + std::to_string(i) + " (the reference's " + name + "): rank " +
+                                              std::to_string(rank) + " holds " + shapeText(outs[i].sizes().vec()) +
+                                              ", the plan's spec " + spec.toMeshString() + " of " +
+                                              shapeText(prep.outputShapes[i]) + " gives " +
+                                              (local ? shapeText(*local) : local.error().message));
+          at::Tensor whole = spec.isReplicated() ? outs[i]
+                                                 : comm.redistribute(outs[i], prep.outputShapes[i], spec,
+                                                                     ShardingSpec::replicated(mesh.ndim()),
+                                                                     "output " + std::to_string(i) + " (" + name + ")");
+          if (rank == 0) assembled.push_back(whole);
+        }
+        if (rank == 0) {
+          for (size_t i = 0; i < assembled.size(); ++i)
+            outputErrors[b].push_back(maxRelError({assembled[i]}, {refOutputs[b][i]}));
+          if (!assembled.empty())
+            firstNorms[b] = {refOutputs[b][0].to(at::kDouble).norm().item<double>(),
+                             assembled[0].to(at::kDouble).norm().item<double>()};
+        }
+        ++batchesDone[rank];
+        RunEvent e;
+        e.kind = RunEvent::Kind::Progress;
+        e.rank = rank;
+        e.batch = b;
+        e.node = e.nodes = prog.graph.size();
+        emit(e);
+      }
+    } catch (const NodeError& e) {
+      errors[rank] = errorAt(prog, "sharded", rank, e);
+    } catch (const RunStopped&) {
+      // another rank failed or the run was cancelled
+    } catch (const CollectiveError& e) {
+      errors[rank] = RunError{"collective", rank, -1, "", e.what()};
+    } catch (const std::exception& e) {
+      errors[rank] = RunError{stage == 0 ? "setup" : "sharded", rank, -1, "", conciseMessage(e)};
+    }
+    if (stage == 0) connected.count_down();
+    if (errors[rank] || batchesDone[rank] < batches) rv.fail(rank);
+  };
+  {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r) threads.emplace_back(rankMain, r);
+    for (auto& t : threads) t.join();
+  }
+  report.shardedSeconds = secondsSince(t1);
+  for (int r = 0; r < ranks; ++r) {
+    if (!errors[r]) continue;
+    if (!report.error) report.error = errors[r];
+    else if (report.error->message != errors[r]->message || report.error->node != errors[r]->node)
+      note("also " + errors[r]->toString());
+    else note("also rank " + std::to_string(r) + " at the same node, same error");
+  }
+  if (report.error) return report;
+  if (cancel && cancel->load()) {
+    report.error = RunError{"cancelled", -1, -1, "", "cancelled"};
+    return report;
+  }
+  if (refs) {
+    Localisation loc = localise(ref, refs->facts(), measures, report.rtol);
+    report.localised = true;
+    auto name = [&](std::optional<Divergence>& d) {
+      if (d && d->nodeIndex >= 0 && prep.measuredBy[d->nodeIndex] >= 0)
+        d->detail += " (the applied graph's " + prog.graph.nodes[prep.measuredBy[d->nodeIndex]].name + ")";
+    };
+    report.firstDivergence = loc.first;
+    report.replicaDisagreement = loc.replicas;
+    name(report.firstDivergence);
+    name(report.replicaDisagreement);
+  }
+  for (int b = 0; b < batches; ++b) {
+    BatchResult br;
+    br.batch = b;
+    br.reference = firstNorms[b].first;
+    br.combined = br.mean = firstNorms[b].second;
+    br.relError = outputErrors[b].empty() ? std::nan("") : outputErrors[b][0];
+    br.outputsCompared = static_cast<int>(outputErrors[b].size());
+    br.outputRelError = 0;
+    bool finite = !outputErrors[b].empty();
+    for (double e : outputErrors[b]) {
+      finite = finite && std::isfinite(e);
+      br.outputRelError = std::max(br.outputRelError, e);
+    }
+    br.match = finite && br.outputRelError <= report.rtol;
+    br.gradRatio = std::nan("");
+    report.batches.push_back(br);
+    RunEvent e;
+    e.kind = RunEvent::Kind::Batch;
+    e.batch = b;
+    e.batchResult = br;
+    emit(e);
+  }
+  return report;
+}
+
+}  // namespace ss::runner
