@@ -2,18 +2,10 @@
 // each rank's placeholders its pieces of the reference's whole tensors by the plan's specs, the program's
 // collectives run over Gloo on the mesh dims their process groups map to, the outputs put back together by the
 // plan's output specs and compared with the reference (the plan's joint graph on one device).
-#include <ATen/Parallel.h>
-#include <ATen/core/grad_mode.h>
-#include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include <cmath>
-#include <latch>
-#include <thread>
 
 #include "core/model/layout.h"
-#include "core/model/saturate.h"
-#include "core/model/units.h"
-#include "runner/blas.h"
 #include "runner/divergence_measure.h"
 #include "runner/rank_programs_internal.h"
 #include "runner/run_data.h"
@@ -201,6 +193,30 @@ std::optional<RunError> prepare(const RankPrograms& p, Prepared& out, std::vecto
   return std::nullopt;
 }
 
+// Each returned tensor made whole from the ranks' pieces by its output spec; every rank takes part, each gets them
+// all. A piece that is not the spec's local shape on its rank fails the run, naming the output.
+std::vector<at::Tensor> assembleOutputs(const Prepared& prep, const std::vector<at::Tensor>& outs, int rank, RankComm& comm) {
+  const Plan& ref = prep.reference;
+  const DeviceMesh& mesh = ref.mesh;
+  std::vector<at::Tensor> wholes;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const ShardingSpec& spec = prep.outputSpecs[i];
+    const std::string name = ref.graph.nodes[ref.graph.inputs(prep.refOut)[i].node].name;
+    auto local = localShape(prep.outputShapes[i], mesh, spec, rank);
+    if (!local || *local != outs[i].sizes().vec())
+      throw NodeError(prep.progOut, "output " + std::to_string(i) + " (the reference's " + name + "): rank " +
+                                        std::to_string(rank) + " holds " + shapeText(outs[i].sizes().vec()) +
+                                        ", the plan's spec " + spec.toMeshString() + " of " +
+                                        shapeText(prep.outputShapes[i]) + " gives " +
+                                        (local ? shapeText(*local) : local.error().message));
+    wholes.push_back(spec.isReplicated() ? outs[i]
+                                         : comm.redistribute(outs[i], prep.outputShapes[i], spec,
+                                                             ShardingSpec::replicated(mesh.ndim()),
+                                                             "output " + std::to_string(i) + " (" + name + ")"));
+  }
+  return wholes;
+}
+
 at::ScalarType floatTypeFor(const RunOptions& o) {
   if (o.computeDtype == "f64") return at::kDouble;
   if (o.computeDtype == "planned") return at::ScalarType::Undefined;
@@ -211,45 +227,12 @@ at::ScalarType floatTypeFor(const RunOptions& o) {
 
 RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& options, const RankProgramsEventSink& onEvent,
                           const std::atomic<bool>* cancel) {
-  RunReport report;
-  std::mutex eventMutex;
-  auto emit = [&](const RunEvent& e) {
-    if (!onEvent) return;
-    std::lock_guard<std::mutex> lock(eventMutex);
-    onEvent(e);
-  };
-  auto note = [&](const std::string& text) {
-    report.notes.push_back(text);
-    RunEvent e;
-    e.kind = RunEvent::Kind::Note;
-    e.text = text;
-    emit(e);
-  };
   const DeviceMesh& mesh = programs.reference.mesh;
   const int ranks = static_cast<int>(programs.rankCount());
-  report.planName = programs.name;
-  report.ranks = ranks;
-  report.meshShape = mesh.shape();
-  report.device = options.device;
-  report.backend = "gloo";
-  report.rtol = options.rtol >= 0 ? options.rtol : 1e-4;
-  report.seed = options.seed.value_or(0);
-  const int batches = options.batches > 0 ? options.batches : 3;
-  {
-    RunEvent e;
-    e.kind = RunEvent::Kind::Started;
-    e.text = programs.name;
-    emit(e);
-  }
-  for (const std::string& n : programs.notes) report.notes.push_back(n);
-  if (auto refused = rankProgramsRefusal(programs)) {
-    report.error = *refused;
-    return report;
-  }
-  if (options.device != "cpu") {
-    report.error = RunError{"setup", -1, -1, "", "rank programs run on CPU ranks only (--device cpu)"};
-    return report;
-  }
+  ProgramsRun run(programs, options, mesh, onEvent, cancel);
+  RunReport& report = run.report;
+  const int batches = run.batches;
+  if (!run.admitted()) return report;
   Prepared prep;
   if (auto e = prepare(programs, prep, report.notes)) {
     report.error = *e;
@@ -262,15 +245,10 @@ RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& option
     return report;
   }
   const at::ScalarType floatType = floatTypeFor(options);
-  note("applied graph: the one program on each of the " + std::to_string(ranks) + " ranks, its collectives over "
-       "Gloo on the mesh dims their groups map to; the reference runs the joint graph alone; verdict: every output "
-       "put together from the ranks by the plan's output specs against the reference's (columns reference / "
-       "sharded: the norm of output 0)");
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  report.blas = detectBlas().toString();
-  report.referenceThreads = cores;
-  report.threadsPerRank = std::max(1, cores / std::max(ranks, 1));
-  report.computingRanks = ranks;
+  run.note("applied graph: the one program on each of the " + std::to_string(ranks) + " ranks, its collectives over "
+           "Gloo on the mesh dims their groups map to; the reference runs the joint graph alone; verdict: every "
+           "output put together from the ranks by the plan's output specs against the reference's (columns "
+           "reference / sharded: the norm of output 0)");
   const uint64_t seed = report.seed;
   // Localisation on batch 0: the reference keeps the values of the nodes the program computes too.
   std::optional<ReferenceStore> refs;
@@ -278,171 +256,89 @@ RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& option
 
   // ---- reference ----
   std::vector<std::vector<at::Tensor>> wholes(batches), refOutputs(batches);
-  auto t0 = RankClock::now();
-  at::set_num_threads(cores);
-  setBlasThreads(cores);
-  report.blasThreads = detectBlas().threads;
-  for (int b = 0; b < batches; ++b) {
-    try {
-      at::NoGradGuard noGrad;
-      wholes[b] = wholeInputs(programs, ref, b, seed, floatType);
-      Values values(ref.graph.size());
-      for (int n = 0; n < ref.graph.size(); ++n)
-        if (wholes[b][n].defined()) values[n] = {wholes[b][n].clone()};
+  const bool refDone = run.runReference(ref, [&](int b) {
+    wholes[b] = wholeInputs(programs, ref, b, seed, floatType);
+    Values values(ref.graph.size());
+    for (int n = 0; n < ref.graph.size(); ++n)
+      if (wholes[b][n].defined()) values[n] = {wholes[b][n].clone()};
+    ExecEnv env;
+    env.plan = &ref;
+    env.asWritten = true;
+    env.floatType = floatType;
+    env.stop = cancel;
+    env.releaseDead = true;
+    env.keep = {prep.refOut};
+    env.callOverride = [&ref](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
+      if (isSpmdCollectiveNode(ref.graph.nodes[n]))
+        throw std::runtime_error("the reference graph calls a collective: it is not one device's graph");
+      return sizeArithmetic(ref.graph.nodes[n], inputs);
+    };
+    if (refs && b == 0) env.afterNode = [&](int n, const std::vector<at::Tensor>& outs) {
+      if (prep.measuredBy[n] >= 0) refs->keep(0, n, outs);
+    };
+    runGraph(env, values);
+    refOutputs[b] = values[prep.refOut];
+  });
+  if (!refDone) return report;
+  // Reference values no program node measures are not kept; the others go when every rank has measured them.
+
+  // ---- ranks ----
+  std::vector<std::vector<BlockMeasure>> measures(ranks);
+  std::vector<std::vector<double>> outputErrors(batches);  // rank 0: per output, rel. error against the reference
+  std::vector<std::pair<double, double>> firstNorms(batches, {std::nan(""), std::nan("")});  // output 0: ref, sharded
+  const bool ranksDone = run.runRanks([&](int) -> const Plan& { return prog; }, [&](int rank, RankComm& comm) {
+    for (int b = 0; b < batches; ++b) {
+      Values values(prog.graph.size());
+      for (int n = 0; n < prog.graph.size(); ++n) {
+        const int k = prep.placeholderOf[n];
+        if (k >= 0) values[n] = {localPiece(ref, k, wholes[b][k], rank, /*copy=*/true)};
+        else if (auto v = symbolPlaceholderValue(prog, n, programs.symbols)) values[n] = {sizeTensor(*v)};
+      }
       ExecEnv env;
-      env.plan = &ref;
+      env.plan = &prog;
+      env.rank = rank;
       env.asWritten = true;
       env.floatType = floatType;
       env.stop = cancel;
       env.releaseDead = true;
-      env.keep = {prep.refOut};
-      env.callOverride = [&ref](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
-        if (isSpmdCollectiveNode(ref.graph.nodes[n]))
-          throw std::runtime_error("the reference graph calls a collective: it is not one device's graph");
-        return sizeArithmetic(ref.graph.nodes[n], inputs);
+      env.keep = {prep.progOut};
+      env.batch = b;
+      env.callOverride = [&](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
+        const Node& node = prog.graph.nodes[n];
+        if (isSpmdCollectiveNode(node)) return std::vector<at::Tensor>{runCollective(comm, *programs.spmd, node, inputs)};
+        return sizeArithmetic(node, inputs);
       };
       if (refs && b == 0) env.afterNode = [&](int n, const std::vector<at::Tensor>& outs) {
-        if (prep.measuredBy[n] >= 0) refs->keep(0, n, outs);
+        const int p = programs.spmd->referenceOf[n];
+        if (p < 0 || prep.measuredBy[p] != n) return;
+        measureNode(ref, *refs, 0, p, outs, rank, &comm, measures[rank]);
+        refs->done(0, p);
       };
       runGraph(env, values);
-      refOutputs[b] = values[prep.refOut];
-    } catch (const NodeError& e) {
-      report.error = errorAt(ref, "reference", -1, e);
-      return report;
-    } catch (const RunStopped&) {
-      report.error = RunError{"cancelled", -1, -1, "", "cancelled"};
-      return report;
-    } catch (const std::exception& e) {
-      report.error = RunError{"reference", -1, -1, "", conciseMessage(e)};
-      return report;
-    }
-  }
-  report.referenceSeconds = secondsSince(t0);
-
-  // ---- ranks ----
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
-  c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::HashStore>();
-  store->setTimeout(timeout);
-  Rendezvous rv;
-  std::vector<std::optional<RunError>> errors(ranks);
-  std::vector<std::vector<BlockMeasure>> measures(ranks);
-  std::vector<std::vector<double>> outputErrors(batches);  // rank 0: per output, rel. error against the reference
-  std::vector<std::pair<double, double>> firstNorms(batches, {std::nan(""), std::nan("")});  // output 0: reference, sharded
-  std::vector<int> batchesDone(ranks, 0);
-  std::latch connected(ranks);
-  setBlasThreads(report.threadsPerRank);
-  auto t1 = RankClock::now();
-  auto rankMain = [&](int rank) {
-    int stage = 0;
-    try {
-      at::set_num_threads(report.threadsPerRank);
-      at::NoGradGuard noGrad;
-      RankComm comm(mesh, rank, store, rv, timeout);
-      stage = 1;
-      connected.arrive_and_wait();
-      for (int b = 0; b < batches; ++b) {
-        Values values(prog.graph.size());
-        for (int n = 0; n < prog.graph.size(); ++n) {
-          const int k = prep.placeholderOf[n];
-          if (k >= 0) values[n] = {localPiece(ref, k, wholes[b][k], rank, /*copy=*/true)};
-          else if (auto v = symbolPlaceholderValue(prog, n, programs.symbols)) values[n] = {sizeTensor(*v)};
-        }
-        ExecEnv env;
-        env.plan = &prog;
-        env.rank = rank;
-        env.asWritten = true;
-        env.floatType = floatType;
-        env.stop = cancel;
-        env.releaseDead = true;
-        env.keep = {prep.progOut};
-        env.batch = b;
-        env.callOverride = [&](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
-          const Node& node = prog.graph.nodes[n];
-          if (isSpmdCollectiveNode(node)) return std::vector<at::Tensor>{runCollective(comm, *programs.spmd, node, inputs)};
-          return sizeArithmetic(node, inputs);
-        };
-        if (refs && b == 0) env.afterNode = [&](int n, const std::vector<at::Tensor>& outs) {
-          const int p = programs.spmd->referenceOf[n];
-          if (p < 0 || prep.measuredBy[p] != n) return;
-          measureNode(ref, *refs, 0, p, outs, rank, &comm, measures[rank]);
-          refs->done(0, p);
-        };
-        runGraph(env, values);
-        // The outputs, put back together by the plan's output specs (every rank takes part; rank 0 compares).
-        std::vector<at::Tensor> assembled;
-        const auto& outs = values[prep.progOut];
-        for (size_t i = 0; i < outs.size(); ++i) {
-          const ShardingSpec& spec = prep.outputSpecs[i];
-          const std::string name = ref.graph.nodes[ref.graph.inputs(prep.refOut)[i].node].name;
-          auto local = localShape(prep.outputShapes[i], mesh, spec, rank);
-          if (!local || *local != outs[i].sizes().vec())
-            throw NodeError(prep.progOut, "output " + std::to_string(i) + " (the reference's " + name + "): rank " +
-                                              std::to_string(rank) + " holds " + shapeText(outs[i].sizes().vec()) +
-                                              ", the plan's spec " + spec.toMeshString() + " of " +
-                                              shapeText(prep.outputShapes[i]) + " gives " +
-                                              (local ? shapeText(*local) : local.error().message));
-          at::Tensor whole = spec.isReplicated() ? outs[i]
-                                                 : comm.redistribute(outs[i], prep.outputShapes[i], spec,
-                                                                     ShardingSpec::replicated(mesh.ndim()),
-                                                                     "output " + std::to_string(i) + " (" + name + ")");
-          if (rank == 0) assembled.push_back(whole);
-        }
-        if (rank == 0) {
-          for (size_t i = 0; i < assembled.size(); ++i)
-            outputErrors[b].push_back(maxRelError({assembled[i]}, {refOutputs[b][i]}));
-          if (!assembled.empty())
-            firstNorms[b] = {refOutputs[b][0].to(at::kDouble).norm().item<double>(),
-                             assembled[0].to(at::kDouble).norm().item<double>()};
-        }
-        ++batchesDone[rank];
-        RunEvent e;
-        e.kind = RunEvent::Kind::Progress;
-        e.rank = rank;
-        e.batch = b;
-        e.node = e.nodes = prog.graph.size();
-        emit(e);
+      // The outputs, put back together by the plan's output specs (every rank takes part; rank 0 compares).
+      const std::vector<at::Tensor> assembled = assembleOutputs(prep, values[prep.progOut], rank, comm);
+      if (rank == 0) {
+        for (size_t i = 0; i < assembled.size(); ++i)
+          outputErrors[b].push_back(maxRelError({assembled[i]}, {refOutputs[b][i]}));
+        if (!assembled.empty())
+          firstNorms[b] = {refOutputs[b][0].to(at::kDouble).norm().item<double>(),
+                           assembled[0].to(at::kDouble).norm().item<double>()};
       }
-    } catch (const NodeError& e) {
-      errors[rank] = errorAt(prog, "sharded", rank, e);
-    } catch (const RunStopped&) {
-      // another rank failed or the run was cancelled
-    } catch (const CollectiveError& e) {
-      errors[rank] = RunError{"collective", rank, -1, "", e.what()};
-    } catch (const std::exception& e) {
-      errors[rank] = RunError{stage == 0 ? "setup" : "sharded", rank, -1, "", conciseMessage(e)};
+      run.rankDone(rank, b, prog.graph.size());
     }
-    if (stage == 0) connected.count_down();
-    if (errors[rank] || batchesDone[rank] < batches) rv.fail(rank);
-  };
-  {
-    std::vector<std::thread> threads;
-    for (int r = 0; r < ranks; ++r) threads.emplace_back(rankMain, r);
-    for (auto& t : threads) t.join();
-  }
-  report.shardedSeconds = secondsSince(t1);
-  for (int r = 0; r < ranks; ++r) {
-    if (!errors[r]) continue;
-    if (!report.error) report.error = errors[r];
-    else if (report.error->message != errors[r]->message || report.error->node != errors[r]->node)
-      note("also " + errors[r]->toString());
-    else note("also rank " + std::to_string(r) + " at the same node, same error");
-  }
-  if (report.error) return report;
-  if (cancel && cancel->load()) {
-    report.error = RunError{"cancelled", -1, -1, "", "cancelled"};
-    return report;
-  }
+  });
+  if (!ranksDone) return report;
   if (refs) {
     Localisation loc = localise(ref, refs->facts(), measures, report.rtol);
     report.localised = true;
-    auto name = [&](std::optional<Divergence>& d) {
+    auto withAppliedName = [&](std::optional<Divergence>& d) {
       if (d && d->nodeIndex >= 0 && prep.measuredBy[d->nodeIndex] >= 0)
         d->detail += " (the applied graph's " + prog.graph.nodes[prep.measuredBy[d->nodeIndex]].name + ")";
     };
     report.firstDivergence = loc.first;
     report.replicaDisagreement = loc.replicas;
-    name(report.firstDivergence);
-    name(report.replicaDisagreement);
+    withAppliedName(report.firstDivergence);
+    withAppliedName(report.replicaDisagreement);
   }
   for (int b = 0; b < batches; ++b) {
     BatchResult br;
@@ -459,12 +355,7 @@ RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& option
     }
     br.match = finite && br.outputRelError <= report.rtol;
     br.gradRatio = std::nan("");
-    report.batches.push_back(br);
-    RunEvent e;
-    e.kind = RunEvent::Kind::Batch;
-    e.batch = b;
-    e.batchResult = br;
-    emit(e);
+    run.addBatch(br);
   }
   return report;
 }
