@@ -123,6 +123,7 @@ at::Tensor runCollective(RankComm& comm, const SpmdPrograms& spmd, const Node& n
 
 struct Prepared {
   Plan reference, program;
+  std::vector<Plan> rankPrograms;  // per rank: the program with its local chunks at the rank's coordinate
   std::vector<int> placeholderOf;  // program placeholder node -> reference node
   int refOut = -1, progOut = -1;
   std::vector<ShardingSpec> outputSpecs;            // per returned tensor: how the ranks hold it
@@ -183,6 +184,14 @@ std::optional<RunError> prepare(const RankPrograms& p, Prepared& out, std::vecto
                                ") has no spec in the plan: compared as replicated");
     out.outputSpecs.push_back(spec ? *spec : ShardingSpec::replicated(mesh.ndim()));
     out.outputShapes.push_back(m->shape);
+  }
+  // The apply pass's local chunks, traced with the tracing rank's index: each rank takes its own.
+  for (int64_t r = 0; r < mesh.size(); ++r) {
+    Plan mine = out.program;
+    const auto coord = mesh.coordOf(r);
+    for (const auto& [n, d] : p.spmd->rankChunks)
+      mine.graph.nodes[n].args[1] = Arg::integer(d == kAllMeshDims ? r : coord[d]);
+    out.rankPrograms.push_back(std::move(mine));
   }
   // Localisation: the matcher's program node for each reference node (the first that computes it).
   out.measuredBy.assign(ref.graph.size(), -1);
@@ -286,7 +295,9 @@ RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& option
   std::vector<std::vector<BlockMeasure>> measures(ranks);
   std::vector<std::vector<double>> outputErrors(batches);  // rank 0: per output, rel. error against the reference
   std::vector<std::pair<double, double>> firstNorms(batches, {std::nan(""), std::nan("")});  // output 0: ref, sharded
-  const bool ranksDone = run.runRanks([&](int) -> const Plan& { return prog; }, [&](int rank, RankComm& comm) {
+  const bool ranksDone = run.runRanks([&](int rank) -> const Plan& { return prep.rankPrograms[rank]; },
+                                      [&](int rank, RankComm& comm) {
+    const Plan& prog = prep.rankPrograms[rank];
     for (int b = 0; b < batches; ++b) {
       Values values(prog.graph.size());
       for (int n = 0; n < prog.graph.size(); ++n) {

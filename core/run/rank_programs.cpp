@@ -260,6 +260,45 @@ int64_t spmdGroupSize(const DeviceMesh& mesh, int meshDim) {
   return meshDim >= 0 && meshDim < mesh.ndim() ? mesh.dimSize(meshDim) : 0;
 }
 
+Result<std::map<int, int>> findRankChunks(const Plan& program, const std::vector<int>& referenceOf, const DeviceMesh& mesh,
+                                          int tracedRank) {
+  const Graph& g = program.graph;
+  const std::vector<int64_t> coord = mesh.coordOf(std::clamp<int64_t>(tracedRank, 0, mesh.size() - 1));
+  std::map<int, int> out;
+  for (int n = 0; n < g.size(); ++n) {
+    const Node& node = g.nodes[n];
+    if (node.kind != NodeKind::Call || node.opName() != "split" || node.op.find("aten.split.") == std::string::npos) continue;
+    if (n < static_cast<int>(referenceOf.size()) && referenceOf[n] >= 0) continue;  // the model's own split
+    if (node.args.size() < 2 || !node.args[1].isInt() || node.args[1].i < 1 || g.inputs(n).empty()) continue;
+    const TensorMeta* in = g.meta(g.inputs(n)[0]);
+    if (!in || !in->known || in->shape.empty()) continue;
+    int64_t dim = node.args.size() > 2 && node.args[2].isInt() ? node.args[2].i : 0;
+    if (dim < 0) dim += static_cast<int64_t>(in->shape.size());
+    if (dim < 0 || dim >= static_cast<int64_t>(in->shape.size())) continue;
+    const int64_t chunks = (in->shape[dim] + node.args[1].i - 1) / node.args[1].i;
+    std::vector<int> getitems;
+    std::set<int64_t> picked;
+    for (const auto& [user, input] : g.users(n)) {
+      const Node& u = g.nodes[user];
+      if (u.op != "operator.getitem" || u.args.size() < 2 || !u.args[1].isInt()) continue;
+      getitems.push_back(user);
+      picked.insert(u.args[1].i);
+    }
+    if (getitems.empty() || picked.size() != 1) continue;  // every chunk used: a gather's reshuffle, not a pick
+    std::vector<int> dims;
+    for (int d = 0; d < mesh.ndim(); ++d)
+      if (mesh.dimSize(d) == chunks && mesh.dimSize(d) > 1 && coord[d] == *picked.begin()) dims.push_back(d);
+    if (mesh.ndim() > 1 && mesh.size() == chunks && mesh.rankOf(coord) == *picked.begin()) dims.push_back(kAllMeshDims);
+    if (dims.empty()) continue;
+    if (dims.size() > 1)
+      return Error{"node '" + node.name + "' takes chunk " + std::to_string(*picked.begin()) + " of " +
+                   std::to_string(chunks) + " (a local chunk of the apply pass), and several mesh dims have " +
+                   std::to_string(chunks) + " ranks: which rank takes which chunk is ambiguous"};
+    for (int u : getitems) out[u] = dims[0];
+  }
+  return out;
+}
+
 bool holdsAppliedRun(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -295,12 +334,16 @@ Result<RankPrograms> loadAppliedRankPrograms(const std::string& path) {
   spmd.referenceOf = a.planOf;
   for (const GroupMapping& g : a.groups)
     if (g.meshDim >= 0 || g.meshDim == kAllMeshDims) spmd.groupDims[g.group] = g.meshDim;
+  auto chunks = findRankChunks(a.graph, a.planOf, session->plan.mesh, a.rank);
+  if (!chunks) return Error{path + ": the applied graph's " + chunks.error().message};
+  spmd.rankChunks = std::move(*chunks);
   out.ranks.push_back(a.graph);
   out.spmd = std::move(spmd);
   out.notes.push_back("reference: " + std::string(kJointGraphArtifact) + " with the plan's specs, on one device");
   out.notes.push_back("every rank: " + std::string(kAppliedGraphArtifact) + " (traced on rank " + std::to_string(a.rank) +
                       ": its local shapes), " + std::to_string(a.collectives.size()) + " collectives on " +
-                      std::to_string(out.spmd->groupDims.size()) + " process groups");
+                      std::to_string(out.spmd->groupDims.size()) + " process groups, " +
+                      std::to_string(out.spmd->rankChunks.size()) + " local chunks taken by each rank's coordinate");
   return out;
 }
 
@@ -321,7 +364,8 @@ std::string writeRankProgramsText(const RankPrograms& p) {
   j["ranks"] = nlohmann::json::array();
   for (const Plan& r : p.ranks) j["ranks"].push_back(nlohmann::json::parse(bound(r)));
   if (p.spmd) {
-    j["spmd"] = {{"groups", p.spmd->groupDims}, {"reference_of", p.spmd->referenceOf}, {"traced_rank", p.spmd->tracedRank}};
+    j["spmd"] = {{"groups", p.spmd->groupDims}, {"reference_of", p.spmd->referenceOf}, {"traced_rank", p.spmd->tracedRank},
+                 {"rank_chunks", p.spmd->rankChunks}};
   }
   return j.dump();
 }
@@ -352,6 +396,7 @@ Result<RankPrograms> readRankProgramsText(std::string_view text) {
       spmd.groupDims = s.at("groups").get<std::map<std::string, int>>();
       spmd.referenceOf = s.at("reference_of").get<std::vector<int>>();
       spmd.tracedRank = s.value("traced_rank", 0);
+      spmd.rankChunks = s.value("rank_chunks", std::map<int, int>{});
       p.spmd = std::move(spmd);
     }
   } catch (const std::exception& e) {
@@ -423,6 +468,10 @@ std::optional<RunError> rankProgramsRefusal(const RankPrograms& p) {
     const Plan& prog = p.ranks[0];
     if (p.spmd->referenceOf.size() != static_cast<size_t>(prog.graph.size()))
       return RunError{"load", -1, -1, "", "the program's node map does not fit its graph"};
+    for (const auto& [n, d] : p.spmd->rankChunks)
+      if (n < 0 || n >= prog.graph.size() || prog.graph.nodes[n].op != "operator.getitem" ||
+          (d != kAllMeshDims && (d < 0 || d >= p.reference.mesh.ndim())))
+        return RunError{"load", -1, -1, "", "a local chunk that is not a getitem on a mesh dim"};
     // Every collective: one the runner executes, on a group that maps to a mesh dim, with that dim's size.
     for (int n = 0; n < prog.graph.size(); ++n) {
       const Node& node = prog.graph.nodes[n];

@@ -28,6 +28,9 @@ struct SpmdPrograms {
   std::map<std::string, int> groupDims;    // process-group name -> mesh dim of reference.mesh, or kAllMeshDims
   std::vector<int> referenceOf;            // program node -> the reference node it computes (the matcher's), -1 none
   int tracedRank = 0;                      // the rank whose local shapes the program's annotations are
+  // The apply pass's local chunks (R -> S: `split` + `getitem`) were traced with the tracing rank's chunk index
+  // baked in: getitem node -> the mesh dim whose coordinate picks the chunk on each rank (kAllMeshDims: the rank).
+  std::map<int, int> rankChunks;
   bool operator==(const SpmdPrograms&) const = default;
 };
 
@@ -80,6 +83,12 @@ Result<RankPrograms> loadRankPrograms(const std::string& path);
 // Whether `path` (a TORCH_TRACE log or a folder of them) holds an autoparallel run to re-run: an
 // `autoparallel_parallel_graph` artifact and the plan it applies (a joint graph or optimizer log).
 bool holdsAppliedRun(const std::string& path);
+// The apply pass's local chunks in `program` (see SpmdPrograms::rankChunks): a `split` that no plan node computes
+// (`referenceOf` -1), all of whose getitems take the one chunk index that the tracing rank's coordinate gives on
+// the one mesh dim (or the flattened mesh) with as many ranks as the split has chunks. Error: a chunk count that
+// two mesh dims share (which coordinate picks is ambiguous).
+Result<std::map<int, int>> findRankChunks(const Plan& program, const std::vector<int>& referenceOf, const DeviceMesh& mesh,
+                                          int tracedRank);
 // Reads it as SPMD rank programs: the reference is the session's plan (core/applied/session.h: joint graph +
 // solution), the program the first log's applied graph, its process groups mapped to mesh dims by the applied-graph
 // matcher. Errors (one line): no plan or applied graph, a collective whose group maps to no mesh dim.
