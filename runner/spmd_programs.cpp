@@ -3,6 +3,7 @@
 // collectives run over Gloo on the mesh dims their process groups map to, the outputs put back together by the
 // plan's output specs and compared with the reference (the plan's joint graph on one device).
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/model/layout.h"
@@ -254,6 +255,17 @@ RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& option
     return report;
   }
   const at::ScalarType floatType = floatTypeFor(options);
+  // In the graph's own bf16 / f16 (--dtype planned), every op rounds to 8 (11) significant bits and sharding moves
+  // where the roundings fall: llama3_2d measured 2.7e-3 on its output and 1.5e-2 on its worst gradient, so the
+  // default tolerance there is 5e-2 (f32 and f64 runs keep 1e-4: only the order of sums differs).
+  if (options.rtol < 0 && floatType == at::ScalarType::Undefined &&
+      std::any_of(ref.graph.nodes.begin(), ref.graph.nodes.end(), [](const Node& n) {
+        return std::any_of(n.outputs.begin(), n.outputs.end(),
+                           [](const TensorMeta& m) { return m.dtype == DType::BF16 || m.dtype == DType::F16; });
+      })) {
+    report.rtol = 5e-2;
+    run.note("--dtype planned on a bf16/f16 graph: rtol 5e-2 unless --rtol is given");
+  }
   run.note("applied graph: the one program on each of the " + std::to_string(ranks) + " ranks, its collectives over "
            "Gloo on the mesh dims their groups map to; the reference runs the joint graph alone; verdict: every "
            "output put together from the ranks by the plan's output specs against the reference's (columns "

@@ -260,6 +260,32 @@ int64_t spmdGroupSize(const DeviceMesh& mesh, int meshDim) {
   return meshDim >= 0 && meshDim < mesh.ndim() ? mesh.dimSize(meshDim) : 0;
 }
 
+namespace {
+
+// A higher-order op (torch.ops.higher_order.*: local_map_hop, flex_attention, ...) calls subgraphs that the
+// printed graph holds as module attributes (get_attr nodes without a tensor value). The runner executes no
+// subgraph, so such a graph is refused naming the op and its subgraphs.
+std::optional<RunError> higherOrderRefusal(const Plan& plan, const std::string& which) {
+  const Graph& g = plan.graph;
+  for (int n = 0; n < g.size(); ++n) {
+    const Node& node = g.nodes[n];
+    if (node.kind != NodeKind::Call || node.op.find("higher_order.") == std::string::npos) continue;
+    std::string bodies;
+    for (const TensorRef& r : g.inputs(n)) {
+      const Node& in = g.nodes[r.node];
+      if (in.kind == NodeKind::Placeholder && in.op == "get_attr" && (in.outputs.empty() || !in.outputs[0].known))
+        bodies += (bodies.empty() ? "" : ", ") + in.name;
+    }
+    return RunError{"unsafe-op", -1, n, node.name,
+                    which + ": " + node.op + " at node '" + node.name + "' is a higher-order op that runs its body " +
+                        (bodies.empty() ? std::string("subgraph") : "subgraphs (" + bodies + ")") +
+                        "; the runner executes no subgraph"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<std::map<int, int>> findRankChunks(const Plan& program, const std::vector<int>& referenceOf, const DeviceMesh& mesh,
                                           int tracedRank) {
   const Graph& g = program.graph;
@@ -334,6 +360,9 @@ Result<RankPrograms> loadAppliedRankPrograms(const std::string& path) {
   spmd.referenceOf = a.planOf;
   for (const GroupMapping& g : a.groups)
     if (g.meshDim >= 0 || g.meshDim == kAllMeshDims) spmd.groupDims[g.group] = g.meshDim;
+  // What the runner cannot execute at all is said first (a higher-order op), before what it would need to know.
+  if (auto e = higherOrderRefusal(session->plan, "the reference (" + std::string(kJointGraphArtifact) + ")"))
+    return Error{path + ": refused: " + e->message};
   auto chunks = findRankChunks(a.graph, a.planOf, session->plan.mesh, a.rank);
   if (!chunks) return Error{path + ": the applied graph's " + chunks.error().message};
   spmd.rankChunks = std::move(*chunks);
@@ -417,31 +446,6 @@ Result<RankPrograms> readRankProgramsText(std::string_view text) {
   return p;
 }
 
-namespace {
-
-// A higher-order op (torch.ops.higher_order.*: local_map_hop, flex_attention, ...) calls subgraphs that the
-// printed graph holds as module attributes (get_attr nodes without a tensor value). The runner executes no
-// subgraph, so such a graph is refused naming the op and its subgraphs.
-std::optional<RunError> higherOrderRefusal(const Plan& plan, const std::string& which) {
-  const Graph& g = plan.graph;
-  for (int n = 0; n < g.size(); ++n) {
-    const Node& node = g.nodes[n];
-    if (node.kind != NodeKind::Call || node.op.find("higher_order.") == std::string::npos) continue;
-    std::string bodies;
-    for (const TensorRef& r : g.inputs(n)) {
-      const Node& in = g.nodes[r.node];
-      if (in.kind == NodeKind::Placeholder && in.op == "get_attr" && (in.outputs.empty() || !in.outputs[0].known))
-        bodies += (bodies.empty() ? "" : ", ") + in.name;
-    }
-    return RunError{"unsafe-op", -1, n, node.name,
-                    which + ": " + node.op + " at node '" + node.name + "' is a higher-order op that runs its body " +
-                        (bodies.empty() ? std::string("subgraph") : "subgraphs (" + bodies + ")") +
-                        "; the runner executes no subgraph"};
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 std::optional<RunError> rankProgramsRefusal(const RankPrograms& p) {
   if (auto e = higherOrderRefusal(p.reference, "reference")) return e;
