@@ -42,37 +42,50 @@ int nodeNamed(const Plan& plan, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("applied graph re-run: seed1_fixed, conv, llama3_1d and llama3_2d match the joint graph on every output",
-          "[runner][applied-run][real]") {
-  struct Case {
-    const char* name;
-    int ranks;
-    int batches;
-    int outputs;  // tensors the joint graph returns: forward results, then gradients (llama3: 1 + 21 parameters)
-  };
-  for (const Case c : {Case{"conv", 8, 3, 7}, Case{"llama3_1d", 8, 1, 22}, Case{"llama3_2d", 8, 1, 22},
-                       Case{"seed1_fixed", 8, 1, 2}}) {
-    const RankPrograms p = loadCase(c.name);
-    RunReport r = runCase(p, c.batches);
-    INFO(c.name << "\n" << r.summary());
-    REQUIRE_FALSE(r.error);
-    CHECK(r.ranks == c.ranks);
-    CHECK(r.rtol == 1e-4);
-    REQUIRE(r.batches.size() == static_cast<size_t>(c.batches));
-    for (const BatchResult& b : r.batches) {
-      CHECK(b.outputsCompared == c.outputs);
-      CHECK(b.match);
-      CHECK(b.outputRelError <= 1e-4);
-      CHECK(b.reference > 0);
-    }
-    CHECK(r.localised);
-    CHECK_FALSE(r.firstDivergence);
-    CHECK(r.exitCode() == 0);
+namespace {
+
+struct MatchCase {
+  const char* name;
+  int ranks;
+  int batches;
+  int outputs;  // tensors the joint graph returns: forward results, then gradients (llama3: 1 + 21 parameters)
+};
+
+void checkMatches(const MatchCase& c) {
+  const RankPrograms p = loadCase(c.name);
+  RunReport r = runCase(p, c.batches);
+  INFO(c.name << "\n" << r.summary());
+  REQUIRE_FALSE(r.error);
+  CHECK(r.ranks == c.ranks);
+  CHECK(r.rtol == 1e-4);
+  REQUIRE(r.batches.size() == static_cast<size_t>(c.batches));
+  for (const BatchResult& b : r.batches) {
+    CHECK(b.outputsCompared == c.outputs);
+    CHECK(b.match);
+    CHECK(b.outputRelError <= 1e-4);
+    CHECK(b.reference > 0);
   }
+  CHECK(r.localised);
+  CHECK_FALSE(r.firstDivergence);
+  CHECK(r.exitCode() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("applied graph re-run: conv, llama3_1d and llama3_2d match the joint graph on every output",
+          "[runner][applied-run][real]") {
+  for (const MatchCase c : {MatchCase{"conv", 8, 3, 7}, MatchCase{"llama3_1d", 8, 1, 22}, MatchCase{"llama3_2d", 8, 1, 22}})
+    checkMatches(c);
+}
+
+// Seed 1 at its real size: 8 ranks each run both 2048 x 4672 x 4672 products (~1.6 TFLOP with the reference; ~4 GB).
+TEST_CASE("applied graph re-run: seed1_fixed at real size matches on its output and gradient",
+          "[runner][applied-run][real][real-size]") {
+  checkMatches(MatchCase{"seed1_fixed", 8, 1, 2});
 }
 
 TEST_CASE("applied graph re-run: seed1_buggy fails at index_put on every rank with the real bug's shapes (exit 3)",
-          "[runner][applied-run][real][cli]") {
+          "[runner][applied-run][real][real-size][cli]") {
   CliResult r = runCli("run " + realCase("seed1_buggy") + " --batches 1");
   INFO(r.output);
   CHECK(r.exitCode == 3);
