@@ -181,6 +181,26 @@ std::vector<at::Tensor> wholeInputs(const RankPrograms& p, const Plan& ref, int 
   return out;
 }
 
+ExecEnv asWrittenEnv(const Plan& plan, int64_t rank, int batch, const std::atomic<bool>* stop, at::ScalarType floatType) {
+  ExecEnv env;
+  env.plan = &plan;
+  env.rank = rank;
+  env.batch = batch;
+  env.asWritten = true;
+  env.floatType = floatType;
+  env.stop = stop;
+  env.releaseDead = true;
+  env.keep = {plan.graph.outputNode()};
+  return env;
+}
+
+Values clonedPlaceholders(const std::vector<at::Tensor>& wholes) {
+  Values values(wholes.size());
+  for (size_t n = 0; n < wholes.size(); ++n)
+    if (wholes[n].defined()) values[n] = {wholes[n].clone()};
+  return values;
+}
+
 RunError errorAt(const Plan& plan, const char* stage, int rank, const NodeError& e) {
   RunError err;
   err.stage = stage;
@@ -381,15 +401,8 @@ RunReport runRankPrograms(const RankPrograms& programs, const RunOptions& option
   std::vector<std::vector<at::Tensor>> wholes(batches);
   const bool refDone = run.runReference(ref, [&](int b) {
     wholes[b] = wholeInputs(programs, ref, b, seed);
-    Values values(ref.graph.size());
-    for (int n = 0; n < ref.graph.size(); ++n)
-      if (wholes[b][n].defined()) values[n] = {wholes[b][n].clone()};
-    ExecEnv env;
-    env.plan = &ref;
-    env.asWritten = true;
-    env.stop = cancel;
-    env.releaseDead = true;
-    env.keep = {ref.graph.outputNode()};
+    Values values = clonedPlaceholders(wholes[b]);
+    ExecEnv env = asWrittenEnv(ref, -1, b, cancel);
     env.callOverride = [&ref](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
       const Node& node = ref.graph.nodes[n];
       if (node.op == kAutoSpAllToAllOp)
@@ -411,14 +424,7 @@ RunReport runRankPrograms(const RankPrograms& programs, const RunOptions& option
         const int n = prep.placeholderOf[rank][k];
         if (n >= 0) values[n] = {wholes[b][k].clone()};  // every rank its own copy: a graph may write in place
       }
-      ExecEnv env;
-      env.plan = &plan;
-      env.rank = rank;
-      env.asWritten = true;
-      env.stop = cancel;
-      env.releaseDead = true;
-      env.keep = {plan.graph.outputNode()};
-      env.batch = b;
+      ExecEnv env = asWrittenEnv(plan, rank, b, cancel);
       env.callOverride = [&](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
         const Node& node = plan.graph.nodes[n];
         if (node.op == kAutoSpAllToAllOp) return std::vector<at::Tensor>{autoSpAllToAll(comm, node, inputs)};

@@ -27,6 +27,12 @@ std::optional<std::vector<at::Tensor>> sizeArithmetic(const Node& node, const st
 // The whole placeholders of batch b, by reference node (Sym placeholders: their value as a 0-dim tensor).
 std::vector<at::Tensor> wholeInputs(const RankPrograms& p, const Plan& ref, int b, uint64_t seed,
                                     at::ScalarType floatType = at::kFloat);
+// An executor for a graph run as written (no spec rewriting): `plan` on `rank` (-1: the reference), dead values
+// released, its output kept.
+ExecEnv asWrittenEnv(const Plan& plan, int64_t rank, int batch, const std::atomic<bool>* stop,
+                     at::ScalarType floatType = at::kFloat);
+// Values of a graph whose placeholders are its own copies of `wholes` (by node).
+Values clonedPlaceholders(const std::vector<at::Tensor>& wholes);
 RunError errorAt(const Plan& plan, const char* stage, int rank, const NodeError& e);
 // Memory: the whole placeholders `copies` times (8 bytes an element) against 80 % of the allowance; fills the
 // report's estimate and allowance, and returns the refusal (stage "memory") when they do not fit.

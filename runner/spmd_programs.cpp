@@ -279,16 +279,8 @@ RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& option
   std::vector<std::vector<at::Tensor>> wholes(batches), refOutputs(batches);
   const bool refDone = run.runReference(ref, [&](int b) {
     wholes[b] = wholeInputs(programs, ref, b, seed, floatType);
-    Values values(ref.graph.size());
-    for (int n = 0; n < ref.graph.size(); ++n)
-      if (wholes[b][n].defined()) values[n] = {wholes[b][n].clone()};
-    ExecEnv env;
-    env.plan = &ref;
-    env.asWritten = true;
-    env.floatType = floatType;
-    env.stop = cancel;
-    env.releaseDead = true;
-    env.keep = {prep.refOut};
+    Values values = clonedPlaceholders(wholes[b]);
+    ExecEnv env = asWrittenEnv(ref, -1, b, cancel, floatType);
     env.callOverride = [&ref](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
       if (isSpmdCollectiveNode(ref.graph.nodes[n]))
         throw std::runtime_error("the reference graph calls a collective: it is not one device's graph");
@@ -317,15 +309,7 @@ RunReport runSpmdPrograms(const RankPrograms& programs, const RunOptions& option
         if (k >= 0) values[n] = {localPiece(ref, k, wholes[b][k], rank, /*copy=*/true)};
         else if (auto v = symbolPlaceholderValue(prog, n, programs.symbols)) values[n] = {sizeTensor(*v)};
       }
-      ExecEnv env;
-      env.plan = &prog;
-      env.rank = rank;
-      env.asWritten = true;
-      env.floatType = floatType;
-      env.stop = cancel;
-      env.releaseDead = true;
-      env.keep = {prep.progOut};
-      env.batch = b;
+      ExecEnv env = asWrittenEnv(prog, rank, b, cancel, floatType);
       env.callOverride = [&](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
         const Node& node = prog.graph.nodes[n];
         if (isSpmdCollectiveNode(node)) return std::vector<at::Tensor>{runCollective(comm, *programs.spmd, node, inputs)};
