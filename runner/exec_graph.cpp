@@ -9,6 +9,7 @@
 #include <c10/util/Exception.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -313,7 +314,7 @@ void rewriteShapeArgs(const ExecEnv& env, int n, const c10::FunctionSchema& sche
 // ---- emulated ops (GPU-only kernels in graphs traced on CUDA, run here with the math formula) ----
 
 struct MathAttention {
-  at::Tensor probs, out;
+  at::Tensor probs, out, logsumexp;  // logsumexp of the scaled, masked scores over the keys
 };
 
 // softmax(q k^T * scale + bias [causal]) v, keeping the probabilities for the backward.
@@ -327,6 +328,7 @@ MathAttention mathAttention(const at::Tensor& q, const at::Tensor& k, const at::
     scores = scores.masked_fill(mask, -std::numeric_limits<double>::infinity());
   }
   MathAttention a;
+  a.logsumexp = at::logsumexp(scores, -1);
   a.probs = at::softmax(scores, -1);
   a.out = at::matmul(a.probs, v);
   return a;
@@ -337,10 +339,24 @@ double attentionScale(const Arg* scaleArg, const at::Tensor& q) {
   return 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
 }
 
+// The math attention's backward: grad q, k, v (laid out like them) and the scores' gradient.
+std::array<at::Tensor, 4> attentionBackward(const MathAttention& a, const at::Tensor& go, const at::Tensor& q,
+                                            const at::Tensor& k, const at::Tensor& v, double scale);
+
 // The kernels return tensors laid out like their inputs (e.g. [B, S, H, D] memory seen as [B, H, S, D]); later
 // views in the graph rely on it.
 at::Tensor likeStrides(const at::Tensor& value, const at::Tensor& like) {
   return at::empty_like(like).copy_(value);
+}
+
+std::array<at::Tensor, 4> attentionBackward(const MathAttention& a, const at::Tensor& go, const at::Tensor& q,
+                                            const at::Tensor& k, const at::Tensor& v, double scale) {
+  at::Tensor gv = at::matmul(a.probs.transpose(-2, -1), go);
+  at::Tensor gp = at::matmul(go, v.transpose(-2, -1));
+  at::Tensor gs = a.probs * (gp - (gp * a.probs).sum(-1, true));
+  at::Tensor gq = at::matmul(gs, k) * scale;
+  at::Tensor gk = at::matmul(gs.transpose(-2, -1), q) * scale;
+  return {likeStrides(gq, q), likeStrides(gk, k), likeStrides(gv, v), gs};
 }
 
 // _scaled_dot_product_efficient_attention(q, k, v, attn_bias, compute_log_sumexp, dropout_p=0, is_causal=False,
@@ -377,14 +393,55 @@ std::optional<std::vector<at::Tensor>> runEmulated(const Node& node, const std::
     at::Tensor go = tensor(0, "grad_out_"), q = tensor(1, "query"), k = tensor(2, "key"), v = tensor(3, "value");
     at::Tensor bias = tensor(4, "attn_bias");
     double scale = attentionScale(arg(12, "scale"), q);
-    auto a = mathAttention(q, k, v, bias, flag(11, "is_causal"), scale);
-    at::Tensor gv = at::matmul(a.probs.transpose(-2, -1), go);
-    at::Tensor gp = at::matmul(go, v.transpose(-2, -1));
-    at::Tensor gs = a.probs * (gp - (gp * a.probs).sum(-1, true));
-    at::Tensor gq = at::matmul(gs, k) * scale;
-    at::Tensor gk = at::matmul(gs.transpose(-2, -1), q) * scale;
-    at::Tensor gb = bias.defined() ? gs : at::zeros({0}, q.options());
-    return std::vector<at::Tensor>{likeStrides(gq, q), likeStrides(gk, k), likeStrides(gv, v), gb};
+    auto g = attentionBackward(mathAttention(q, k, v, bias, flag(11, "is_causal"), scale), go, q, k, v, scale);
+    at::Tensor gb = bias.defined() ? g[3] : at::zeros({0}, q.options());
+    return std::vector<at::Tensor>{g[0], g[1], g[2], gb};
+  }
+  // The masked index ops of newer decompositions (an embedding's backward, absent from older LibTorch), as torch
+  // defines them: the indices clamped into range (masked-out entries may point anywhere), masked-out values 0 /
+  // `fill`, then the checked index_put (accumulate) / index.
+  if (op == "_unsafe_masked_index_put_accumulate" || op == "_unsafe_masked_index") {
+    const bool put = op == "_unsafe_masked_index_put_accumulate";
+    at::Tensor self = tensor(0, "self"), mask = tensor(1, "mask");
+    const Arg* list = arg(2, "indices");
+    if (!self.defined() || !mask.defined() || !list || !list->isList())
+      throw std::runtime_error(op + " expects (self, mask, indices, ...)");
+    c10::List<c10::optional<at::Tensor>> indices;
+    for (size_t j = 0; j < list->items.size(); ++j) {
+      const Arg& i = list->items[j];
+      if (!i.isTensor()) {
+        indices.push_back(c10::nullopt);
+        continue;
+      }
+      if (static_cast<int64_t>(j) >= self.dim()) throw std::runtime_error(op + ": more indices than dims");
+      const int64_t n = self.size(static_cast<int64_t>(j));
+      indices.push_back(tensorOf(c, i.t).clamp(-n, std::max<int64_t>(n - 1, 0)));
+    }
+    if (put) {
+      at::Tensor values = tensor(3, "values");
+      if (!values.defined()) throw std::runtime_error(op + " expects its values");
+      return std::vector<at::Tensor>{at::index_put(self, indices, values.masked_fill(mask.logical_not(), 0), true)};
+    }
+    const Arg* fill = arg(3, "fill");
+    const double f = fill && fill->kind == Arg::Kind::Float ? fill->f : fill && fill->isInt() ? static_cast<double>(fill->i) : 0.0;
+    return std::vector<at::Tensor>{at::index(self, indices).masked_fill(mask.logical_not(), f)};
+  }
+  // PyTorch 2.x's CPU flash attention (autoparallel's CPU traces; absent from older LibTorch):
+  // _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p=0, is_causal=False, *, attn_mask=None, scale=None)
+  // -> (out, logsumexp [B, H, L]), and its backward (grad_out, q, k, v, out, logsumexp, dropout_p, is_causal, *,
+  // attn_mask=None, scale=None) -> (grad_q, grad_k, grad_v), both with the math formula (dropout 0 only).
+  if (op == "_scaled_dot_product_flash_attention_for_cpu" || op == "_scaled_dot_product_flash_attention_for_cpu_backward") {
+    const bool backward = op.size() > 9 && op.compare(op.size() - 9, 9, "_backward") == 0;
+    const size_t first = backward ? 1 : 0, dropout = backward ? 6 : 3;
+    if (const Arg* d = arg(dropout, "dropout_p"); d && d->kind == Arg::Kind::Float && d->f != 0.0)
+      throw std::runtime_error(op + " with dropout: the runner runs no random dropout");
+    at::Tensor q = tensor(first, "query"), k = tensor(first + 1, "key"), v = tensor(first + 2, "value");
+    at::Tensor mask = tensor(99, "attn_mask");
+    const double scale = attentionScale(arg(99, "scale"), q);
+    auto a = mathAttention(q, k, v, mask, flag(dropout + 1, "is_causal"), scale);
+    if (!backward) return std::vector<at::Tensor>{likeStrides(a.out, q), a.logsumexp.to(at::kFloat)};
+    auto g = attentionBackward(a, tensor(0, "grad_out"), q, k, v, scale);
+    return std::vector<at::Tensor>{g[0], g[1], g[2]};
   }
   return std::nullopt;
 }

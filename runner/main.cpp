@@ -226,7 +226,7 @@ int runRankProgramsMain(const std::string& text, const ss::RunOptions& options, 
     finish(report);
     return 2;
   }
-  const int64_t ranks = static_cast<int64_t>(programs->ranks.size());
+  const int64_t ranks = programs->rankCount();
   ss::runner::SandboxPolicy policy;
   policy.maxOpenFiles = ss::runner::openFilesFor(ranks);
   const ss::runner::SandboxInfo sandbox = ss::runner::enterSandbox(policy);

@@ -17,15 +17,17 @@
 #include "core/model/units.h"
 #include "runner/blas.h"
 #include "runner/rank_programs.h"
+#include "runner/rank_programs_internal.h"
 #include "runner/run_data.h"
 #include "runner/runner.h"
 #include "runner/torch_internal.h"
 
 namespace ss::runner {
-namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = RankClock;
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+namespace {
 
 // Python's floor division and modulo on integers (the graphs' `s38 // 2`).
 int64_t floorDiv(int64_t a, int64_t b) {
@@ -44,9 +46,10 @@ int64_t intOperand(const Arg& a, const std::vector<at::Tensor>& inputs, int& nex
   throw std::runtime_error("size arithmetic on something that is not an integer");
 }
 
+}  // namespace
+
 at::Tensor sizeTensor(int64_t v) { return at::scalar_tensor(v, at::kLong); }
 
-// operator.floordiv / mul / add / sub / mod / neg on integers; nullopt for any other op.
 std::optional<std::vector<at::Tensor>> sizeArithmetic(const Node& node, const std::vector<at::Tensor>& inputs) {
   const std::string op = node.op;
   if (op.rfind("operator.", 0) != 0 && op.rfind("_operator.", 0) != 0) return std::nullopt;
@@ -91,6 +94,8 @@ std::string shapeText(const std::vector<int64_t>& s) {
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
 }
+
+namespace {
 
 // DeepSpeed's autosp::all_to_all over the rank's N-rank group (see the header's contract), through RankComm's
 // all_to_all: x [.., a, .., b, ..] sharded on the gather dim (each rank's piece), redistributed to the scatter dim.
@@ -182,15 +187,36 @@ std::optional<RunError> prepare(const RankPrograms& p, Prepared& out) {
   return std::nullopt;
 }
 
-// The whole placeholders of batch b, by reference node (Sym placeholders: their value as a 0-dim tensor).
-std::vector<at::Tensor> wholeInputs(const RankPrograms& p, const Plan& ref, int b, uint64_t seed) {
+}  // namespace
+
+std::vector<at::Tensor> wholeInputs(const RankPrograms& p, const Plan& ref, int b, uint64_t seed, at::ScalarType floatType) {
   std::vector<at::Tensor> out(ref.graph.size());
   for (int n = 0; n < ref.graph.size(); ++n) {
     if (ref.graph.nodes[n].kind != NodeKind::Placeholder) continue;
     if (auto v = symbolPlaceholderValue(ref, n, p.symbols)) out[n] = sizeTensor(*v);
-    else out[n] = placeholderData(ref, n, b, seed, at::kFloat);
+    else out[n] = placeholderData(ref, n, b, seed, floatType);
   }
   return out;
+}
+
+ExecEnv asWrittenEnv(const Plan& plan, int64_t rank, int batch, const std::atomic<bool>* stop, at::ScalarType floatType) {
+  ExecEnv env;
+  env.plan = &plan;
+  env.rank = rank;
+  env.batch = batch;
+  env.asWritten = true;
+  env.floatType = floatType;
+  env.stop = stop;
+  env.releaseDead = true;
+  env.keep = {plan.graph.outputNode()};
+  return env;
+}
+
+Values clonedPlaceholders(const std::vector<at::Tensor>& wholes) {
+  Values values(wholes.size());
+  for (size_t n = 0; n < wholes.size(); ++n)
+    if (wholes[n].defined()) values[n] = {wholes[n].clone()};
+  return values;
 }
 
 RunError errorAt(const Plan& plan, const char* stage, int rank, const NodeError& e) {
@@ -203,170 +229,140 @@ RunError errorAt(const Plan& plan, const char* stage, int rank, const NodeError&
   return err;
 }
 
-}  // namespace
+std::optional<RunError> placeholderMemoryRefusal(const Plan& ref, int64_t copies, const RunOptions& options,
+                                                 RunReport& report) {
+  int64_t bytes = 0;
+  for (const Node& n : ref.graph.nodes)
+    if (n.kind == NodeKind::Placeholder && n.outputs.at(0).known)
+      bytes = ss::satAdd(bytes, ss::satMul(n.outputs[0].numel(), int64_t{8}));
+  report.memoryEstimateBytes = ss::satMul(bytes, copies);
+  report.memoryAvailableBytes = options.memoryLimitBytes > 0 ? options.memoryLimitBytes : availableMemoryBytes();
+  if (report.memoryAvailableBytes > 0 && report.memoryEstimateBytes > report.memoryAvailableBytes / 10 * 8)
+    return RunError{"memory", -1, -1, "",
+                    "the placeholders alone need " + formatBytes(report.memoryEstimateBytes) + " but only " +
+                        formatBytes(report.memoryAvailableBytes) + " is available (80% allowed)"};
+  return std::nullopt;
+}
 
-RunReport runRankPrograms(const RankPrograms& programs, const RunOptions& options, const RankProgramsEventSink& onEvent,
-                          const std::atomic<bool>* cancel) {
-  RunReport report;
-  std::mutex eventMutex;
-  auto emit = [&](const RunEvent& e) {
-    if (!onEvent) return;
-    std::lock_guard<std::mutex> lock(eventMutex);
-    onEvent(e);
-  };
-  auto note = [&](const std::string& text) {
-    report.notes.push_back(text);
-    RunEvent e;
-    e.kind = RunEvent::Kind::Note;
-    e.text = text;
-    emit(e);
-  };
-  const int ranks = static_cast<int>(programs.ranks.size());
+ProgramsRun::ProgramsRun(const RankPrograms& programs, const RunOptions& options, const DeviceMesh& mesh,
+                         const RankProgramsEventSink& onEvent, const std::atomic<bool>* cancelFlag)
+    : batches(options.batches > 0 ? options.batches : 3),
+      cancel(cancelFlag),
+      programs_(programs),
+      options_(options),
+      mesh_(mesh),
+      onEvent_(onEvent) {
+  const int ranks = static_cast<int>(mesh.size());
   report.planName = programs.name;
   report.ranks = ranks;
-  report.meshShape = {ranks};
+  report.meshShape = mesh.shape();
   report.device = options.device;
   report.backend = "gloo";
   report.rtol = options.rtol >= 0 ? options.rtol : 1e-4;
   report.seed = options.seed.value_or(0);
   report.localised = false;
-  const int batches = options.batches > 0 ? options.batches : 3;
-  {
-    RunEvent e;
-    e.kind = RunEvent::Kind::Started;
-    e.text = programs.name;
-    emit(e);
-  }
-  for (const std::string& n : programs.notes) report.notes.push_back(n);
-  if (auto refused = rankProgramsRefusal(programs)) {
-    report.error = *refused;
-    return report;
-  }
-  if (options.device != "cpu") {
-    report.error = RunError{"setup", -1, -1, "", "rank programs run on CPU ranks only (--device cpu)"};
-    return report;
-  }
-  Prepared prep;
-  if (auto e = prepare(programs, prep)) {
-    report.error = *e;
-    return report;
-  }
-  const Plan& ref = prep.reference;
-  // Memory: the whole placeholders once for the reference and once per rank (each rank gets its own copy).
-  {
-    int64_t bytes = 0;
-    for (const Node& n : ref.graph.nodes)
-      if (n.kind == NodeKind::Placeholder && n.outputs.at(0).known)
-        bytes = ss::satAdd(bytes, ss::satMul(n.outputs[0].numel(), int64_t{8}));
-    report.memoryEstimateBytes = ss::satMul(bytes, int64_t{ranks + 1});
-    report.memoryAvailableBytes = options.memoryLimitBytes > 0 ? options.memoryLimitBytes : availableMemoryBytes();
-    if (report.memoryAvailableBytes > 0 && report.memoryEstimateBytes > report.memoryAvailableBytes / 10 * 8) {
-      report.error = RunError{"memory", -1, -1, "",
-                              "the placeholders alone need " + formatBytes(report.memoryEstimateBytes) + " but only " +
-                                  formatBytes(report.memoryAvailableBytes) + " is available (80% allowed)"};
-      return report;
-    }
-  }
-  note("rank programs: " + std::to_string(ranks) + " ranks, each running its own graph as written; the reference "
-       "runs the whole graph alone; verdict: the mean of the per-rank losses");
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  cores_ = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   report.blas = detectBlas().toString();
-  report.referenceThreads = cores;
-  report.threadsPerRank = std::max(1, cores / std::max(ranks, 1));
+  report.referenceThreads = cores_;
+  report.threadsPerRank = std::max(1, cores_ / std::max(ranks, 1));
   report.computingRanks = ranks;
-  const uint64_t seed = report.seed;
+  RunEvent e;
+  e.kind = RunEvent::Kind::Started;
+  e.text = programs.name;
+  emit(e);
+  for (const std::string& n : programs.notes) report.notes.push_back(n);
+}
 
-  // ---- reference ----
-  std::vector<double> refLoss(batches, 0);
-  std::vector<std::vector<at::Tensor>> wholes(batches);
+void ProgramsRun::emit(const RunEvent& e) {
+  if (!onEvent_) return;
+  std::lock_guard<std::mutex> lock(eventMutex_);
+  onEvent_(e);
+}
+
+void ProgramsRun::note(const std::string& text) {
+  report.notes.push_back(text);
+  RunEvent e;
+  e.kind = RunEvent::Kind::Note;
+  e.text = text;
+  emit(e);
+}
+
+void ProgramsRun::rankDone(int rank, int batch, int nodes) {
+  RunEvent e;
+  e.kind = RunEvent::Kind::Progress;
+  e.rank = rank;
+  e.batch = batch;
+  e.node = e.nodes = nodes;
+  emit(e);
+}
+
+void ProgramsRun::addBatch(const BatchResult& b) {
+  report.batches.push_back(b);
+  RunEvent e;
+  e.kind = RunEvent::Kind::Batch;
+  e.batch = b.batch;
+  e.batchResult = b;
+  emit(e);
+}
+
+bool ProgramsRun::admitted() {
+  if (auto refused = rankProgramsRefusal(programs_)) {
+    report.error = *refused;
+    return false;
+  }
+  if (options_.device != "cpu") {
+    report.error = RunError{"setup", -1, -1, "", "rank programs run on CPU ranks only (--device cpu)"};
+    return false;
+  }
+  return true;
+}
+
+bool ProgramsRun::runReference(const Plan& ref, const std::function<void(int)>& body) {
   auto t0 = Clock::now();
-  at::set_num_threads(cores);
-  setBlasThreads(cores);
+  at::set_num_threads(cores_);
+  setBlasThreads(cores_);
   report.blasThreads = detectBlas().threads;
   for (int b = 0; b < batches; ++b) {
     try {
       at::NoGradGuard noGrad;
-      wholes[b] = wholeInputs(programs, ref, b, seed);
-      Values values(ref.graph.size());
-      for (int n = 0; n < ref.graph.size(); ++n)
-        if (wholes[b][n].defined()) values[n] = {wholes[b][n].clone()};
-      ExecEnv env;
-      env.plan = &ref;
-      env.asWritten = true;
-      env.stop = cancel;
-      env.releaseDead = true;
-      env.keep = {ref.graph.outputNode()};
-      env.callOverride = [&ref](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
-        const Node& node = ref.graph.nodes[n];
-        if (node.op == kAutoSpAllToAllOp)
-          throw std::runtime_error("the reference graph calls autosp.all_to_all (a collective): it is not one device's graph");
-        return sizeArithmetic(node, inputs);
-      };
-      runGraph(env, values);
-      refLoss[b] = lossOf(ref, values);
+      body(b);
     } catch (const NodeError& e) {
       report.error = errorAt(ref, "reference", -1, e);
-      return report;
     } catch (const RunStopped&) {
       report.error = RunError{"cancelled", -1, -1, "", "cancelled"};
-      return report;
     } catch (const std::exception& e) {
       report.error = RunError{"reference", -1, -1, "", conciseMessage(e)};
-      return report;
     }
+    if (report.error) return false;
   }
   report.referenceSeconds = secondsSince(t0);
+  return true;
+}
 
-  // ---- ranks ----
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeoutSec * 1000));
+bool ProgramsRun::runRanks(const std::function<const Plan&(int)>& planOf,
+                           const std::function<void(int, RankComm&)>& body) {
+  const int ranks = static_cast<int>(mesh_.size());
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options_.timeoutSec * 1000));
   c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::HashStore>();
   store->setTimeout(timeout);
   Rendezvous rv;
-  const DeviceMesh mesh({ranks}, {kAutoSpMeshDimName});
-  std::vector<std::vector<double>> losses(ranks);
   std::vector<std::optional<RunError>> errors(ranks);
   std::latch connected(ranks);
   setBlasThreads(report.threadsPerRank);
   auto t1 = Clock::now();
   auto rankMain = [&](int rank) {
-    const Plan& plan = prep.ranks[rank];
     int stage = 0;
+    bool done = false;
     try {
       at::set_num_threads(report.threadsPerRank);
       at::NoGradGuard noGrad;
-      RankComm comm(mesh, rank, store, rv, timeout);
+      RankComm comm(mesh_, rank, store, rv, timeout);
       stage = 1;
       connected.arrive_and_wait();
-      for (int b = 0; b < batches; ++b) {
-        Values values(plan.graph.size());
-        for (int k = 0; k < ref.graph.size(); ++k) {
-          const int n = prep.placeholderOf[rank][k];
-          if (n >= 0) values[n] = {wholes[b][k].clone()};  // every rank its own copy: a graph may write in place
-        }
-        ExecEnv env;
-        env.plan = &plan;
-        env.rank = rank;
-        env.asWritten = true;
-        env.stop = cancel;
-        env.releaseDead = true;
-        env.keep = {plan.graph.outputNode()};
-        env.batch = b;
-        env.callOverride = [&](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
-          const Node& node = plan.graph.nodes[n];
-          if (node.op == kAutoSpAllToAllOp) return std::vector<at::Tensor>{autoSpAllToAll(comm, node, inputs)};
-          return sizeArithmetic(node, inputs);
-        };
-        runGraph(env, values);
-        losses[rank].push_back(lossOf(plan, values));
-        RunEvent e;
-        e.kind = RunEvent::Kind::Progress;
-        e.rank = rank;
-        e.batch = b;
-        e.node = e.nodes = plan.graph.size();
-        emit(e);
-      }
+      body(rank, comm);
+      done = true;
     } catch (const NodeError& e) {
-      errors[rank] = errorAt(plan, "sharded", rank, e);
+      errors[rank] = errorAt(planOf(rank), "sharded", rank, e);
     } catch (const RunStopped&) {
       // another rank failed or the run was cancelled
     } catch (const CollectiveError& e) {
@@ -375,7 +371,7 @@ RunReport runRankPrograms(const RankPrograms& programs, const RunOptions& option
       errors[rank] = RunError{stage == 0 ? "setup" : "sharded", rank, -1, "", conciseMessage(e)};
     }
     if (stage == 0) connected.count_down();
-    if (errors[rank] || losses[rank].size() < static_cast<size_t>(batches)) rv.fail(rank);
+    if (!done) rv.fail(rank);
   };
   {
     std::vector<std::thread> threads;
@@ -390,11 +386,74 @@ RunReport runRankPrograms(const RankPrograms& programs, const RunOptions& option
       note("also " + errors[r]->toString());
     else note("also rank " + std::to_string(r) + " at the same node, same error");
   }
-  if (report.error) return report;
-  if (cancel && cancel->load()) {
-    report.error = RunError{"cancelled", -1, -1, "", "cancelled"};
+  if (!report.error && cancel && cancel->load()) report.error = RunError{"cancelled", -1, -1, "", "cancelled"};
+  return !report.error;
+}
+
+RunReport runRankPrograms(const RankPrograms& programs, const RunOptions& options, const RankProgramsEventSink& onEvent,
+                          const std::atomic<bool>* cancel) {
+  if (programs.spmd) return runSpmdPrograms(programs, options, onEvent, cancel);
+  const int ranks = static_cast<int>(programs.ranks.size());
+  const DeviceMesh mesh({std::max(ranks, 1)}, {kAutoSpMeshDimName});
+  ProgramsRun run(programs, options, mesh, onEvent, cancel);
+  RunReport& report = run.report;
+  const int batches = run.batches;
+  if (!run.admitted()) return report;
+  Prepared prep;
+  if (auto e = prepare(programs, prep)) {
+    report.error = *e;
     return report;
   }
+  const Plan& ref = prep.reference;
+  // Memory: the whole placeholders once for the reference and once per rank (each rank gets its own copy).
+  if (auto e = placeholderMemoryRefusal(ref, ranks + 1, options, report)) {
+    report.error = *e;
+    return report;
+  }
+  run.note("rank programs: " + std::to_string(ranks) + " ranks, each running its own graph as written; the reference "
+           "runs the whole graph alone; verdict: the mean of the per-rank losses");
+  const uint64_t seed = report.seed;
+
+  // ---- reference ----
+  std::vector<double> refLoss(batches, 0);
+  std::vector<std::vector<at::Tensor>> wholes(batches);
+  const bool refDone = run.runReference(ref, [&](int b) {
+    wholes[b] = wholeInputs(programs, ref, b, seed);
+    Values values = clonedPlaceholders(wholes[b]);
+    ExecEnv env = asWrittenEnv(ref, -1, b, cancel);
+    env.callOverride = [&ref](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
+      const Node& node = ref.graph.nodes[n];
+      if (node.op == kAutoSpAllToAllOp)
+        throw std::runtime_error("the reference graph calls autosp.all_to_all (a collective): it is not one device's graph");
+      return sizeArithmetic(node, inputs);
+    };
+    runGraph(env, values);
+    refLoss[b] = lossOf(ref, values);
+  });
+  if (!refDone) return report;
+
+  // ---- ranks ----
+  std::vector<std::vector<double>> losses(ranks);
+  const bool ranksDone = run.runRanks([&](int rank) -> const Plan& { return prep.ranks[rank]; }, [&](int rank, RankComm& comm) {
+    const Plan& plan = prep.ranks[rank];
+    for (int b = 0; b < batches; ++b) {
+      Values values(plan.graph.size());
+      for (int k = 0; k < ref.graph.size(); ++k) {
+        const int n = prep.placeholderOf[rank][k];
+        if (n >= 0) values[n] = {wholes[b][k].clone()};  // every rank its own copy: a graph may write in place
+      }
+      ExecEnv env = asWrittenEnv(plan, rank, b, cancel);
+      env.callOverride = [&](int n, const std::vector<at::Tensor>& inputs) -> std::optional<std::vector<at::Tensor>> {
+        const Node& node = plan.graph.nodes[n];
+        if (node.op == kAutoSpAllToAllOp) return std::vector<at::Tensor>{autoSpAllToAll(comm, node, inputs)};
+        return sizeArithmetic(node, inputs);
+      };
+      runGraph(env, values);
+      losses[rank].push_back(lossOf(plan, values));
+      run.rankDone(rank, b, plan.graph.size());
+    }
+  });
+  if (!ranksDone) return report;
   for (int b = 0; b < batches; ++b) {
     BatchResult br;
     br.batch = b;
@@ -409,12 +468,7 @@ RunReport runRankPrograms(const RankPrograms& programs, const RunOptions& option
     br.relError = br.reference != 0 ? diff / std::fabs(br.reference) : diff;
     br.match = std::isfinite(br.relError) && br.relError <= report.rtol;
     br.gradRatio = std::nan("");  // forward programs: no gradients
-    report.batches.push_back(br);
-    RunEvent e;
-    e.kind = RunEvent::Kind::Batch;
-    e.batch = b;
-    e.batchResult = br;
-    emit(e);
+    run.addBatch(br);
   }
   return report;
 }

@@ -44,6 +44,11 @@ const VerbHelp kHelp{
     "in its folder are the other ranks, each rank runs its own graph after the passes as written (size symbols at\n"
     "the log's hints, autosp.all_to_all over the ranks), the reference is the graph before them on one device, and\n"
     "the verdict is the mean of the per-rank losses (--batches, --rtol, --seed, --timeout, --budget, --json apply).\n"
+    "An autoparallel log (or its folder) with an autoparallel_parallel_graph re-runs what autoparallel built: that\n"
+    "applied graph on every rank of the plan's mesh (its collectives over Gloo on the mesh dims of their process\n"
+    "groups, each rank's inputs its pieces by the plan's specs), the joint graph on one device as the reference,\n"
+    "every output (results and gradients) put together by the plan's output specs and compared within rtol.\n"
+    "With --placement or --seq-dim the edited plan runs instead, with shardscope's own redistributes.\n"
     "Exit codes: 0 every batch matches, 1 a loss differs, 2 bad input or a refused plan, 3 the run failed."};
 
 const std::vector<FlagSpec> kFlags{
@@ -94,8 +99,6 @@ bool parseNumber(const std::string& s, T& out) {
   }
 }
 
-// `shardscope run LOG` where the log holds rank programs (core/run/rank_programs.h): refused here as a plan is
-// (allow-list, symbols without a value) before the child starts.
 // The flags a plan run and a rank-programs run share (--batches, --rtol, --timeout, --budget, --seed), into
 // `opts`: 0, or exit 2 after the one line that says which value is wrong.
 int readCommonRunFlags(const ParsedArgs& parsed, RunOptions& opts) {
@@ -115,12 +118,21 @@ int readCommonRunFlags(const ParsedArgs& parsed, RunOptions& opts) {
   return 0;
 }
 
-int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed) {
-  for (const char* flag : {"placement", "scale", "dtype", "no-localise", "no-dedup", "distributed"})
+// `shardscope run LOG` where the log holds rank programs (core/run/rank_programs.h): AutoSP's per-rank graphs,
+// or autoparallel's applied graph as one SPMD program (`spmd`). Refused here as a plan is (allow-list, symbols
+// without a value, collectives on unmapped groups) before the child starts.
+int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed, bool spmd) {
+  const std::vector<const char*> notHere =
+      spmd ? std::vector<const char*>{"scale", "no-dedup", "distributed"}
+           : std::vector<const char*>{"placement", "scale", "dtype", "no-localise", "no-dedup", "distributed"};
+  for (const char* flag : notHere)
     if (parsed.has(flag))
-      return bad(std::string("--") + flag + " does not apply to rank programs (each rank runs its own graph as written)");
+      return bad(std::string("--") + flag +
+                 (spmd ? " does not apply to an applied graph's re-run (it runs as autoparallel wrote it, at the traced "
+                         "rank's sizes: its split sizes and views are written for them)"
+                       : " does not apply to rank programs (each rank runs its own graph as written)"));
   if (auto v = parsed.get("device"); v && *v != "cpu") return bad("--device " + *v + ": rank programs run on CPU ranks");
-  auto programs = loadRankPrograms(file);
+  auto programs = spmd ? loadAppliedRankPrograms(file) : loadRankPrograms(file);
   if (!programs) {
     std::fprintf(stderr, "%s\n", programs.error().toString().c_str());
     return 2;
@@ -140,13 +152,18 @@ int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed) {
     const Plan& g = r == 0 ? programs->reference : programs->ranks[r - 1];
     if (auto b = bindSymbols(g, programs->symbols); !b) {
       std::fprintf(stderr, "%s: refused: %s: %s\n", file.c_str(),
-                   r == 0 ? "the reference" : ("rank " + std::to_string(r - 1) + "'s program").c_str(),
+                   r == 0 ? "the reference" : spmd ? "the program" : ("rank " + std::to_string(r - 1) + "'s program").c_str(),
                    b.error().message.c_str());
       return 2;
     }
   }
   RunOptions opts;
   if (int rc = readCommonRunFlags(parsed, opts)) return rc;
+  if (auto v = parsed.get("dtype")) {
+    if (*v != "f32" && *v != "f64" && *v != "planned") return bad("--dtype " + *v + ": expected f32, f64 or planned");
+    opts.computeDtype = *v;
+  }
+  opts.localise = !parsed.has("no-localise");
   opts.requireSandbox = parsed.has("require-sandbox");
   RunReport report = runToCompletion(*programs, opts);
   if (parsed.has("json")) std::cout << nlohmann::json(report).dump(2) << "\n";
@@ -164,7 +181,10 @@ int runRankProgramsVerb(const std::string& file, const ParsedArgs& parsed) {
 int runVerb(const ParsedArgs& parsed) {
   if (parsed.positionals.size() != 1) return bad("expected one plan FILE");
   const std::string file = parsed.positionals[0];
-  if (holdsRankPrograms(file)) return runRankProgramsVerb(file, parsed);
+  if (holdsRankPrograms(file)) return runRankProgramsVerb(file, parsed, false);
+  // autoparallel's log re-runs what autoparallel built (its applied graph); with edits, the edited plan runs.
+  if (!parsed.has("placement") && !parsed.has("seq-dim") && holdsAppliedRun(file))
+    return runRankProgramsVerb(file, parsed, true);
   auto loaded = loadPlanFile(file);
   if (!loaded) {
     std::fprintf(stderr, "%s\n", loaded.error().toString(file).c_str());

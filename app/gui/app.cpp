@@ -157,7 +157,10 @@ void GuiApp::afterFrame() {
 
 void GuiApp::startRun() {
   if (run_.active() || !doc_.loaded()) return;
-  run_.start(doc_.plan(), runView_.scale, doc_.stamp());
+  // An unedited log that holds rank programs (AutoSP's, or autoparallel's applied graph) runs them, as
+  // `shardscope run LOG` does; an edited one runs as a plan.
+  if (!doc_.dirty() && RunPanel::holdsPrograms(doc_.path())) run_.startPrograms(doc_.path(), doc_.stamp());
+  else run_.start(doc_.plan(), runView_.scale, doc_.stamp());
   forceTab_ = views::ViewId::Run;
 }
 
@@ -279,6 +282,8 @@ void GuiApp::drawUi() {
 
 // ---- menus and shortcuts ----
 
+// A log as the tools wrote it (unedited) re-runs what they built: its rank programs (AutoSP's graphs, autoparallel's
+// applied graph on every rank), as `shardscope run LOG`; an edited plan runs with shardscope's own redistributes.
 void GuiApp::handleShortcuts() {
   const ImGuiIO& io = ImGui::GetIO();
   if (!modalName_.empty() || dialog_.usingBrowser()) return;

@@ -123,6 +123,7 @@ class GuiApp {
   void drawUi();
   void drawMenuBar();
   void handleShortcuts();
+  void startRun();  // the Run tab, F5 and the Run menu: the open log's rank programs, or the plan
   void drawPanes(float top, float bottom);
   void drawSolo(views::ViewId view, float top, float bottom);
   void drawPaneContent(int pane);

@@ -5,6 +5,7 @@
 
 #include "app/run_client.h"
 #include "core/ops/op_safety.h"
+#include "core/run/rank_programs.h"
 #include "core/run/run_report.h"
 
 namespace ss::app {
@@ -79,6 +80,37 @@ void RunPanel::discard() {
   fresh.unavailableReason = model_.unavailableReason;
   fresh.reports = model_.reports;
   model_ = std::move(fresh);
+}
+
+bool RunPanel::holdsPrograms(const std::string& path) {
+  return !path.empty() && (holdsRankPrograms(path) || holdsAppliedRun(path));
+}
+
+void RunPanel::startPrograms(const std::string& logPath, views::DocStamp stamp) {
+  if (active() || !model_.available) return;
+  RunOptions opts;
+  views::RunViewModel fresh;
+  fresh.available = true;
+  fresh.status = views::RunStatus::Running;
+  fresh.stage = "starting";
+  fresh.rtol = 1e-4;
+  fresh.reports = model_.reports;  // keeps counting across runs
+  fresh.stamp = stamp;
+  model_ = fresh;
+  auto fail = [&](const std::string& stage, const std::string& error, const std::string& node) {
+    model_.status = views::RunStatus::Failed;
+    model_.stage = stage;
+    model_.error = error;
+    model_.errorNode = node;
+  };
+  auto programs = holdsRankPrograms(logPath) ? loadRankPrograms(logPath) : loadAppliedRankPrograms(logPath);
+  if (!programs) return fail("load", programs.error().toString(), "");
+  // The same refusals as `shardscope run LOG`, before anything starts.
+  if (auto refused = rankProgramsRefusal(*programs)) return fail(refused->stage, "refused: " + refused->toString(), refused->node);
+  model_.rankProgress.assign(static_cast<size_t>(std::min<int64_t>(programs->rankCount(), 4096)), 0.0f);
+  Result<bool> r = impl_->client.start(*programs, opts);
+  if (!r.ok()) return fail("", r.error().toString(), "");
+  impl_->started = std::chrono::steady_clock::now();
 }
 
 void RunPanel::cancel() {

@@ -19,6 +19,12 @@ class RunPanel {
   // (the model carries it, so the app shows the run as what it is against the plan on screen). Ignored while one
   // is running.
   void start(const Plan& plan, int scale, views::DocStamp stamp);
+  // Starts a run of the rank programs a TORCH_TRACE log holds (core/run/rank_programs.h: AutoSP's per-rank graphs,
+  // or autoparallel's applied graph on every rank), as `shardscope run LOG` does; `stamp` as for start. Ignored
+  // while one is running.
+  void startPrograms(const std::string& logPath, views::DocStamp stamp);
+  // Whether startPrograms applies to `path` (a log holding rank programs or an applied graph with its plan).
+  static bool holdsPrograms(const std::string& path);
   void cancel();
   // Another document replaced the plan: stops a run in progress, and forgets its results (nothing of the old
   // plan is shown for the new one). Report numbering continues.

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/applied/session.h"
+#include "core/io/autoparallel/artifacts.h"
 #include "core/io/load/load.h"
 #include "core/io/native/plan_json.h"
 #include "core/io/trace/trace_log.h"
@@ -163,6 +165,227 @@ Result<RankPrograms> loadRankPrograms(const std::string& path) {
   return out;
 }
 
+// ---- SPMD programs (autoparallel's applied graph) ----
+
+namespace {
+
+std::string_view opNamespace(std::string_view op) {
+  if (op.starts_with("torch.ops.")) op.remove_prefix(10);
+  return op.substr(0, op.find('.'));
+}
+
+std::optional<std::string> stringArg(const Node& n, size_t k) {
+  if (k < n.args.size() && n.args[k].kind == Arg::Kind::String) return n.args[k].s;
+  return std::nullopt;
+}
+std::optional<int64_t> intArg(const Node& n, size_t k) {
+  if (k < n.args.size() && n.args[k].isInt()) return n.args[k].i;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool isSpmdCollectiveNode(const Node& node) {
+  if (node.kind != NodeKind::Call) return false;
+  const std::string_view ns = opNamespace(node.op);
+  return ns == "_c10d_functional" || ns == "c10d_functional" || ns == "_dtensor";
+}
+
+Result<SpmdCollective> readSpmdCollective(const Node& node) {
+  const std::string name = node.opName();
+  const std::string what = node.op + " at node '" + node.name + "'";
+  auto malformed = [&](const std::string& expected) { return Error{what + ": expected " + expected}; };
+  SpmdCollective c;
+  if (node.args.empty() || !node.args[0].isTensor()) return malformed("a tensor first argument");
+  auto reduceOpOk = [](const std::string& op) {
+    return op == "sum" || op == "avg" || op == "max" || op == "min" || op == "product";
+  };
+  if (name == "wait_tensor") {
+    c.kind = SpmdCollective::Kind::Wait;
+  } else if (name == "all_gather_into_tensor") {
+    auto n = intArg(node, 1);
+    auto g = stringArg(node, 2);
+    if (!n || !g || *n < 1) return malformed("(x, group_size, group_name)");
+    c.kind = SpmdCollective::Kind::AllGather;
+    c.groupSize = *n;
+    c.group = *g;
+  } else if (name == "reduce_scatter_tensor") {
+    auto op = stringArg(node, 1);
+    auto n = intArg(node, 2);
+    auto g = stringArg(node, 3);
+    if (!op || !n || !g || *n < 1) return malformed("(x, reduce_op, group_size, group_name)");
+    if (!reduceOpOk(*op)) return Error{what + ": reduce op '" + *op + "' is none of sum, avg, max, min, product"};
+    c.kind = SpmdCollective::Kind::ReduceScatter;
+    c.reduceOp = *op;
+    c.groupSize = *n;
+    c.group = *g;
+  } else if (name == "all_reduce") {
+    auto op = stringArg(node, 1);
+    auto g = stringArg(node, 2);
+    if (!op || !g) return malformed("(x, reduce_op, group_name)");
+    if (!reduceOpOk(*op)) return Error{what + ": reduce op '" + *op + "' is none of sum, avg, max, min, product"};
+    c.kind = SpmdCollective::Kind::AllReduce;
+    c.reduceOp = *op;
+    c.group = *g;
+  } else if (name == "all_to_all_single") {
+    auto g = stringArg(node, 3);
+    if (!g || node.args.size() != 4) return malformed("(x, output_split_sizes, input_split_sizes, group_name)");
+    // Split lists: absent, or literal sizes that are all equal (the runner moves equal chunks). Sizes computed in
+    // the graph (a MoE's routing counts) are data-dependent: their chunks would be what the data says.
+    for (int k : {1, 2}) {
+      const Arg& a = node.args[k];
+      if (a.kind == Arg::Kind::None) continue;
+      if (!a.isList()) return malformed("split sizes as a list or None");
+      std::vector<int64_t> sizes;
+      for (const Arg& x : a.items) {
+        if (!x.isInt())
+          return Error{what + ": its split sizes are computed in the graph (data-dependent, as a MoE's routing); the "
+                              "runner's all_to_all moves equal chunks only"};
+        sizes.push_back(x.i);
+      }
+      if (!sizes.empty() && std::any_of(sizes.begin(), sizes.end(), [&](int64_t v) { return v != sizes[0]; }))
+        return Error{what + ": uneven split sizes; the runner's all_to_all moves equal chunks only"};
+      if (k == 1) c.splits = sizes;
+    }
+    c.kind = SpmdCollective::Kind::AllToAll;
+    c.group = *g;
+  } else if (name == "shard_dim_alltoall") {
+    auto gd = intArg(node, 1);
+    auto sd = intArg(node, 2);
+    auto g = stringArg(node, 3);
+    if (!gd || !sd || !g) return malformed("(x, gather_dim, shard_dim, group_name)");
+    c.kind = SpmdCollective::Kind::ShardDimAllToAll;
+    c.gatherDim = *gd;
+    c.shardDim = *sd;
+    c.group = *g;
+  } else {
+    return Error{what + ": the runner executes no such collective (it runs all_gather_into_tensor, "
+                        "reduce_scatter_tensor, all_reduce, all_to_all_single, shard_dim_alltoall, wait_tensor)"};
+  }
+  return c;
+}
+
+int64_t spmdGroupSize(const DeviceMesh& mesh, int meshDim) {
+  if (meshDim == kAllMeshDims) return mesh.size();
+  return meshDim >= 0 && meshDim < mesh.ndim() ? mesh.dimSize(meshDim) : 0;
+}
+
+namespace {
+
+// A higher-order op (torch.ops.higher_order.*: local_map_hop, flex_attention, ...) calls subgraphs that the
+// printed graph holds as module attributes (get_attr nodes without a tensor value). The runner executes no
+// subgraph, so such a graph is refused naming the op and its subgraphs.
+std::optional<RunError> higherOrderRefusal(const Plan& plan, const std::string& which) {
+  const Graph& g = plan.graph;
+  for (int n = 0; n < g.size(); ++n) {
+    const Node& node = g.nodes[n];
+    if (node.kind != NodeKind::Call || node.op.find("higher_order.") == std::string::npos) continue;
+    std::string bodies;
+    for (const TensorRef& r : g.inputs(n)) {
+      const Node& in = g.nodes[r.node];
+      if (in.kind == NodeKind::Placeholder && in.op == "get_attr" && (in.outputs.empty() || !in.outputs[0].known))
+        bodies += (bodies.empty() ? "" : ", ") + in.name;
+    }
+    return RunError{"unsafe-op", -1, n, node.name,
+                    which + ": " + node.op + " at node '" + node.name + "' is a higher-order op that runs its body " +
+                        (bodies.empty() ? std::string("subgraph") : "subgraphs (" + bodies + ")") +
+                        "; the runner executes no subgraph"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::map<int, int>> findRankChunks(const Plan& program, const std::vector<int>& referenceOf, const DeviceMesh& mesh,
+                                          int tracedRank) {
+  const Graph& g = program.graph;
+  const std::vector<int64_t> coord = mesh.coordOf(std::clamp<int64_t>(tracedRank, 0, mesh.size() - 1));
+  std::map<int, int> out;
+  for (int n = 0; n < g.size(); ++n) {
+    const Node& node = g.nodes[n];
+    if (node.kind != NodeKind::Call || node.opName() != "split" || node.op.find("aten.split.") == std::string::npos) continue;
+    if (n < static_cast<int>(referenceOf.size()) && referenceOf[n] >= 0) continue;  // the model's own split
+    if (node.args.size() < 2 || !node.args[1].isInt() || node.args[1].i < 1 || g.inputs(n).empty()) continue;
+    const TensorMeta* in = g.meta(g.inputs(n)[0]);
+    if (!in || !in->known || in->shape.empty()) continue;
+    int64_t dim = node.args.size() > 2 && node.args[2].isInt() ? node.args[2].i : 0;
+    if (dim < 0) dim += static_cast<int64_t>(in->shape.size());
+    if (dim < 0 || dim >= static_cast<int64_t>(in->shape.size())) continue;
+    const int64_t chunks = (in->shape[dim] + node.args[1].i - 1) / node.args[1].i;
+    std::vector<int> getitems;
+    std::set<int64_t> picked;
+    for (const auto& [user, input] : g.users(n)) {
+      const Node& u = g.nodes[user];
+      if (u.op != "operator.getitem" || u.args.size() < 2 || !u.args[1].isInt()) continue;
+      getitems.push_back(user);
+      picked.insert(u.args[1].i);
+    }
+    if (getitems.empty() || picked.size() != 1) continue;  // every chunk used: a gather's reshuffle, not a pick
+    std::vector<int> dims;
+    for (int d = 0; d < mesh.ndim(); ++d)
+      if (mesh.dimSize(d) == chunks && mesh.dimSize(d) > 1 && coord[d] == *picked.begin()) dims.push_back(d);
+    if (mesh.ndim() > 1 && mesh.size() == chunks && mesh.rankOf(coord) == *picked.begin()) dims.push_back(kAllMeshDims);
+    if (dims.empty()) continue;
+    if (dims.size() > 1)
+      return Error{"node '" + node.name + "' takes chunk " + std::to_string(*picked.begin()) + " of " +
+                   std::to_string(chunks) + " (a local chunk of the apply pass), and several mesh dims have " +
+                   std::to_string(chunks) + " ranks: which rank takes which chunk is ambiguous"};
+    for (int u : getitems) out[u] = dims[0];
+  }
+  return out;
+}
+
+bool holdsAppliedRun(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    auto text = readFileText(path);
+    if (!text || !looksLikeTraceLog(*text)) return false;
+  }
+  auto logs = readTraceLogPath(path, [](const TraceRecord&) { return false; });
+  if (!logs) return false;
+  bool applied = false, plan = false;
+  for (const TraceLog& log : *logs)
+    for (const TraceRecord& r : log.records) {
+      if (r.kind != "artifact") continue;
+      applied = applied || r.name == kAppliedGraphArtifact;
+      plan = plan || r.name == kJointGraphArtifact || r.name == kOptimizerLogArtifact;
+    }
+  return applied && plan;
+}
+
+Result<RankPrograms> loadAppliedRankPrograms(const std::string& path) {
+  SessionInputs in;
+  in.primary = path;
+  auto session = loadSession(in);
+  if (!session) return session.error();
+  if (!session->hasPlan || session->applied.empty())
+    return Error{path + ": no plan with an applied graph (" + kAppliedGraphArtifact + ") to re-run"};
+  const AppliedGraph& a = session->applied.front();
+  RankPrograms out;
+  out.name = path;
+  out.reference = session->plan;
+  SpmdPrograms spmd;
+  spmd.tracedRank = a.rank;
+  spmd.referenceOf = a.planOf;
+  for (const GroupMapping& g : a.groups)
+    if (g.meshDim >= 0 || g.meshDim == kAllMeshDims) spmd.groupDims[g.group] = g.meshDim;
+  // What the runner cannot execute at all is said first (a higher-order op), before what it would need to know.
+  if (auto e = higherOrderRefusal(session->plan, "the reference (" + std::string(kJointGraphArtifact) + ")"))
+    return Error{path + ": refused: " + e->message};
+  auto chunks = findRankChunks(a.graph, a.planOf, session->plan.mesh, a.rank);
+  if (!chunks) return Error{path + ": the applied graph's " + chunks.error().message};
+  spmd.rankChunks = std::move(*chunks);
+  out.ranks.push_back(a.graph);
+  out.spmd = std::move(spmd);
+  out.notes.push_back("reference: " + std::string(kJointGraphArtifact) + " with the plan's specs, on one device");
+  out.notes.push_back("every rank: " + std::string(kAppliedGraphArtifact) + " (traced on rank " + std::to_string(a.rank) +
+                      ": its local shapes), " + std::to_string(a.collectives.size()) + " collectives on " +
+                      std::to_string(out.spmd->groupDims.size()) + " process groups, " +
+                      std::to_string(out.spmd->rankChunks.size()) + " local chunks taken by each rank's coordinate");
+  return out;
+}
+
 std::string writeRankProgramsText(const RankPrograms& p) {
   // Native plans keep no symbolic sizes: the graphs travel with their placeholders' symbols bound (a graph that
   // cannot be bound travels as it is, and the child reports why).
@@ -180,6 +403,10 @@ std::string writeRankProgramsText(const RankPrograms& p) {
   j["reference"] = nlohmann::json::parse(bound(p.reference));
   j["ranks"] = nlohmann::json::array();
   for (const Plan& r : p.ranks) j["ranks"].push_back(nlohmann::json::parse(bound(r)));
+  if (p.spmd) {
+    j["spmd"] = {{"groups", p.spmd->groupDims}, {"reference_of", p.spmd->referenceOf}, {"traced_rank", p.spmd->tracedRank},
+                 {"rank_chunks", p.spmd->rankChunks}};
+  }
   return j.dump();
 }
 
@@ -204,6 +431,15 @@ Result<RankPrograms> readRankProgramsText(std::string_view text) {
     p.symbols = j.value("symbols", std::map<std::string, int64_t>{});
     p.symbolSources = j.value("symbol_sources", std::map<std::string, std::string>{});
     p.notes = j.value("notes", std::vector<std::string>{});
+    if (j.contains("spmd")) {
+      const auto& s = j.at("spmd");
+      SpmdPrograms spmd;
+      spmd.groupDims = s.at("groups").get<std::map<std::string, int>>();
+      spmd.referenceOf = s.at("reference_of").get<std::vector<int>>();
+      spmd.tracedRank = s.value("traced_rank", 0);
+      spmd.rankChunks = s.value("rank_chunks", std::map<int, int>{});
+      p.spmd = std::move(spmd);
+    }
   } catch (const std::exception& e) {
     return Error{std::string("rank programs: ") + e.what()};
   }
@@ -222,7 +458,12 @@ Result<RankPrograms> readRankProgramsText(std::string_view text) {
   return p;
 }
 
+
 std::optional<RunError> rankProgramsRefusal(const RankPrograms& p) {
+  if (auto e = higherOrderRefusal(p.reference, "reference")) return e;
+  for (size_t r = 0; r < p.ranks.size(); ++r)
+    if (auto e = higherOrderRefusal(p.ranks[r], p.spmd ? "the program" : "rank " + std::to_string(r) + "'s program"))
+      return e;
   auto unsafeIn = [](const Plan& plan, const std::string& which) -> std::optional<RunError> {
     auto unsafe = unsafeNodes(plan.graph);
     if (unsafe.empty()) return std::nullopt;
@@ -235,9 +476,40 @@ std::optional<RunError> rankProgramsRefusal(const RankPrograms& p) {
       return e;
     }
   if (p.ranks.empty()) return RunError{"load", -1, -1, "", "no rank programs"};
-  if (static_cast<int64_t>(p.ranks.size()) > limits::kMaxRunRanks)
-    return RunError{"limits", -1, -1, "", std::to_string(p.ranks.size()) + " ranks; a local run takes at most " +
+  if (p.rankCount() > limits::kMaxRunRanks)
+    return RunError{"limits", -1, -1, "", std::to_string(p.rankCount()) + " ranks; a local run takes at most " +
                                               std::to_string(limits::kMaxRunRanks)};
+  if (p.spmd) {
+    if (p.ranks.size() != 1) return RunError{"load", -1, -1, "", "an SPMD run has one program for every rank"};
+    const Plan& prog = p.ranks[0];
+    if (p.spmd->referenceOf.size() != static_cast<size_t>(prog.graph.size()))
+      return RunError{"load", -1, -1, "", "the program's node map does not fit its graph"};
+    for (const auto& [n, d] : p.spmd->rankChunks)
+      if (n < 0 || n >= prog.graph.size() || prog.graph.nodes[n].op != "operator.getitem" ||
+          (d != kAllMeshDims && (d < 0 || d >= p.reference.mesh.ndim())))
+        return RunError{"load", -1, -1, "", "a local chunk that is not a getitem on a mesh dim"};
+    // Every collective: one the runner executes, on a group that maps to a mesh dim, with that dim's size.
+    for (int n = 0; n < prog.graph.size(); ++n) {
+      const Node& node = prog.graph.nodes[n];
+      if (!isSpmdCollectiveNode(node)) continue;
+      auto c = readSpmdCollective(node);
+      if (!c) return RunError{"unsafe-op", -1, n, node.name, c.error().message};
+      if (c->kind == SpmdCollective::Kind::Wait) continue;
+      auto it = p.spmd->groupDims.find(c->group);
+      if (it == p.spmd->groupDims.end())
+        return RunError{"unsafe-op", -1, n, node.name,
+                        node.op + ": process group '" + c->group + "' maps to no mesh dim (check --group NAME=MESHDIM)"};
+      const int64_t size = spmdGroupSize(p.reference.mesh, it->second);
+      if (size < 1 || (c->groupSize > 0 && c->groupSize != size))
+        return RunError{"unsafe-op", -1, n, node.name,
+                        node.op + ": group size " + std::to_string(c->groupSize) + " on group '" + c->group +
+                            "', whose mesh dim has " + std::to_string(size) + " ranks"};
+      if (!c->splits.empty() && static_cast<int64_t>(c->splits.size()) != size)
+        return RunError{"unsafe-op", -1, n, node.name,
+                        node.op + ": " + std::to_string(c->splits.size()) + " split sizes for a group of " +
+                            std::to_string(size) + " ranks"};
+    }
+  }
   return std::nullopt;
 }
 

@@ -436,6 +436,16 @@ TEST_CASE("settings round-trip through settings.json", "[views][settings]") {
   CHECK(loadSettings().theme == views::ThemeKind::Dark);
 }
 
+// Steps the app until its run ends (at most 2 minutes), then draws two frames.
+static void waitForRun(AppFixture& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
+    f.app.step(0.05);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  f.frames(2);
+}
+
 TEST_CASE("run panel: F5 runs the plan in the child process and fills the losses table", "[views][app][run]") {
   const bool runnerBuilt = views::test::useBuiltRunner();
   AppFixture f;
@@ -453,17 +463,37 @@ TEST_CASE("run panel: F5 runs the plan in the child process and fills the losses
   f.frames(2);
   f.key(views::keys::kF5, false);
   CHECK(f.app.runPanel().active());
-  const auto t0 = std::chrono::steady_clock::now();
-  while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
-    f.app.step(0.05);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  f.frames(2);
+  waitForRun(f);
   const views::RunViewModel& m = f.app.runPanel().model();
   INFO(m.error);
   CHECK(m.status == views::RunStatus::Passed);
   REQUIRE(m.batches.size() == 3);
   for (const views::RunBatchRow& r : m.batches) CHECK(r.match);
+}
+
+TEST_CASE("run panel: F5 on autoparallel's real log re-runs its applied graph on the 8 ranks", "[views][app][run]") {
+  const bool runnerBuilt = views::test::useBuiltRunner();
+  AppFixture f;
+  if (!f.app.runPanel().model().available) {
+    if (runnerBuilt) FAIL("this build has a runner but the run panel found none: " << f.app.runPanel().model().unavailableReason);
+    WARN("run panel test skipped: " << f.app.runPanel().model().unavailableReason);
+    return;
+  }
+  // conv: a CNN on a 1-D mesh of 8 that autoparallel planned and applied (tests/data/real/README.md).
+  REQUIRE(f.app.openFile(std::string(SHARDSCOPE_TESTDATA_DIR) + "/real/conv/rank0.log"));
+  f.frames(2);
+  f.key(views::keys::kF5, false);
+  CHECK(f.app.runPanel().active());
+  waitForRun(f);
+  const views::RunViewModel& m = f.app.runPanel().model();
+  INFO(m.error);
+  CHECK(m.status == views::RunStatus::Passed);
+  CHECK(m.rankProgress.size() == 8);
+  REQUIRE(m.batches.size() == 3);
+  for (const views::RunBatchRow& r : m.batches) CHECK(r.match);
+  bool applied = false;
+  for (const std::string& n : m.notes) applied = applied || n.find("autoparallel_parallel_graph (traced on rank 0") != std::string::npos;
+  CHECK(applied);
 }
 
 // Hidden benchmark: SHARDSCOPE_BENCH_PLAN=FILE shardscope_views_tests "[.benchapp]"
