@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -216,8 +217,10 @@ std::string RunClient::findRunner() {
   // SHARDSCOPE_RUNNER_FROM_BIN: the installed runner's folder relative to the installed `shardscope`
   // ("../libexec/shardscope"), from the install dirs.
   for (const std::string& cand : {dir + "/shardscope-runner", dir + "/" SHARDSCOPE_RUNNER_FROM_BIN "/shardscope-runner",
-                                  dir + "/../runner/shardscope-runner", dir + "/../app/shardscope-runner"})
-    if (isExecutable(cand)) return cand;
+                                  dir + "/../runner/shardscope-runner", dir + "/../app/shardscope-runner"}) {
+    std::error_code ec;
+    if (isExecutable(cand)) return std::filesystem::canonical(cand, ec).string();  // "bin/../libexec" said plainly
+  }
   return {};
 }
 

@@ -138,11 +138,11 @@ std::string manPage() {
       << ".SH NAME\nshardscope \\- " << roffLine(kAbout) << "\n"
       << ".SH SYNOPSIS\n.nf\n"
 #ifdef SHARDSCOPE_WITH_GUI
-      << ".B shardscope\n.RI [ FILE ]\n"
+      << "\\fBshardscope\\fR [\\fIFILE\\fR]\n"
 #endif
-      << ".B shardscope\n.I VERB\n.RI [ ARGS... ]\n"
-      << ".B shardscope\n.I VERB\n.B \\-\\-help\n"
-      << ".B shardscope \\-\\-version\n.fi\n"
+      << "\\fBshardscope\\fR \\fIVERB\\fR [\\fIARGS...\\fR]\n"
+      << "\\fBshardscope\\fR \\fIVERB\\fR \\fB\\-\\-help\\fR\n"
+      << "\\fBshardscope \\-\\-version\\fR\n.fi\n"
       << ".SH DESCRIPTION\n"
       << "shardscope loads an aten compute graph (torch FX text, an autoparallel solution export, a TORCH_TRACE log, "
          "or its own *.plan.json) with its placement solution, shows each tensor's layout on the device mesh, flags "
@@ -163,8 +163,8 @@ std::string manPage() {
     for (const FlagSpec& f : v.flags) {
       std::vector<std::string> names = spellings(f);
       std::reverse(names.begin(), names.end());  // "-o, --output"
-      out << ".TP\n.B " << roffLine(join(names, ", "));
-      if (f.takesValue) out << " \" \" \\fI" << roffLine(f.value.empty() ? "VALUE" : f.value) << "\\fR";
+      out << ".TP\n\\fB" << roffLine(join(names, ", ")) << "\\fR";
+      if (f.takesValue) out << " \\fI" << roffLine(f.value.empty() ? "VALUE" : f.value) << "\\fR";
       out << (f.repeated ? " ...\n" : "\n");
       roffFill(out, f.help);
     }

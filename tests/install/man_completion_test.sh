@@ -10,7 +10,12 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 verbs=($("$bin" --help | awk '/^Verbs:/ {on = 1; next} on && NF == 0 {exit} on {print $1}'))
 [ "${#verbs[@]}" -ge 10 ] || fail "shardscope --help lists only ${#verbs[@]} verbs"
-flags_of() { "$bin" "$1" --help | grep -oE '(^|[ ,])--[a-z][a-z0-9-]*' | sed 's/^[ ,]//' | sort -u; }
+# Every --flag a verb's help mentions (usage, text, option list), and the flags its option list declares (the
+# lines that start with the flag's names: "  -o,--output FILE  ...").
+declare -A help
+for verb in "${verbs[@]}"; do help[$verb]="$("$bin" "$verb" --help)"; done
+flags_of() { grep -oE '(^|[ ,])--[a-z][a-z0-9-]*' <<<"${help[$1]}" | sed 's/^[ ,]//' | sort -u; }
+declared_flags_of() { grep -oE '^ +(-[a-z],)?--[a-z][a-z0-9-]*' <<<"${help[$1]}" | tr -d ' ' | tr ',' '\n' | sort -u; }
 
 # ---- man ----
 page="$(MANPAGER=cat MANWIDTH=120 man -l "$gen/shardscope.1.gz" 2>&1)" || fail "man -l failed: $page"
@@ -18,9 +23,8 @@ for verb in "${verbs[@]}"; do
   # The verb's subsection: from its heading (3 spaces in) to the next heading or section.
   section="$(awk -v v="$verb" '$0 == "   " v {on = 1; next} on && NF && match($0, /^ */) && RLENGTH <= 3 {exit} on' <<<"$page")"
   if [ -z "$section" ]; then fail "man shardscope has no section for '$verb'"; continue; fi
-  while read -r flag; do
-    grep -qF -- "$flag" <<<"$section" || fail "man shardscope: '$verb' lacks $flag"
-  done < <(flags_of "$verb")
+  missing="$(comm -23 <(flags_of "$verb") <(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$section" | sort -u))"
+  [ -z "$missing" ] || fail "man shardscope: '$verb' lacks" $missing
 done
 grep -q "^EXIT STATUS" <<<"$page" || fail "man shardscope has no EXIT STATUS"
 
@@ -36,10 +40,8 @@ offered="$(complete_line shardscope "")"
 for verb in "${verbs[@]}"; do grep -qx "$verb" <<<"$offered" || fail "completion does not offer the verb '$verb'"; done
 [ "$(complete_line shardscope ch)" = check ] || fail "'shardscope ch' does not complete to check"
 for verb in "${verbs[@]}"; do
-  offered="$(complete_line shardscope "$verb" --)"
-  while read -r flag; do
-    grep -qx -- "$flag" <<<"$offered" || fail "completion of '$verb --' lacks $flag"
-  done < <(flags_of "$verb")
+  missing="$(comm -23 <(declared_flags_of "$verb") <(complete_line shardscope "$verb" -))"
+  [ -z "$missing" ] || fail "completion of '$verb -' lacks" $missing
 done
 [ "$(complete_line shardscope run --device "" | tr '\n' ' ')" = "cpu cuda " ] || fail "run --device does not offer cpu cuda"
 [ "$(complete_line shardscope run --device = c | tr '\n' ' ')" = "cpu cuda " ] || fail "run --device=c does not offer cpu cuda"
