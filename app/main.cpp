@@ -2,13 +2,13 @@
 //
 // `shardscope VERB ...` runs a verb (app/verb_*.cpp); `shardscope FILE` or no arguments opens the GUI when
 // it is built in. Exit codes: 0 ok, 1 problems found / losses differ, 2 unusable input or bad flags, 3 run failed.
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "app/cli/manual.h"
 #include "app/cli/verbs.h"
 #include "core/model/result.h"
 
@@ -21,24 +21,6 @@ std::vector<Verb>& verbRegistry() {
 }  // namespace ss::app
 
 namespace {
-
-void printUsage() {
-  std::cout << "shardscope " << SHARDSCOPE_VERSION << ": an inspector for tensor sharding plans\n\n"
-            << "Usage:\n"
-#ifdef SHARDSCOPE_WITH_GUI
-            << "  shardscope [FILE]              open the desktop app (on FILE)\n"
-#endif
-            << "  shardscope VERB [ARGS...]      run a command-line verb\n"
-            << "  shardscope VERB --help         help for one verb\n"
-            << "  shardscope --version\n\nVerbs:\n";
-  auto verbs = ss::app::verbRegistry();
-  std::sort(verbs.begin(), verbs.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  for (const auto& v : verbs) {
-    std::string pad(v.name.size() < 10 ? 10 - v.name.size() : 1, ' ');
-    std::cout << "  " << v.name << pad << v.summary << "\n";
-  }
-  std::cout << "\nExit codes: 0 ok, 1 problems found, 2 unusable input or bad flags, 3 a run failed.\n";
-}
 
 const ss::app::Verb* findVerb(const std::string& name) {
   for (const auto& v : ss::app::verbRegistry())
@@ -85,12 +67,15 @@ int main(int argc, char** argv) {
     if (args[0] == "help" && args.size() > 1) {
       args = {args[1], "--help"};
     } else {
-      printUsage();
+      std::cout << ss::app::usageText();
       return 0;
     }
   }
-  if (!args.empty() && args[0] == "--version") {
-    std::cout << "shardscope " << SHARDSCOPE_VERSION << "\n";
+  // --version, and the two texts the build installs (cmake/install.cmake), all made from the verb table.
+  if (!args.empty() && (args[0] == "--version" || args[0] == "--man-page" || args[0] == "--bash-completion")) {
+    std::cout << (args[0] == "--version"    ? ss::app::versionText()
+                  : args[0] == "--man-page" ? ss::app::manPage()
+                                            : ss::app::bashCompletion());
     return 0;
   }
   if (!args.empty()) {
@@ -109,7 +94,7 @@ int main(int argc, char** argv) {
   return runVerb(*findVerb("gui"), args);
 #else
   if (args.empty()) {
-    printUsage();
+    std::cout << ss::app::usageText();
     return 0;
   }
   std::cerr << ss::Error::oneLine("shardscope: unknown verb '" + args[0] + "' (this build has no GUI; see shardscope --help)") << "\n";

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -17,6 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/native/plan_json.h"
+
+#ifndef SHARDSCOPE_RUNNER_FROM_BIN
+#error "SHARDSCOPE_RUNNER_FROM_BIN comes from cmake/install.cmake (the installed runner's folder from bin/)"
+#endif
 
 namespace ss::app {
 
@@ -209,9 +214,13 @@ std::string RunClient::findRunner() {
   buf[n] = 0;
   std::string dir(buf);
   dir = dir.substr(0, dir.find_last_of('/'));
-  for (const std::string& cand : {dir + "/shardscope-runner", dir + "/../runner/shardscope-runner",
-                                  dir + "/../app/shardscope-runner"})
-    if (isExecutable(cand)) return cand;
+  // SHARDSCOPE_RUNNER_FROM_BIN: the installed runner's folder relative to the installed `shardscope`
+  // ("../libexec/shardscope"), from the install dirs.
+  for (const std::string& cand : {dir + "/shardscope-runner", dir + "/" SHARDSCOPE_RUNNER_FROM_BIN "/shardscope-runner",
+                                  dir + "/../runner/shardscope-runner", dir + "/../app/shardscope-runner"}) {
+    std::error_code ec;
+    if (isExecutable(cand)) return std::filesystem::canonical(cand, ec).string();  // "bin/../libexec" said plainly
+  }
   return {};
 }
 

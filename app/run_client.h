@@ -44,8 +44,10 @@ class RunClient {
   bool running() const;                          // started and no Report event delivered by poll/wait yet
   const std::optional<RunReport>& report() const;  // the final report, once poll/wait delivered it
 
-  // The runner executable: $SHARDSCOPE_RUNNER, else `shardscope-runner` next to this executable, else in
-  // ../runner/ from it (build tree). Empty when none exists.
+  // The runner executable: $SHARDSCOPE_RUNNER, else `shardscope-runner` next to this executable (build tree),
+  // else in ../libexec/shardscope/ from it (installed: cmake/install.cmake), else in ../runner/ or ../app/ from it
+  // (test binaries in a build tree). Found through this executable's own path, never $PATH or the cwd. Empty when
+  // none exists.
   static std::string findRunner();
 
  private:

@@ -7,7 +7,8 @@ SHARDSCOPE_BUILD="${SHARDSCOPE_BUILD:-$SHARDSCOPE_ROOT/build}"
 # a fresh machine is netlib's reference BLAS (~8 GFLOP/s on this project's 2-core machine); OpenBLAS registers
 # itself as libblas.so.3 with a higher priority (~265 GFLOP/s). The runner reports which one it got.
 SHARDSCOPE_PACKAGES=(cmake ninja-build ccache g++ pkg-config python3 nlohmann-json3-dev libsimdjson-dev catch2 libimgui-dev libglfw3-dev
-  libgl-dev libstb-dev libtorch-dev libgloo-dev libseccomp-dev libmd-dev libcli11-dev libopenblas0-pthread xvfb xauth fonts-dejavu-core python3-jsonschema)
+  libgl-dev libstb-dev libtorch-dev libgloo-dev libseccomp-dev libmd-dev libcli11-dev libopenblas0-pthread xvfb xauth fonts-dejavu-core python3-jsonschema
+  man-db desktop-file-utils shared-mime-info)  # the last three: the install tests (tests/install/)
 
 ensure_deps() {  # ensure_deps [EXTRA_PACKAGE...]
   local missing=()

@@ -4,18 +4,22 @@
 #
 #   scripts/dev_root.sh sid       # PyTorch 2.14.x (Python 3.14); prints the root's path
 #   scripts/dev_root.sh trixie    # PyTorch 2.6.0
+#   scripts/dev_root.sh bookworm  # a bare Debian 12 minbase (what users run): scripts/package_check.sh installs
+#                                 # the .deb into a fresh copy of it
 #   scripts/dev_root.sh sid --run CMD...   # runs CMD inside the root: proc mounted, this checkout bind-mounted at
 #                                          # its own path (so several checkouts can share one root), cwd there
 #
 # Cache: $SHARDSCOPE_ROOTS (default /var/cache/shardscope-roots)/<suite>; a finished root has a .ready stamp.
 # Concurrent callers wait on one lock per suite. Needs root (debootstrap, chroot, mount).
 set -euo pipefail
-suite="${1:?usage: dev_root.sh sid|trixie [--run CMD...]}"; shift
-case "$suite" in sid|trixie) ;; *) echo "dev_root.sh: unknown suite '$suite' (sid or trixie)" >&2; exit 2;; esac
+suite="${1:?usage: dev_root.sh sid|trixie|bookworm [--run CMD...]}"; shift
+case "$suite" in sid|trixie|bookworm) ;; *) echo "dev_root.sh: unknown suite '$suite' (sid, trixie or bookworm)" >&2; exit 2;; esac
 cache="${SHARDSCOPE_ROOTS:-/var/cache/shardscope-roots}"
 root="$cache/$suite"
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages="python3-torch,python3-numpy,python3-pulp,coinor-cbc,python3-filelock,python3-sympy,python3-networkx,python3-jinja2,python3-typing-extensions,python3-fsspec"
+# bookworm stays bare (minbase alone): it stands for a user's fresh machine.
+if [ "$suite" = bookworm ]; then packages=""; fi
 mkdir -p "$cache"
 exec 9>"$cache/$suite.lock"
 flock 9
@@ -23,9 +27,9 @@ if [ ! -f "$root/.ready" ]; then
   command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
   rm -rf "$root"
   echo "dev_root.sh: building the $suite root in $root (once; a few minutes)" >&2
-  debootstrap --variant=minbase --include="$packages" "$suite" "$root" >"$cache/$suite.debootstrap.log" 2>&1 || {
+  debootstrap --variant=minbase ${packages:+--include="$packages"} "$suite" "$root" >"$cache/$suite.debootstrap.log" 2>&1 || {
     echo "dev_root.sh: debootstrap failed, see $cache/$suite.debootstrap.log" >&2; exit 1; }
-  chroot "$root" python3 -c 'import torch; print(torch.__version__)' >"$root/.torch_version"
+  if [ -n "$packages" ]; then chroot "$root" python3 -c 'import torch; print(torch.__version__)' >"$root/.torch_version"; fi
   touch "$root/.ready"
 fi
 flock -u 9
