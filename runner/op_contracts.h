@@ -4,7 +4,8 @@
 //
 // Contract:
 // - writtenArguments: the schema's arguments annotated as written (`Tensor(a!) self`, `Tensor(a!) out`), whatever
-//   the op's name says (`mul.out(w, 2, out=w)` writes w as surely as `mul_`).
+//   the op's name says (`mul.out(w, 2, out=w)` writes w as surely as `mul_`), and the arguments core's table of
+//   writes the schema hides names (core/ops/hidden_writes.h: native_batch_norm's running stats).
 // - checkOpContract throws std::runtime_error (one line naming the op and the argument) when `stack` (the boxed
 //   arguments, schema order, defaults filled) breaks an assumption a CPU kernel of LibTorch trusts without a check,
 //   so that a plan's forged values end as an error at its node (exit 3) instead of reads or writes outside the
@@ -19,6 +20,9 @@
 //     LibTorch's): every index where the mask holds inside its dim of self;
 //   * views over storage: _reshape_alias, as_strided, as_strided_copy and as_strided_scatter stay inside their
 //     input's storage (LibTorch 1.13's _reshape_alias checks nothing).
+// - clearUninitialised, called on the stack right after the kernel: the ops that hand out memory they never wrote
+//   (empty, empty_like, new_empty, empty_strided, new_empty_strided) return zeros, so no heap contents of the runner
+//   become a value (the op campaign found each: its two runs with different fresh memory differed).
 // - Ops whose kernels trust more than that are not on the allow-list (core/ops/op_safety.cpp says which and why).
 #include <string>
 #include <vector>
@@ -32,5 +36,10 @@ std::vector<bool> writtenArguments(const c10::FunctionSchema& schema);
 bool writesAnArgument(const c10::FunctionSchema& schema);
 
 void checkOpContract(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& stack);
+void clearUninitialised(const c10::FunctionSchema& schema, std::vector<c10::IValue>& stack);
+
+// For the op campaign's baseline only (`op_campaign --no-contracts`, in its own process): checkOpContract checks
+// nothing from now on, so that the campaign shows what the contracts stop. Nothing else calls it.
+void disableOpContractsForBaseline();
 
 }  // namespace ss::runner

@@ -267,6 +267,24 @@ constexpr OpFacts kFacts[] = {
     {"_linalg_check_errors", A}, {"linalg_pinv", A},
 };
 
+// Why each refused (R) op is refused: the kernel trusts what a plan chooses and no op contract
+// (runner/op_contracts.h) checks it. Every R entry has one (opTableProblems says which lacks it).
+struct Refusal {
+  const char* key;
+  const char* why;
+};
+constexpr const char* kEmbeddingBagBackward =
+    "its CPU kernel trusts bag offsets, offset2bag and maximum_indices that the plan chooses, and writes wherever "
+    "they point";
+constexpr Refusal kRefusals[] = {
+    {"_embedding_bag_backward", kEmbeddingBagBackward},
+    {"_embedding_bag_dense_backward", kEmbeddingBagBackward},
+    {"_embedding_bag_sparse_backward", kEmbeddingBagBackward},
+    {"embedding_bag_backward", kEmbeddingBagBackward},
+    {"_embedding_bag_per_sample_weights_backward", kEmbeddingBagBackward},
+    {"embedding_sparse_backward", "its kernel builds a sparse tensor from index values the plan chooses, unchecked"},
+};
+
 struct Table {
   std::vector<OpEntry> entries;  // sorted by key
   std::unordered_map<std::string_view, size_t> index;
@@ -289,6 +307,16 @@ const Table& table() {
       e.tensorOnly = f.flags & T;
       e.symbolicSafe = f.flags & S;
     }
+    for (const Refusal& r : kRefusals) {
+      auto it = byKey.find(r.key);
+      if (it == byKey.end() || !it->second.refused)
+        out.problems.push_back(std::string("a refusal reason for '") + r.key + "', which the op table does not refuse");
+      else
+        it->second.refusedWhy = r.why;
+    }
+    for (const auto& [key, e] : byKey)
+      if (e.refused && e.refusedWhy.empty())
+        out.problems.push_back("op '" + std::string(key) + "' is refused without a reason");
     for (const auto& [key, fn] : rules::familyRules()) {
       auto it = byKey.find(key);
       if (it == byKey.end()) out.problems.push_back("sharding rule for '" + key + "', which the op table does not list");

@@ -26,14 +26,6 @@ using namespace ss::test;
 
 namespace {
 
-// A joint graph (print_readable form) with one parameter and the given body, summed into the loss `sum_1`.
-std::string graph(const std::string& params, const std::string& body, const std::string& lossOf) {
-  return "class GraphModule(torch.nn.Module):\n"
-         "    def forward(self, " + params + ", tangents_1: \"f32[]\"):\n" + body +
-         "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(" + lossOf + ")\n"
-         "        return (sum_1, tangents_1)\n";
-}
-
 struct Hostile {
   const char* what;
   std::string text;
