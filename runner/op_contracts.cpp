@@ -2,7 +2,9 @@
 #include "runner/op_contracts.h"
 
 #include <ATen/ATen.h>
+#include <ATen/MemoryOverlap.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -77,9 +79,12 @@ int64_t trailingNumel(const at::Tensor& t, int dims) {
 
 // Indices from a max pool address a flattened plane of the input's last `dims` dims.
 void poolIndices(const Args& a, int dims) {
-  const at::Tensor self = a.tensor("self");
+  const at::Tensor self = a.tensor("self"), grad = a.tensor("grad_output");
   if (!self.defined()) return;
   if (self.dim() < dims) a.fail("self has fewer than " + std::to_string(dims) + " dims");
+  if (grad.defined() && (grad.dim() != self.dim() ||
+                         grad.sizes().slice(0, grad.dim() - dims) != self.sizes().slice(0, self.dim() - dims)))
+    a.fail("grad_output is " + c10::str(grad.sizes()) + ", which does not pool self " + c10::str(self.sizes()));
   a.sameSizes("indices", "grad_output");
   a.indicesWithin("indices", 0, trailingNumel(self, dims), "the input's pooled plane");
 }
@@ -457,6 +462,42 @@ const std::unordered_map<std::string, Contract>& contracts() {
           a.fail("the new size needs more than self's storage holds; the runner does not allocate the grown part "
                  "(it would be uninitialised memory)");
       };
+    // _log_softmax_backward_data checks nothing about output (its kernel walks it by grad_output's sizes and
+    // dtype); _softmax_backward_data checks the sizes only.
+    for (const char* op : {"aten::_log_softmax_backward_data", "aten::_softmax_backward_data"})
+      t[op] = [](const Args& a) {
+        a.sameSizes("output", "grad_output");
+        const at::Tensor out = a.tensor("output"), grad = a.tensor("grad_output");
+        if (out.defined() && grad.defined() && out.scalar_type() != grad.scalar_type())
+          a.fail("output is " + std::string(c10::toString(out.scalar_type())) + " but grad_output is " +
+                 c10::toString(grad.scalar_type()));
+      };
+    // The adaptive average pool backwards walk grad_output by self's leading (batch, channel) dims.
+    const auto adaptiveBackward = [](int dims) {
+      return [dims](const Args& a) {
+        const at::Tensor self = a.tensor("self"), grad = a.tensor("grad_output");
+        if (!self.defined() || !grad.defined()) return;
+        if (self.dim() < dims || grad.dim() != self.dim() ||
+            grad.sizes().slice(0, grad.dim() - dims) != self.sizes().slice(0, self.dim() - dims))
+          a.fail("grad_output is " + c10::str(grad.sizes()) + ", which does not pool self " + c10::str(self.sizes()));
+      };
+    };
+    t["aten::_adaptive_avg_pool2d_backward"] = adaptiveBackward(2);
+    t["aten::_adaptive_avg_pool3d_backward"] = adaptiveBackward(3);
+    t["aten::adaptive_avg_pool3d_backward"] = adaptiveBackward(3);
+    // binary_cross_entropy(_backward): the CPU kernels walk target and weight by self's elements.
+    for (const char* op : {"aten::binary_cross_entropy", "aten::binary_cross_entropy_backward"})
+      t[op] = [](const Args& a) {
+        const at::Tensor self = a.tensor("self");
+        if (!self.defined()) return;
+        a.sameSizes("target", "self");
+        a.numelIs("weight", self.numel(), "one per element of self");
+        const at::Tensor grad = a.tensor("grad_output");
+        if (grad.defined() && grad.numel() != 1 && grad.sizes() != self.sizes())
+          a.fail("grad_output is " + c10::str(grad.sizes()) + ", neither one value nor self's " + c10::str(self.sizes()));
+      };
+    // _local_scalar_dense (item) reads the first element without looking at how many there are.
+    t["aten::_local_scalar_dense"] = [](const Args& a) { a.numelIs("self", 1, "a scalar"); };
     t["aten::linalg_ldl_solve"] = ldlPivots;
     t["aten::ctc_loss"] = ctcLoss;
     t["aten::_fft_c2r"] = [](const Args& a) { fftDims(a, true); };
@@ -503,8 +544,64 @@ std::atomic<bool> g_contractsOff{false};
 
 void disableOpContractsForBaseline() { g_contractsOff = true; }
 
+namespace {
+
+// Every op that writes an argument: the written tensor has no element that another element shares (an expanded or
+// overlapping view), and an out= argument (keyword-only, written) shares no storage with the op's other tensors (a
+// kernel resizes out while it still reads its inputs: `_fft_r2c.out(x, ..., out=x)` read freed memory).
+void writtenArgumentsApart(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& stack) {
+  const auto& args = schema.arguments();
+  const std::vector<bool> written = writtenArguments(schema);
+  auto storages = [](const c10::IValue& v, std::vector<const void*>& out) {
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().has_storage())
+      out.push_back(v.toTensor().storage().unsafeGetStorageImpl());
+    if (v.isList())
+      for (const c10::IValue& item : v.toListRef())
+        if (item.isTensor() && item.toTensor().defined() && item.toTensor().has_storage())
+          out.push_back(item.toTensor().storage().unsafeGetStorageImpl());
+  };
+  for (size_t k = 0; k < args.size() && k < stack.size(); ++k) {
+    // Enum arguments travel as integers (a plan may write `dtype = -7`): each must name one of its enum's values,
+    // which kernels use as table indices; pinned memory is refused (core/ops/op_table.cpp).
+    c10::TypePtr real = args[k].real_type();
+    if (real->kind() == c10::TypeKind::OptionalType) real = real->castRaw<c10::OptionalType>()->getElementType();
+    if (stack[k].isInt()) {
+      const int64_t v = stack[k].toInt();
+      int64_t count = -1;
+      if (real->kind() == c10::TypeKind::ScalarTypeType) count = static_cast<int64_t>(at::ScalarType::NumOptions);
+      if (real->kind() == c10::TypeKind::LayoutType) count = static_cast<int64_t>(at::Layout::NumOptions);
+      if (real->kind() == c10::TypeKind::MemoryFormatType) count = static_cast<int64_t>(at::MemoryFormat::NumOptions);
+      if (count >= 0 && (v < 0 || v >= count))
+        throw std::runtime_error(schema.name() + ": " + args[k].name() + " is " + std::to_string(v) +
+                                 ", not one of its values; the runner refuses it");
+    }
+    // A loss's reduction (none 0, mean 1, sum 2) selects code by switch and sizes its gradient by it.
+    if (args[k].name() == "reduction" && stack[k].isInt() && (stack[k].toInt() < 0 || stack[k].toInt() > 2))
+      throw std::runtime_error(schema.name() + ": reduction is " + std::to_string(stack[k].toInt()) +
+                               ", not 0 (none), 1 (mean) or 2 (sum); the runner refuses it");
+    if (args[k].name() == "pin_memory" && stack[k].isBool() && stack[k].toBool())
+      throw std::runtime_error(schema.name() + ": pin_memory=True asks for page-locked memory; the runner refuses it");
+    if (!written[k] || !stack[k].isTensor() || !stack[k].toTensor().defined()) continue;
+    const at::Tensor w = stack[k].toTensor();
+    if (at::has_internal_overlap(w) == at::MemOverlap::Yes)
+      throw std::runtime_error(schema.name() + ": " + args[k].name() + " is written but its elements overlap (an "
+                               "expanded view); the runner refuses the write");
+    if (!args[k].kwarg_only() || !w.has_storage()) continue;
+    std::vector<const void*> others;
+    for (size_t j = 0; j < args.size() && j < stack.size(); ++j)
+      if (j != k) storages(stack[j], others);
+    if (std::find(others.begin(), others.end(), w.storage().unsafeGetStorageImpl()) != others.end())
+      throw std::runtime_error(schema.name() + ": " + args[k].name() + " shares its memory with another argument; "
+                               "the runner refuses an out= that aliases the op's inputs (the kernel may resize it "
+                               "while it reads them)");
+  }
+}
+
+}  // namespace
+
 void checkOpContract(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& stack) {
   if (g_contractsOff) return;
+  writtenArgumentsApart(schema, stack);
   const auto& table = contracts();
   auto it = table.find(schema.name());
   if (it != table.end()) it->second(Args(schema, stack));

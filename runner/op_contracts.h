@@ -19,7 +19,15 @@
 //   * the masked unchecked index ops (_unsafe_masked_index, _unsafe_masked_index_put_accumulate, a newer
 //     LibTorch's): every index where the mask holds inside its dim of self;
 //   * views over storage: _reshape_alias, as_strided, as_strided_copy and as_strided_scatter stay inside their
-//     input's storage (LibTorch 1.13's _reshape_alias checks nothing).
+//     input's storage (LibTorch 1.13's _reshape_alias checks nothing);
+//   * what the op campaign (fuzz/op_campaign.cpp) broke: repeat_interleave's output_size, rrelu_with_noise's noise,
+//     the embedding bags' offsets and indices, batch norm's per-channel tensors, linalg_ldl_solve's pivots,
+//     ctc_loss's lengths and targets, the FFTs' dims and sizes, the cdist / pdist / grid-sampler / masked-softmax /
+//     (log-)softmax / adaptive-pool backwards' gradient shapes, binary_cross_entropy's target and weight,
+//     _local_scalar_dense's one element, resize growth past the storage (docs/runner.md lists each);
+//   * for every op: enum arguments given as integers name a value of their enum, a reduction is 0-2, no
+//     pin_memory=True, a written tensor does not overlap itself, an out= argument shares no memory with the op's
+//     other tensors.
 // - clearUninitialised, called on the stack right after the kernel: the ops that hand out memory they never wrote
 //   (empty, empty_like, new_empty, empty_strided, new_empty_strided) return zeros, so no heap contents of the runner
 //   become a value (the op campaign found each: its two runs with different fresh memory differed).

@@ -127,7 +127,7 @@ constexpr OpFacts kFacts[] = {
     {"upsample_nearest3d", A}, {"upsample_bilinear2d", A}, {"upsample_bicubic2d", A}, {"upsample_linear1d", A},
     {"upsample_trilinear3d", A}, {"_upsample_nearest_exact1d", A}, {"_upsample_nearest_exact2d", A},
     {"_upsample_nearest_exact3d", A}, {"_upsample_bilinear2d_aa", A}, {"grid_sampler", A}, {"grid_sampler_2d", A},
-    {"grid_sampler_3d", A}, {"affine_grid_generator", A}, {"fractional_max_pool2d", A}, {"fractional_max_pool3d", A},
+    {"grid_sampler_3d", A}, {"affine_grid_generator", A}, {"fractional_max_pool2d", R}, {"fractional_max_pool3d", R},
     {"max_pool1d_with_indices", A}, {"max_unpool2d", A}, {"max_unpool3d", A}, {"_upsample_bicubic2d_aa", A},
     {"_upsample_lanczos2d_aa", A}, {"_batch_norm_with_update", A}, {"_batch_norm_with_update_functional", A},
     // factories, conversions, random numbers (the child's own generator)
@@ -276,6 +276,9 @@ struct Refusal {
 constexpr const char* kEmbeddingBagBackward =
     "its CPU kernel trusts bag offsets, offset2bag and maximum_indices that the plan chooses, and writes wherever "
     "they point";
+constexpr const char* kFractionalMaxPool =
+    "the op campaign crashed it and its backward (SIGSEGV): its CPU kernels trust random_samples' shape, the kernel "
+    "and output sizes and the backward's indices, which the plan chooses; no op contract checks them";
 constexpr Refusal kRefusals[] = {
     {"_embedding_bag_backward", kEmbeddingBagBackward},
     {"_embedding_bag_dense_backward", kEmbeddingBagBackward},
@@ -283,6 +286,10 @@ constexpr Refusal kRefusals[] = {
     {"embedding_bag_backward", kEmbeddingBagBackward},
     {"_embedding_bag_per_sample_weights_backward", kEmbeddingBagBackward},
     {"embedding_sparse_backward", "its kernel builds a sparse tensor from index values the plan chooses, unchecked"},
+    // The op campaign (fuzz/op_campaign.cpp) crashed both and their backwards (SIGSEGV): the kernels trust
+    // random_samples' shape, the kernel and output sizes and, backward, the indices. No contract checks them yet.
+    {"fractional_max_pool2d", kFractionalMaxPool},
+    {"fractional_max_pool3d", kFractionalMaxPool},
 };
 
 struct Table {

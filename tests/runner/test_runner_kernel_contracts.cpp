@@ -47,10 +47,10 @@ TEST_CASE("kernels the campaign broke get plans built to crash or leak: failed a
        3, "aten::repeat_interleave: output_size is 4 but the repeats give 2000"},
       {"rrelu_with_noise with a short noise tensor (writes one noise value per element)",
        graph("primals_1: \"f32[64]\"",
-             "        noise: \"f32[2]\" = torch.ops.aten.ones.default([2], dtype = torch.float32)\n"
+             "        noise: \"f32[1]\" = torch.ops.aten.ones.default([1], dtype = torch.float32)\n"
              "        rr: \"f32[64]\" = torch.ops.aten.rrelu_with_noise.default(primals_1, noise, 0.1, 0.3, True)\n",
              "rr"),
-       3, "aten::rrelu_with_noise: noise is [2] but self is [64]"},
+       3, "aten::rrelu_with_noise: noise is [1] but self is [64]"},
       {"_embedding_bag with include_last_offset and an offset past the indices",
        graph("primals_1: \"f32[10, 4]\"",
              "        idx: \"i64[3]\" = torch.ops.aten.full.default([3], 1, dtype = torch.int64)\n"
@@ -135,7 +135,8 @@ TEST_CASE("kernels the campaign broke get plans built to crash or leak: failed a
     INFO(run.output);
     CHECK(run.exitCode == b.exitCode);
     CHECK(contains(run.output, b.message));
-    CHECK_FALSE(contains(run.output, "verdict:"));
+    CHECK_FALSE(contains(run.output, "verdict: match"));
+    CHECK_FALSE(contains(run.output, "verdict: mismatch"));
     CHECK_FALSE(contains(run.output, "signal"));
   }
 }
@@ -151,7 +152,8 @@ TEST_CASE("native_batch_norm(training=True) writes its running stats without a `
 
   TempDir dir("contract-test");
   // The loss reads the running mean after the update: a write that crossed from the reference into the ranks (or
-  // between ranks) would change the sharded loss.
+  // between ranks) would change the sharded loss (before the table: batch 0 reference -0.2795, sharded -0.5180,
+  // "verdict: mismatch").
   const std::string file = dir.file("bn_train.py");
   writeBytes(file, graph("primals_1: \"f32[8, 3]\", primals_2: \"f32[3]\", primals_3: \"f32[3]\"",
                          "        bn = torch.ops.aten.native_batch_norm.default(primals_1, None, None, primals_2, "
