@@ -498,6 +498,39 @@ const std::unordered_map<std::string, Contract>& contracts() {
       };
     // _local_scalar_dense (item) reads the first element without looking at how many there are.
     t["aten::_local_scalar_dense"] = [](const Args& a) { a.numelIs("self", 1, "a scalar"); };
+    // reflection / replication padding: the kernels read 2 x dims pads, and the backwards walk grad_output as self
+    // padded by them.
+    for (int dims = 1; dims <= 3; ++dims)
+      for (const char* kind : {"reflection", "replication"})
+        for (const char* suffix : {"", "_backward"}) {
+          const std::string op = std::string("aten::") + kind + "_pad" + std::to_string(dims) + "d" + suffix;
+          t[op] = [dims](const Args& a) {
+            const std::vector<int64_t> pad = a.ints("padding");
+            if (static_cast<int>(pad.size()) != 2 * dims)
+              a.fail("padding has " + std::to_string(pad.size()) + " values, not " + std::to_string(2 * dims));
+            const at::Tensor self = a.tensor("self"), grad = a.tensor("grad_output");
+            if (!self.defined() || !grad.defined()) return;
+            if (self.dim() < dims || grad.dim() != self.dim()) a.fail("grad_output does not pad self");
+            for (int d = 0; d < self.dim(); ++d) {
+              int64_t want = self.size(d);
+              const int fromEnd = static_cast<int>(self.dim()) - 1 - d;  // pads come last dim first
+              if (fromEnd < dims && (__builtin_add_overflow(want, pad[2 * fromEnd], &want) ||
+                                     __builtin_add_overflow(want, pad[2 * fromEnd + 1], &want)))
+                a.fail("padding overflows");
+              if (grad.size(d) != want)
+                a.fail("grad_output is " + c10::str(grad.sizes()) + ", not self " + c10::str(self.sizes()) +
+                       " padded by " + c10::str(c10::IntArrayRef(pad)));
+            }
+          };
+        }
+    // linalg_matrix_exp picks its Pade degree from the norm: with NaN or infinity none is picked and the result
+    // depended on memory outside the input (the op campaign's two runs differed).
+    t["aten::linalg_matrix_exp"] = [](const Args& a) {
+      const at::Tensor self = a.tensor("self");
+      if (self.defined() && self.numel() > 0 && (self.is_floating_point() || self.is_complex()) &&
+          !at::isfinite(self).all().item<bool>())
+        a.fail("self holds NaN or infinity");
+    };
     t["aten::linalg_ldl_solve"] = ldlPivots;
     t["aten::ctc_loss"] = ctcLoss;
     t["aten::_fft_c2r"] = [](const Args& a) { fftDims(a, true); };
@@ -599,9 +632,42 @@ void writtenArgumentsApart(const c10::FunctionSchema& schema, const std::vector<
 
 }  // namespace
 
+// The upsample kernels step through the input by 1 / scale when a scale is given (scales_d, scales_h, scales_w, or
+// scales for 1-D): a scale smaller than output / input walks past the input's end.
+static void upsampleScales(const Args& a) {
+  std::vector<double> scales;
+  bool any = false;
+  for (const char* name : {"scales_d", "scales_h", "scales_w", "scales"}) {
+    const c10::IValue* v = a.get(name);
+    if (!v) continue;
+    scales.push_back(v->isDouble() ? v->toDouble() : 0.0);
+    any = any || v->isDouble();
+  }
+  if (!any) return;
+  const std::vector<int64_t> out = a.ints("output_size");
+  if (out.size() != scales.size()) return;  // the vec overloads compute their scales from the sizes themselves
+  std::vector<int64_t> in = a.ints("input_size");
+  if (in.empty()) {
+    const at::Tensor self = a.tensor("self").defined() ? a.tensor("self") : a.tensor("input");
+    if (!self.defined()) return;
+    in = self.sizes().vec();
+  }
+  if (in.size() < scales.size()) a.fail("the input has fewer dims than the scales");
+  for (size_t k = 0; k < scales.size(); ++k) {
+    const double scale = scales[k];
+    if (scale == 0.0) continue;  // not given: the kernel uses output / input itself
+    const int64_t i = in[in.size() - scales.size() + k], o = out[k];
+    if (!(scale > 0.0) || scale * static_cast<double>(i) < static_cast<double>(o))
+      a.fail("a scale of " + std::to_string(scale) + " maps output size " + std::to_string(o) +
+             " past the input's " + std::to_string(i));
+  }
+}
+
 void checkOpContract(const c10::FunctionSchema& schema, const std::vector<c10::IValue>& stack) {
   if (g_contractsOff) return;
   writtenArgumentsApart(schema, stack);
+  if (schema.name().rfind("aten::upsample_", 0) == 0 || schema.name().rfind("aten::_upsample_", 0) == 0)
+    upsampleScales(Args(schema, stack));
   const auto& table = contracts();
   auto it = table.find(schema.name());
   if (it != table.end()) it->second(Args(schema, stack));

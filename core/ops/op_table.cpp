@@ -128,7 +128,7 @@ constexpr OpFacts kFacts[] = {
     {"upsample_trilinear3d", A}, {"_upsample_nearest_exact1d", A}, {"_upsample_nearest_exact2d", A},
     {"_upsample_nearest_exact3d", A}, {"_upsample_bilinear2d_aa", A}, {"grid_sampler", A}, {"grid_sampler_2d", A},
     {"grid_sampler_3d", A}, {"affine_grid_generator", A}, {"fractional_max_pool2d", R}, {"fractional_max_pool3d", R},
-    {"max_pool1d_with_indices", A}, {"max_unpool2d", A}, {"max_unpool3d", A}, {"_upsample_bicubic2d_aa", A},
+    {"max_pool1d_with_indices", A}, {"max_unpool2d", R}, {"max_unpool3d", R}, {"_upsample_bicubic2d_aa", A},
     {"_upsample_lanczos2d_aa", A}, {"_batch_norm_with_update", A}, {"_batch_norm_with_update_functional", A},
     // factories, conversions, random numbers (the child's own generator)
     {"arange", A}, {"empty", A | S}, {"empty_like", A | S}, {"empty_strided", A}, {"empty_permuted", A}, {"eye", A},
@@ -279,6 +279,9 @@ constexpr const char* kEmbeddingBagBackward =
 constexpr const char* kFractionalMaxPool =
     "the op campaign crashed it and its backward (SIGSEGV): its CPU kernels trust random_samples' shape, the kernel "
     "and output sizes and the backward's indices, which the plan chooses; no op contract checks them";
+constexpr const char* kMaxUnpool =
+    "the op campaign crashed it (SIGSEGV): its CPU kernel trusts output_size's length and the indices, which the plan "
+    "chooses; no op contract checks them";
 constexpr Refusal kRefusals[] = {
     {"_embedding_bag_backward", kEmbeddingBagBackward},
     {"_embedding_bag_dense_backward", kEmbeddingBagBackward},
@@ -290,6 +293,8 @@ constexpr Refusal kRefusals[] = {
     // random_samples' shape, the kernel and output sizes and, backward, the indices. No contract checks them yet.
     {"fractional_max_pool2d", kFractionalMaxPool},
     {"fractional_max_pool3d", kFractionalMaxPool},
+    {"max_unpool2d", kMaxUnpool},
+    {"max_unpool3d", kMaxUnpool},
 };
 
 struct Table {
