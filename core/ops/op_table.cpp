@@ -208,7 +208,7 @@ constexpr OpFacts kFacts[] = {
     // that keep their flag have contracts the runner checks before dispatch (runner/op_contracts.h)
     {"_embedding_bag_backward", R}, {"_embedding_bag_dense_backward", R}, {"_embedding_bag_sparse_backward", R},
     {"embedding_bag_backward", R}, {"_embedding_bag_per_sample_weights_backward", R},
-    {"embedding_sparse_backward", R},
+    {"embedding_sparse_backward", R}, {"_batch_norm_impl_index_backward", R},
     // other namespaces
     {"convert_element_type", P | S}, {"view_of", P}, {"iota", P}, {"fma", P | T | S}, {"device_put", P | S},
     {"dtype_cast", M}, {"higher_order.flex_attention", X}, {"higher_order.flex_attention_backward", X},
@@ -293,6 +293,9 @@ constexpr Refusal kRefusals[] = {
     // random_samples' shape, the kernel and output sizes and, backward, the indices. No contract checks them yet.
     {"fractional_max_pool2d", kFractionalMaxPool},
     {"fractional_max_pool3d", kFractionalMaxPool},
+    {"_batch_norm_impl_index_backward",
+     "the op campaign crashed it (SIGSEGV): its impl_index and reserve arguments pick a backend's backward, which "
+     "trusts what the matching forward would have saved; the plan chooses both"},
     {"max_unpool2d", kMaxUnpool},
     {"max_unpool3d", kMaxUnpool},
 };
