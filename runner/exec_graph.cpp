@@ -539,6 +539,7 @@ std::vector<at::Tensor> runCall(const ExecEnv& env, int n, const Values& values,
   if (env.aliasSameTypeCopies && !inputs.empty() && isSameTypeCopy(schema, stack, inputs[0])) return {inputs[0]};
   checkOpContract(schema, stack);
   op.handle.callBoxed(&stack);
+  clearUninitialised(schema, stack);
   std::vector<at::Tensor> outs;
   for (auto& v : stack) {
     if (v.isTensor()) outs.push_back(v.toTensor());

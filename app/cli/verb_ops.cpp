@@ -24,7 +24,7 @@ derives from its op (add_ from add) is shown as asked.)",
     "Exit codes: 0 listed (every OP asked for has a sharding rule), 1 an OP asked for has none, 2 bad flags."};
 
 const std::vector<FlagSpec> kFlags{
-    toggle("json", R"([{"op", "namespaces", "status", "reason"?, "in_place_of"?, "shape_rule", "runner", "tensor_only",
+    toggle("json", R"([{"op", "namespaces", "status", "reason"?, "in_place_of"?, "refused_reason"?, "shape_rule", "runner", "tensor_only",
 "symbolic_safe"}])")};
 
 // The namespaces an entry's op runs in (its runs-in bits), or where its key comes from for checked-only ops.
@@ -59,6 +59,7 @@ nlohmann::json rowJson(const Row& r) {
   j["status"] = statusOf(r.entry);
   if (r.entry && !r.entry->replicateOnlyWhy.empty()) j["reason"] = std::string(r.entry->replicateOnlyWhy);
   if (r.entry && !r.entry->inplaceOf.empty()) j["in_place_of"] = std::string(r.entry->inplaceOf);
+  if (!r.runs && r.entry && !r.entry->refusedWhy.empty()) j["refused_reason"] = std::string(r.entry->refusedWhy);
   j["shape_rule"] = r.entry && r.entry->shape;
   j["namespaces"] = r.entry ? namespacesOf(*r.entry) : nlohmann::json::array();
   j["runner"] = r.runs ? "runs" : "refused";
@@ -107,6 +108,7 @@ int runOps(const ParsedArgs& args) {
     for (const auto& n : j["namespaces"]) ns += (ns.empty() ? "" : ",") + n.get<std::string>();
     std::cout << (ns.empty() ? "-" : ns) << "\n";
     if (j.contains("reason")) std::cout << "  replicate-only: " << j["reason"].get<std::string>() << "\n";
+    if (j.contains("refused_reason")) std::cout << "  refused: " << j["refused_reason"].get<std::string>() << "\n";
   }
   std::cout << rows.size() << (rows.size() == 1 ? " op: " : " ops: ") << ruled << " with a sharding rule (" << replicateOnly << " of them replicate-only), " << shaped
             << " with a shape rule, " << runnable << " the runner executes\n";

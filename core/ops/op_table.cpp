@@ -127,8 +127,8 @@ constexpr OpFacts kFacts[] = {
     {"upsample_nearest3d", A}, {"upsample_bilinear2d", A}, {"upsample_bicubic2d", A}, {"upsample_linear1d", A},
     {"upsample_trilinear3d", A}, {"_upsample_nearest_exact1d", A}, {"_upsample_nearest_exact2d", A},
     {"_upsample_nearest_exact3d", A}, {"_upsample_bilinear2d_aa", A}, {"grid_sampler", A}, {"grid_sampler_2d", A},
-    {"grid_sampler_3d", A}, {"affine_grid_generator", A}, {"fractional_max_pool2d", A}, {"fractional_max_pool3d", A},
-    {"max_pool1d_with_indices", A}, {"max_unpool2d", A}, {"max_unpool3d", A}, {"_upsample_bicubic2d_aa", A},
+    {"grid_sampler_3d", A}, {"affine_grid_generator", A}, {"fractional_max_pool2d", R}, {"fractional_max_pool3d", R},
+    {"max_pool1d_with_indices", A}, {"max_unpool2d", R}, {"max_unpool3d", R}, {"_upsample_bicubic2d_aa", A},
     {"_upsample_lanczos2d_aa", A}, {"_batch_norm_with_update", A}, {"_batch_norm_with_update_functional", A},
     // factories, conversions, random numbers (the child's own generator)
     {"arange", A}, {"empty", A | S}, {"empty_like", A | S}, {"empty_strided", A}, {"empty_permuted", A}, {"eye", A},
@@ -208,7 +208,7 @@ constexpr OpFacts kFacts[] = {
     // that keep their flag have contracts the runner checks before dispatch (runner/op_contracts.h)
     {"_embedding_bag_backward", R}, {"_embedding_bag_dense_backward", R}, {"_embedding_bag_sparse_backward", R},
     {"embedding_bag_backward", R}, {"_embedding_bag_per_sample_weights_backward", R},
-    {"embedding_sparse_backward", R},
+    {"embedding_sparse_backward", R}, {"_batch_norm_impl_index_backward", R},
     // other namespaces
     {"convert_element_type", P | S}, {"view_of", P}, {"iota", P}, {"fma", P | T | S}, {"device_put", P | S},
     {"dtype_cast", M}, {"higher_order.flex_attention", X}, {"higher_order.flex_attention_backward", X},
@@ -267,6 +267,39 @@ constexpr OpFacts kFacts[] = {
     {"_linalg_check_errors", A}, {"linalg_pinv", A},
 };
 
+// Why each refused (R) op is refused: the kernel trusts what a plan chooses and no op contract
+// (runner/op_contracts.h) checks it. Every R entry has one (opTableProblems says which lacks it).
+struct Refusal {
+  const char* key;
+  const char* why;
+};
+constexpr const char* kEmbeddingBagBackward =
+    "its CPU kernel trusts bag offsets, offset2bag and maximum_indices that the plan chooses, and writes wherever "
+    "they point";
+constexpr const char* kFractionalMaxPool =
+    "the op campaign crashed it and its backward (SIGSEGV): its CPU kernels trust random_samples' shape, the kernel "
+    "and output sizes and the backward's indices, which the plan chooses; no op contract checks them";
+constexpr const char* kMaxUnpool =
+    "the op campaign crashed it (SIGSEGV): its CPU kernel trusts output_size's length and the indices, which the plan "
+    "chooses; no op contract checks them";
+constexpr Refusal kRefusals[] = {
+    {"_embedding_bag_backward", kEmbeddingBagBackward},
+    {"_embedding_bag_dense_backward", kEmbeddingBagBackward},
+    {"_embedding_bag_sparse_backward", kEmbeddingBagBackward},
+    {"embedding_bag_backward", kEmbeddingBagBackward},
+    {"_embedding_bag_per_sample_weights_backward", kEmbeddingBagBackward},
+    {"embedding_sparse_backward", "its kernel builds a sparse tensor from index values the plan chooses, unchecked"},
+    // The op campaign (fuzz/op_campaign.cpp) crashed both and their backwards (SIGSEGV): the kernels trust
+    // random_samples' shape, the kernel and output sizes and, backward, the indices. No contract checks them yet.
+    {"fractional_max_pool2d", kFractionalMaxPool},
+    {"fractional_max_pool3d", kFractionalMaxPool},
+    {"_batch_norm_impl_index_backward",
+     "the op campaign crashed it (SIGSEGV): its impl_index and reserve arguments pick a backend's backward, which "
+     "trusts what the matching forward would have saved; the plan chooses both"},
+    {"max_unpool2d", kMaxUnpool},
+    {"max_unpool3d", kMaxUnpool},
+};
+
 struct Table {
   std::vector<OpEntry> entries;  // sorted by key
   std::unordered_map<std::string_view, size_t> index;
@@ -289,6 +322,16 @@ const Table& table() {
       e.tensorOnly = f.flags & T;
       e.symbolicSafe = f.flags & S;
     }
+    for (const Refusal& r : kRefusals) {
+      auto it = byKey.find(r.key);
+      if (it == byKey.end() || !it->second.refused)
+        out.problems.push_back(std::string("a refusal reason for '") + r.key + "', which the op table does not refuse");
+      else
+        it->second.refusedWhy = r.why;
+    }
+    for (const auto& [key, e] : byKey)
+      if (e.refused && e.refusedWhy.empty())
+        out.problems.push_back("op '" + std::string(key) + "' is refused without a reason");
     for (const auto& [key, fn] : rules::familyRules()) {
       auto it = byKey.find(key);
       if (it == byKey.end()) out.problems.push_back("sharding rule for '" + key + "', which the op table does not list");

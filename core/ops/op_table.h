@@ -49,6 +49,7 @@ struct OpEntry {
   const detail::Rule* shape = nullptr;    // nullptr: no shape rule
   uint16_t runsIn = kRunsNowhere;         // OpNamespace bits
   bool refused = false;                   // aten: refused even where a derivation would allow it
+  std::string_view refusedWhy;            // why (set for every refused entry; `shardscope ops OP` shows it)
   bool tensorOnly = false;
   bool symbolicSafe = false;
   // Non-empty: the op is checked replicate-only (every input Replicate), for this reason (DTensor runs it on

@@ -20,7 +20,15 @@ TEST_CASE("ops: the ops asked for, each with its checker, shape and runner statu
         "aten.from_file.default                unknown         no     refused  -\n"
         "operator.getitem                      rule            yes    runs     operator,_operator\n"
         "aten._embedding_bag_backward.default  unchecked       no     refused  -\n"
+        "  refused: its CPU kernel trusts bag offsets, offset2bag and maximum_indices that the plan chooses, and "
+        "writes wherever they point\n"
         "5 ops: 3 with a sharding rule (0 of them replicate-only), 3 with a shape rule, 3 the runner executes\n");
+  // A refused op says why (--json: "refused_reason"); every refused entry of the table has a reason.
+  auto why = runCli("ops _embedding_bag_backward --json");
+  CHECK(nlohmann::json::parse(why.out)[0]["refused_reason"] ==
+        "its CPU kernel trusts bag offsets, offset2bag and maximum_indices that the plan chooses, and writes wherever "
+        "they point");
+  for (const auto& e : ss::ops::allOps()) CHECK((!e.refused || !e.refusedWhy.empty()));
   auto ok = runCli("ops torch.ops.aten.index_put.default");
   CHECK(ok.code == 0);
 }

@@ -46,6 +46,15 @@ inline std::string readBytes(const std::string& path) {
 }
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// A joint graph (print_readable form) with the given parameters and body, summed into the loss `sum_1`: the form
+// of the hostile-plan tests.
+inline std::string graph(const std::string& params, const std::string& body, const std::string& lossOf) {
+  return "class GraphModule(torch.nn.Module):\n"
+         "    def forward(self, " + params + ", tangents_1: \"f32[]\"):\n" + body +
+         "        sum_1: \"f32[]\" = torch.ops.aten.sum.default(" + lossOf + ")\n"
+         "        return (sum_1, tangents_1)\n";
+}
+
 inline std::string samplePath(const std::string& name) { return std::string(SHARDSCOPE_SAMPLES_DIR) + "/" + name; }
 
 // Seed 1 as shipped (samples/gen/falcon_index_put.py).
