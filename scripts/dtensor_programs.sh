@@ -6,7 +6,7 @@
 #   scripts/dtensor_programs.sh OUT [CASE...]      # then: cp -r OUT/<case> tests/data/real/dtensor/
 #
 # Cases and files: scripts/dtensor_programs/programs.py. Inductor needs a C++ compiler in the root: g++ is
-# installed there from the sid mirror when missing (DTENSOR_BACKENDS=aot_eager skips inductor).
+# and torch's headers (libtorch-dev) are installed there from the sid mirror when missing (DTENSOR_BACKENDS=aot_eager skips inductor).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$(realpath -m "${1:?usage: dtensor_programs.sh OUT [CASE...]}")"; shift
@@ -14,7 +14,7 @@ root="$("$repo/scripts/dev_root.sh" sid)"
 case ",${DTENSOR_BACKENDS:-aot_eager,inductor}," in
   *,inductor,*)
     if [ ! -x "$root/usr/bin/g++" ]; then
-      "$repo/scripts/dev_root.sh" sid --run bash -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ >/dev/null' ||
+      "$repo/scripts/dev_root.sh" sid --run bash -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ libtorch-dev >/dev/null' ||
         echo "dtensor_programs.sh: g++ could not be installed in the root: inductor cases will fail (their notes say so)" >&2
     fi ;;
 esac
