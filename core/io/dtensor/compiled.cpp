@@ -2,10 +2,12 @@
 #include "core/io/dtensor/compiled.h"
 
 #include <map>
+#include <set>
 
 #include "core/io/file.h"
 #include "core/io/dtensor/program.h"
 #include "core/io/formats.h"
+#include "core/io/fx/dynamo.h"
 #include "core/model/placement_parse.h"
 #include "core/model/plan_builder.h"
 
@@ -133,6 +135,18 @@ Transition transitionOf(std::string_view callee) {
   return Transition::None;
 }
 
+// The aten op a Dynamo call runs (core/io/fx/dynamo.h's table, on its tensor arguments), an infix `a + b` as
+// aten's; else the callee as printed (the checker then says it is unchecked).
+std::string atenOpOf(const std::string& callee, const std::vector<int>& ins) {
+  for (const auto& [sym, op] : {std::pair{" + ", "aten.add.Tensor"}, std::pair{" - ", "aten.sub.Tensor"},
+                                std::pair{" * ", "aten.mul.Tensor"}, std::pair{" / ", "aten.div.Tensor"}})
+    if (callee.find(sym) != std::string::npos && ins.size() == 2) return op;
+  std::vector<Arg> args;
+  for (int in : ins) args.push_back(Arg::tensor({in, 0}));
+  if (auto a = fx::atenForTorchFunction(callee, args, {})) return a->op;
+  return callee;
+}
+
 }  // namespace
 
 bool looksLikeCompiledDTensorLog(std::string_view text) {
@@ -204,6 +218,7 @@ Result<CompiledDTensorProgram> readCompiledDTensorLog(std::string_view text, con
   std::map<std::string, int, std::less<>> values;
   std::vector<std::pair<int, std::pair<ShardingSpec, ShardingSpec>>> transitions;  // (node, (from, to))
   std::vector<std::optional<ShardingSpec>> specOf;
+  std::set<std::string> fromLocal;  // the from_local nodes (planned transitions into DTensor)
   auto fail = [&](int payloadLine, const std::string& what) {
     return Error::atLine(what + " (in dynamo_output_graph)", dynamo->payloadLine + payloadLine, 2);
   };
@@ -297,10 +312,8 @@ Result<CompiledDTensorProgram> readCompiledDTensorLog(std::string_view text, con
     int idx = -1;
     Node& n = pb.beginNode(&idx);
     n.name = name;
-    n.op = tr == Transition::Redistribute ? "dtensor.redistribute"
-           : tr == Transition::FromLocal  ? "dtensor.from_local"
-           : tr == Transition::ToLocal    ? "dtensor.to_local"
-                                          : callee;
+    n.op = tr == Transition::None ? atenOpOf(callee, ins) : kRedistributeNodeOp;
+    if (tr == Transition::FromLocal) fromLocal.insert(name);
     for (int in : ins) n.args.push_back(Arg::tensor({in, 0}));
     n.outputs = {a->meta};
     n.source = source;
@@ -351,7 +364,7 @@ Result<CompiledDTensorProgram> readCompiledDTensorLog(std::string_view text, con
   std::map<std::pair<std::string, int>, std::vector<int>> planAt;  // source -> transition nodes, in order
   for (int n = 0; n < out.plan.graph.size(); ++n) {
     const Node& node = out.plan.graph.nodes[n];
-    if ((node.op == "dtensor.redistribute" && out.plan.findRedistribute(n, 0)) || node.op == "dtensor.from_local")
+    if (out.plan.findRedistribute(n, 0) || fromLocal.count(node.name))
       planAt[{node.source.file, node.source.line}].push_back(n);
   }
   for (CompiledAppliedGraph& ag : out.applied) {

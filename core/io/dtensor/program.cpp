@@ -2,6 +2,7 @@
 //
 // Sections: argument text (`dt$5: f32[32]| S(0)`), the mesh sizes, the plan builder, diagnostics and summaries.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -188,6 +189,7 @@ struct OpEntry {
   int localCall = -1;   // its local call's record (same op, plain tensors), -1 when not found
   ParsedArgs args;
   ParsedArgs localArgs;
+  std::map<int, std::string> movedTo;  // argument position -> the layout an outer redistribute moved it to
 };
 
 // The local call of the DTensor op at record `i`: the next Op record deeper than it with the same name and only
@@ -232,7 +234,15 @@ Result<DeviceMesh> meshOf(const std::vector<DebugRecord>& rs, const std::vector<
     for (size_t k = 0; k < op.args.tensorLeaf.size(); ++k) {
       const ArgLeaf& g = *op.args.leaves[op.args.tensorLeaf[k]];
       const ArgLeaf& l = *op.localArgs.leaves[op.localArgs.tensorLeaf[k]];
-      if (g.kind == ArgLeaf::Kind::DTensor && l.kind == ArgLeaf::Kind::Tensor) observe(g, l.meta);
+      if (g.kind != ArgLeaf::Kind::DTensor || l.kind != ArgLeaf::Kind::Tensor) continue;
+      // The local call runs on the input as DTensor moved it.
+      if (auto m = op.movedTo.find(op.args.tensorLeaf[k]); m != op.movedTo.end()) {
+        ArgLeaf moved = g;
+        moved.spec = m->second;
+        observe(moved, l.meta);
+      } else {
+        observe(g, l.meta);
+      }
     }
   }
   (void)rs;
@@ -243,6 +253,31 @@ Result<DeviceMesh> meshOf(const std::vector<DebugRecord>& rs, const std::vector<
     else ++unknown;
   }
   how = "the local shapes of sharded arguments";
+  // Several sizes still possible (a small dim split unevenly fits more than one): the one combination whose
+  // product is the number of ranks, when exactly one is.
+  if (unknown > 0 && opts.worldSize > 0 && std::all_of(allowed.begin(), allowed.end(), [](const auto& a) { return a && !a->empty(); })) {
+    std::vector<std::vector<int64_t>> fits;
+    std::vector<int64_t> cur;
+    std::function<void(int, int64_t)> walk = [&](int k, int64_t prod) {
+      if (fits.size() > 1) return;
+      if (k == ndim) {
+        if (prod == opts.worldSize) fits.push_back(cur);
+        return;
+      }
+      for (int64_t n : *allowed[k]) {
+        if (prod * n > opts.worldSize) break;
+        cur.push_back(n);
+        walk(k + 1, prod * n);
+        cur.pop_back();
+      }
+    };
+    walk(0, 1);
+    if (fits.size() == 1) {
+      shape = fits[0];
+      unknown = 0;
+      how = "the local shapes of sharded arguments and the number of ranks";
+    }
+  }
   if (unknown == 1 && opts.worldSize > 0) {
     int64_t known = 1;
     for (int64_t s : shape) known *= s > 0 ? s : 1;
@@ -521,7 +556,7 @@ struct Builder {
       int idx = -1;
       Node& n = pb.beginNode(&idx);
       n.name = uniqueName("redistribute");
-      n.op = "dtensor.redistribute";
+      n.op = kRedistributeNodeOp;
       n.args = {Arg::tensor({producer, 0})};
       n.outputs = {global};
       n.modulePath = module;
@@ -607,6 +642,18 @@ Result<DTensorProgram> programFromDebugRecords(const std::vector<DebugRecord>& r
     opAtRecord[static_cast<int>(i)] = static_cast<int>(ops.size());
     ops.push_back(std::move(e));
   }
+  // Which arguments DTensor moved before each op ran (its outer redistribute records, after the op's record).
+  {
+    int last = -1;
+    for (size_t i = 0; i < rs.size(); ++i) {
+      if (auto it = opAtRecord.find(static_cast<int>(i)); it != opAtRecord.end()) last = it->second;
+      const DebugRecord& r = rs[i];
+      if (r.kind != DebugRecordKind::Redistribute || !r.outer || last < 0) continue;
+      char* endp = nullptr;
+      const long pos = std::strtol(r.args.c_str(), &endp, 10);
+      if (!r.args.empty() && *endp == '\0' && pos >= 0) ops[last].movedTo[static_cast<int>(pos)] = r.dst;
+    }
+  }
   if (ops.empty()) return Error::atLine("a DebugMode trace with no DTensor op (no argument printed as `dt: f32[...]| S(0)`)", 1, 1);
   std::string how;
   auto mesh = meshOf(rs, ops, ndim, opts, how);
@@ -652,13 +699,6 @@ Diagnostics programDiagnostics(const DTensorProgram& p) {
     for (const RedistributeStep& s : r.plan.steps) x.notes.push_back(s.toString());
     if (!r.module.empty()) x.notes.push_back("module: " + r.module);
     x.notes.push_back("recorded at line " + std::to_string(r.line));
-    d.items.push_back(std::move(x));
-  }
-  for (const std::string& s : p.rankDifferences) {
-    Diagnostic x;
-    x.severity = Severity::Info;
-    x.kind = DiagKind::ImplicitRedistribute;
-    x.message = "the ranks recorded different programs: " + s;
     d.items.push_back(std::move(x));
   }
   return d;

@@ -68,6 +68,9 @@ inline constexpr const char* kDebugModeLogsFormat = "torch.utils._debug_mode.Deb
 // The PlanFormat these plans carry. Plan has no format of its own for them yet: Dynamo's graph is FX text, and
 // the others are text the tools printed about one (adding an enumerator to core/model/plan.h is for the merge).
 inline constexpr PlanFormat kProgramPlanFormat = PlanFormat::FxText;
+// A planned transition's node (DebugMode's explicit redistribute, Dynamo's `.redistribute()` / from_local /
+// to_local): the identity its rule knows, the Redistribute on its input edge being the transition itself.
+inline constexpr const char* kRedistributeNodeOp = "aten.alias.default";
 
 // ---- the program ----------------------------------------------------------------------------------------------
 
@@ -138,8 +141,8 @@ Result<DTensorProgram> loadDTensorProgram(const std::string& path, const Program
 // True when `path` is such a file, or a folder holding one.
 bool isDTensorProgramPath(const std::string& path);
 
-// The implicit-redistribute diagnostics (one per implicit record, at its op and input) and one plan-wide info per
-// rank difference.
+// The implicit-redistribute diagnostics: one per implicit record, at its op and input (rank differences are in
+// programSummaryText, not diagnostics).
 Diagnostics programDiagnostics(const DTensorProgram& p);
 // `check`'s text: totals by module and phase, and the ranks' differences.
 std::string programSummaryText(const DTensorProgram& p);
