@@ -316,6 +316,9 @@ Result<CompiledDTensorProgram> readCompiledDTensorLog(std::string_view text, con
     if (tr == Transition::FromLocal) fromLocal.insert(name);
     for (int in : ins) n.args.push_back(Arg::tensor({in, 0}));
     n.outputs = {a->meta};
+    // A plain tensor here is one rank's local value (to_local's result, what the parallel styles' hooks compute
+    // on it): its shape is local, so the global shape rules do not judge it.
+    if (!a->spec) n.outputs[0].known = false;
     n.source = source;
     n.phase = Phase::Forward;
     auto e = pb.endNode(Where::at(dynamo->payloadLine + line - 1, 2));

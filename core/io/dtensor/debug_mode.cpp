@@ -76,7 +76,8 @@ bool looksLikeDebugModeText(std::string_view text) {
     const std::string_view r = l.substr(s);
     for (std::string_view p : {std::string_view("aten::"), std::string_view("_c10d_functional::"), std::string_view("prims::"),
                                kModulePrefix, kRedistributeCall, std::string_view("# File: "),
-                               std::string_view("[record function] ")})
+                               std::string_view("[record function] "), std::string_view("<method"),
+                               std::string_view("<built-in"), std::string_view("torch.")})
       if (r.starts_with(p)) return true;
     return false;
   }
