@@ -20,21 +20,7 @@ using json = nlohmann::json;
 std::optional<std::vector<int64_t>> parseTorchSize(std::string_view s) {
   constexpr std::string_view kHead = "torch.Size([";
   if (!s.starts_with(kHead) || !s.ends_with("])")) return std::nullopt;
-  std::string_view body = s.substr(kHead.size(), s.size() - kHead.size() - 2);
-  std::vector<int64_t> out;
-  while (!body.empty()) {
-    const size_t comma = body.find(", ");
-    std::string_view d = body.substr(0, comma);
-    body = comma == std::string_view::npos ? std::string_view() : body.substr(comma + 2);
-    int64_t v = 0;
-    if (d.empty()) return std::nullopt;
-    for (char c : d) {
-      if (c < '0' || c > '9' || v > kMaxTensorDimSize / 10) return std::nullopt;
-      v = v * 10 + (c - '0');
-    }
-    out.push_back(v);
-  }
-  return out;
+  return parseSizeList(s.substr(kHead.size(), s.size() - kHead.size() - 2));
 }
 
 struct CommReader {

@@ -52,19 +52,9 @@ std::optional<Annotated> parseDynamoAnnotation(std::string_view a) {
   if (lb == std::string_view::npos || rb == std::string_view::npos || rb < lb) return std::nullopt;
   out.meta.dtype = dtypeFromName(a.substr(0, lb));
   if (out.meta.dtype == DType::Unknown) return std::nullopt;
-  std::string_view dims = a.substr(lb + 1, rb - lb - 1);
-  while (!dims.empty()) {
-    const size_t c = dims.find(", ");
-    std::string_view d = dims.substr(0, c);
-    dims = c == std::string_view::npos ? std::string_view() : dims.substr(c + 2);
-    int64_t v = 0;
-    if (d.empty()) return std::nullopt;
-    for (char ch : d) {
-      if (ch < '0' || ch > '9' || v > kMaxTensorDimSize / 10) return std::nullopt;  // symbolic sizes: not read
-      v = v * 10 + (ch - '0');
-    }
-    out.meta.shape.push_back(v);
-  }
+  auto dims = parseSizeList(a.substr(lb + 1, rb - lb - 1));  // symbolic sizes: not read
+  if (!dims) return std::nullopt;
+  out.meta.shape = std::move(*dims);
   return out;
 }
 

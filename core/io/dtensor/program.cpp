@@ -590,6 +590,23 @@ struct Builder {
 
 }  // namespace
 
+std::optional<std::vector<int64_t>> parseSizeList(std::string_view body) {
+  std::vector<int64_t> out;
+  while (!body.empty()) {
+    const size_t comma = body.find(", ");
+    const std::string_view d = body.substr(0, comma);
+    body = comma == std::string_view::npos ? std::string_view() : body.substr(comma + 2);
+    int64_t v = 0;
+    if (d.empty()) return std::nullopt;
+    for (char c : d) {
+      if (c < '0' || c > '9' || v > kMaxTensorDimSize / 10) return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
 const char* programSourceName(ProgramSource s) {
   switch (s) {
     case ProgramSource::DebugModeText: return "DebugMode text";

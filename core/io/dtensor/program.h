@@ -36,6 +36,10 @@
 
 namespace ss {
 
+// "32, 16" (the inside of a printed size list) -> [32, 16]; nullopt for anything but non-negative integers up to
+// kMaxTensorDimSize (a symbolic size such as "s72" included). The one size-list parser of these readers.
+std::optional<std::vector<int64_t>> parseSizeList(std::string_view text);
+
 // ---- DebugMode records ----------------------------------------------------------------------------------------
 
 enum class DebugRecordKind : uint8_t { Op, Redistribute, OutputPlacement, Module, Other };
