@@ -97,6 +97,8 @@ int runSession(const ParsedArgs& args) {
     std::cout << j.dump(2) << "\n";
   } else {
     if (s->alone) printAloneSummary(*s->alone);
+    if (s->program) std::cout << programSummaryText(*s->program);
+    if (s->compiled) std::cout << compiledSummaryText(*s->compiled);
     for (const auto& a : s->applied) std::cout << a.summary(s->plan.mesh) << "\n";
     std::cout << diagnosticsToText(s->plan, d) << coverageText(checkCoverage(s->plan));
   }

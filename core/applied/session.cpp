@@ -38,6 +38,7 @@ bool needsSession(const SessionInputs& in) {
   if (in.solution || in.applied) return true;
   std::error_code ec;
   if (std::filesystem::is_directory(in.primary, ec)) return true;
+  if (isDTensorProgramPath(in.primary)) return true;
   // The head decides (a plain plan of 1 GB is not read twice): the kind, and for FX text an optimizer log's
   // placement comments or a collective in its first MiB.
   // Not a regular file (a FIFO would block this read): no session; loading it refuses it with one line.
@@ -62,12 +63,48 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
   std::vector<AutoparallelArtifacts> runs;  // one per log (rank), or one from the separate files
   std::vector<SymbolHints> hintsOf;         // per run: its log's create_symbol hints (none for separate files)
   std::error_code ec;
+  if (!in.solution && !in.applied && isDTensorProgramPath(in.primary)) {
+    ProgramOptions po;
+    po.mesh = in.mesh;
+    po.cost = opts.cost;
+    auto p = loadDTensorProgram(in.primary, po);
+    if (!p) return p.error();
+    s.plan = p->plan;
+    s.hasPlan = true;
+    s.description = std::string(programSourceName(p->source)) + " of " + std::to_string(p->files.size()) + " rank" +
+                    (p->files.size() == 1 ? "" : "s");
+    s.program = std::move(*p);
+    return s;
+  }
   const bool dir = std::filesystem::is_directory(in.primary, ec);
   std::optional<std::string> primaryText;
   if (!dir) {
     auto t = readText(in.primary);
     if (!t) return t.error();
     primaryText = std::move(*t);
+  }
+  // A compiled DTensor program (one log, or a folder's first rank): read as one, or refused.
+  {
+    std::string file = in.primary;
+    std::optional<std::string> text = primaryText;
+    if (dir) {
+      auto logs = readTraceLogPath(in.primary, [](const TraceRecord&) { return false; });
+      if (logs && !logs->empty()) {
+        file = logs->front().file;
+        auto t = readText(file);
+        if (!t) return t.error();
+        text = std::move(*t);
+      }
+    }
+    if (!in.solution && !in.applied && text && detectFileKind(*text) == FileKind::TorchTrace && looksLikeCompiledDTensorLog(*text)) {
+      auto c = readCompiledDTensorLog(*text, file, opts);
+      if (!c) return Error{c.error().toString(file)};
+      s.plan = c->plan;
+      s.hasPlan = true;
+      s.description = "compiled DTensor program (TORCH_TRACE log)";
+      s.compiled = std::move(*c);
+      return s;
+    }
   }
   if (dir || detectFileKind(*primaryText) == FileKind::TorchTrace) {
     std::vector<TraceLog> logs;
@@ -190,6 +227,14 @@ Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts) {
   // plain graph (the same rules, the same messages), through its collectives and waits.
   if (!s.hasPlan) return s.alone ? checkPlan(s.alone->plan, opts) : Diagnostics{};
   Diagnostics d = checkPlan(s.plan, opts);
+  if (s.program) {
+    Diagnostics x = programDiagnostics(*s.program);
+    d.items.insert(d.items.end(), x.items.begin(), x.items.end());
+  }
+  if (s.compiled) {
+    Diagnostics x = compiledDiagnostics(*s.compiled);
+    d.items.insert(d.items.end(), x.items.begin(), x.items.end());
+  }
   for (auto& a : s.applied) {
     Diagnostics x = checkApplied(s.plan, a, opts);
     d.items.insert(d.items.end(), x.items.begin(), x.items.end());

@@ -13,6 +13,8 @@
 
 #include "core/applied/applied.h"
 #include "core/io/autoparallel/artifacts.h"
+#include "core/io/dtensor/compiled.h"
+#include "core/io/dtensor/program.h"
 
 namespace ss {
 
@@ -31,6 +33,13 @@ struct AppliedSession {
   std::vector<AppliedGraph> applied;      // one per rank that has an applied graph, by rank
   std::optional<AppliedAlone> alone;
   std::string description;                // "TORCH_TRACE log, 12 records (autoparallel_joint_graph, ...)"
+  // A DTensor program as DebugMode / CommDebugMode recorded it (a file, or a folder of per-rank files): `plan` is
+  // its plan; checkSession adds its implicit-redistribute diagnostics.
+  std::optional<DTensorProgram> program;
+  // A compiled DTensor program (a TORCH_TRACE log whose Dynamo graph is annotated with DTensors): `plan` is its
+  // Dynamo graph; checkSession adds an unplanned-collective warning per collective of its AOT graphs no planned
+  // transition explains.
+  std::optional<CompiledDTensorProgram> compiled;
 };
 
 // True when `inputs` need this loader rather than loadPlanFile: a log or folder, --solution/--applied, an

@@ -16,6 +16,8 @@
 #include <memory>
 
 #include "core/io/autoparallel/artifacts.h"
+#include "core/io/dtensor/compiled.h"
+#include "core/io/dtensor/program.h"
 #include "core/io/formats.h"
 #include "core/io/native/plan_json.h"
 #include "core/io/trace/trace_log.h"
@@ -87,7 +89,21 @@ namespace {
 Result<Plan> loadPlanTextImpl(std::string_view text, bool paddedTail) {
   FileKind k = detectFileKind(text);
   if (k == FileKind::FxText) return readFxText(text);
+  // DTensor programs as DebugMode / CommDebugMode recorded them (detected by core/io/dtensor's detectProgramSource:
+  // none of the kinds above).
+  if (k == FileKind::Unknown)
+    if (auto src = detectProgramSource(text)) {
+      auto p = programFromText(text, *src);
+      if (!p) return p.error();
+      return std::move(p->plan);
+    }
   if (k == FileKind::TorchTrace) {
+    // A compiled DTensor program: read as one (its Dynamo graph is the plan), or refused; never as another plan.
+    if (looksLikeCompiledDTensorLog(text)) {
+      auto c = readCompiledDTensorLog(text, "");
+      if (!c) return c.error();
+      return std::move(c->plan);
+    }
     auto log = readTraceLog(text);
     if (!log) return log.error();
     auto arts = artifactsFromTraceLog(*log);
@@ -135,6 +151,11 @@ Result<Plan> loadPlanText(std::string_view text, const std::string&) { return lo
 
 Result<Plan> loadPlanFile(const std::string& path) {
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec) && isDTensorProgramPath(path)) {
+    auto p = loadDTensorProgram(path);
+    if (!p) return p.error();
+    return std::move(p->plan);
+  }
   if (std::filesystem::is_directory(path, ec)) {
     auto logs = readTraceLogPath(path);
     if (!logs) return logs.error();
