@@ -20,7 +20,12 @@ include(GNUInstallDirs)
 # ---- layout ----
 set(SHARDSCOPE_RUNNER_INSTALL_DIR ${CMAKE_INSTALL_LIBEXECDIR}/shardscope)
 file(RELATIVE_PATH SHARDSCOPE_RUNNER_FROM_BIN ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBEXECDIR}/shardscope)
-set_property(SOURCE ${CMAKE_SOURCE_DIR}/app/run_client.cpp DIRECTORY ${CMAKE_SOURCE_DIR}/app APPEND PROPERTY
+# Every target that compiles run_client.cpp (the app, and the runner tests, which link it directly) needs it.
+set(_shardscope_run_client_dirs ${CMAKE_SOURCE_DIR}/app)
+if(TARGET shardscope_runner_tests)
+  list(APPEND _shardscope_run_client_dirs ${CMAKE_SOURCE_DIR}/tests/runner)
+endif()
+set_property(SOURCE ${CMAKE_SOURCE_DIR}/app/run_client.cpp DIRECTORY ${_shardscope_run_client_dirs} APPEND PROPERTY
              COMPILE_DEFINITIONS "SHARDSCOPE_RUNNER_FROM_BIN=\"${SHARDSCOPE_RUNNER_FROM_BIN}\"")
 
 # ---- version: what `shardscope --version` names (app/build_info.h) ----

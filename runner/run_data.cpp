@@ -239,6 +239,20 @@ OutputsVerdict combineOutputMeasures(const std::vector<const std::vector<BlockMe
   return v;
 }
 
+double maxRelError(const std::vector<at::Tensor>& sharded, const std::vector<at::Tensor>& reference) {
+  double worst = 0;
+  for (size_t k = 0; k < reference.size(); ++k) {
+    if (k >= sharded.size() || !sharded[k].defined() || !reference[k].defined() ||
+        sharded[k].sizes() != reference[k].sizes())
+      return std::numeric_limits<double>::infinity();
+    at::Tensor r = reference[k].to(at::kDouble);
+    const double ref = r.norm().item<double>();
+    const double diff = (sharded[k].to(at::kDouble) - r).norm().item<double>();
+    worst = std::max(worst, ref > 0 ? diff / ref : diff);
+  }
+  return worst;
+}
+
 double lossValue(const Plan& plan, int lossNode, const Values& values) {
   const auto& outs = values.at(lossNode);
   if (outs.empty() || !outs[0].defined()) throw NodeError(lossNode, "loss has no value");

@@ -67,6 +67,10 @@ struct OutputsVerdict {
 OutputsVerdict combineOutputMeasures(const std::vector<const std::vector<BlockMeasure>*>& perRank, int batch,
                                      size_t outputs);
 
+// ||sharded - reference|| / ||reference|| (in double), the largest over the pairs; infinity when a pair's shapes
+// differ or a value is missing. Used by the applied-graph re-run's per-output verdict.
+double maxRelError(const std::vector<at::Tensor>& sharded, const std::vector<at::Tensor>& reference);
+
 double lossValue(const Plan& plan, int lossNode, const Values& values);
 
 // ||gradients of `params}|| over all of them (a parameter without a gradient counts as zeros), in double.

@@ -123,7 +123,6 @@ class GuiApp {
   void drawUi();
   void drawMenuBar();
   void handleShortcuts();
-  void startRun();  // the Run tab, F5 and the Run menu: the open log's rank programs, or the plan
   void drawPanes(float top, float bottom);
   void drawSolo(views::ViewId view, float top, float bottom);
   void drawPaneContent(int pane);
@@ -138,7 +137,7 @@ class GuiApp {
   void continuePending();
   void openRecent(const std::string& path);
   void applyRunMarks();  // a run report arrived: mark, fade and select its first divergent node
-  void startRun();       // F5, Run > Run plan, the Run view's button: a run of the plan on screen, stamped
+  void startRun();       // F5, Run > Run plan, the Run view's button: the open log's rank programs when it is unedited, else the plan on screen; stamped
   // Every result shown belongs to the document and state on screen: called whenever the document may have
   // changed (after commands, undo/redo, open, new, recovery). Another document drops the old one's results
   // (run, run scale, search, fix-all message, comparison, divergence marks); an edit drops the messages and marks

@@ -39,7 +39,7 @@ TEST_CASE("run panel: the ETA line while a real run goes, the BLAS and cost line
   CHECK(views::runStatusLines(panel.model()).cost.empty());
   CHECK(views::runStatusLines(panel.model()).sandbox.empty());
 
-  panel.start(plan, 4);
+  panel.start(plan, 4, views::DocStamp{});
   REQUIRE(panel.active());
   const std::regex etaLine(R"((reference|sharded), batch [0-2]  [0-9]+\.[0-9] s, ETA [0-9]+ s, sizes / 4)");
   std::vector<std::string> seen;
