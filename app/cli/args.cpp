@@ -1,4 +1,5 @@
 #include "app/cli/args.h"
+#include "core/model/placement_parse.h"
 
 #include <CLI/CLI.hpp>
 
@@ -189,6 +190,19 @@ Result<SessionInputs> sessionInputs(const ParsedArgs& args) {
     in.groups[g.substr(0, eq)] = dim;
   }
   return in;
+}
+
+Result<NodeSpecEdit> parseNodeSpecEdit(const Plan& plan, const std::string& edit, const std::string& file) {
+  const size_t eq = edit.rfind('=');
+  const int node = eq == std::string::npos ? -1 : plan.graph.find(edit.substr(0, eq));
+  if (node < 0) return Error{"--placement " + edit + ": expected NODE=SPEC with NODE a node of " + file};
+  ParseContext pc;
+  pc.mesh = &plan.mesh;
+  const auto& outs = plan.graph.nodes[static_cast<size_t>(node)].outputs;
+  pc.tensorRank = !outs.empty() && outs[0].known ? outs[0].rank() : -1;
+  auto spec = parseSpec(edit.substr(eq + 1), pc);
+  if (!spec) return Error{"--placement " + edit + ": " + spec.error().toString()};
+  return NodeSpecEdit{node, *spec};
 }
 
 }  // namespace ss::app

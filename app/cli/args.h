@@ -57,4 +57,13 @@ std::vector<FlagSpec> withFlags(std::vector<FlagSpec> base, const std::vector<Fl
 // Those flags as SessionInputs (primary: the first positional, when there is one). Errors name the flag.
 Result<SessionInputs> sessionInputs(const ParsedArgs& args);
 
+// `--placement NODE=SPEC` against `plan` (fix, run and export take it): the node and SPEC parsed on the plan's mesh
+// for the node's output rank, or one line saying what is wrong ("expected NODE=SPEC with NODE a node of FILE",
+// the spec parser's message with its column).
+struct NodeSpecEdit {
+  int node = -1;
+  ShardingSpec spec;
+};
+Result<NodeSpecEdit> parseNodeSpecEdit(const Plan& plan, const std::string& edit, const std::string& file);
+
 }  // namespace ss::app

@@ -42,21 +42,13 @@ const std::vector<FlagSpec> kFlags{
 // reductions over other dims: `sum_1=RS(0)` takes its input in RS(0)), those are its input specs, each a
 // transition the plan now has on that edge. Elsewhere the inputs stay, and the check before writing says so.
 int applyPlacementEdit(Plan& plan, const std::string& file, const std::string& edit) {
-  const size_t eq = edit.rfind('=');
-  const int node = eq == std::string::npos ? -1 : plan.graph.find(edit.substr(0, eq));
-  if (node < 0) {
-    std::cerr << "shardscope export: --placement " << edit << ": expected NODE=SPEC with NODE a node of " << file << "\n";
+  auto parsed = parseNodeSpecEdit(plan, edit, file);
+  if (!parsed) {
+    std::cerr << "shardscope export: " << parsed.error().message << "\n";
     return 2;
   }
-  ParseContext pc;
-  pc.mesh = &plan.mesh;
-  const auto& outs = plan.graph.nodes[node].outputs;
-  pc.tensorRank = !outs.empty() && outs[0].known ? outs[0].rank() : -1;
-  auto spec = parseSpec(edit.substr(eq + 1), pc);
-  if (!spec) {
-    std::cerr << "shardscope export: --placement " << edit << ": " << spec.error().toString() << "\n";
-    return 2;
-  }
+  const int node = parsed->node;
+  const ShardingSpec* spec = &parsed->spec;
   plan.normalizeSpecs();
   Batch b{"choose " + edit, {SetOutputSpec{node, 0, *spec}}};
   for (int k = 0; k < static_cast<int>(plan.graph.inputs(node).size()); ++k)

@@ -68,22 +68,13 @@ int runFix(const ParsedArgs& a) {
   }
   FixOptions options;
   for (const std::string& s : a.all("placement")) {
-    auto kv = splitAssign(s);
-    int node = kv ? plan.graph.find(kv->first) : -1;
-    if (!kv || node < 0) {
-      std::cerr << "shardscope fix: --placement " << s << ": expected NODE=SPEC with NODE a node of " << file << "\n";
+    auto edit = parseNodeSpecEdit(plan, s, file);
+    if (!edit) {
+      std::cerr << "shardscope fix: " << edit.error().message << "\n";
       return 2;
     }
-    ParseContext pc;
-    pc.mesh = &plan.mesh;
-    const auto& outs = plan.graph.nodes[node].outputs;
-    pc.tensorRank = !outs.empty() && outs[0].known ? outs[0].rank() : -1;
-    auto spec = parseSpec(kv->second, pc);
-    if (!spec.ok()) {
-      std::cerr << "shardscope fix: --placement " << s << ": " << spec.error().toString() << "\n";
-      return 2;
-    }
-    if (!applyEdit(SetOutputSpec{node, 0, spec.value()})) return 2;
+    const int node = edit->node;
+    if (!applyEdit(SetOutputSpec{node, 0, edit->spec})) return 2;
     options.pinned.push_back(PinnedOutput{node, 0});
   }
 

@@ -245,17 +245,10 @@ int runVerb(const ParsedArgs& parsed) {
   }
   std::vector<PinnedOutput> pinned;
   for (const auto& pl : parsed.all("placement")) {
-    auto eq = pl.find('=');
-    if (eq == std::string::npos) return bad("--placement " + pl + ": expected NODE=SPEC");
-    int node = plan.graph.find(pl.substr(0, eq));
-    if (node < 0) return bad("--placement " + pl + ": no node named '" + pl.substr(0, eq) + "'");
-    ParseContext ctx;
-    ctx.mesh = &plan.mesh;
-    const auto& outs = plan.graph.nodes[node].outputs;
-    ctx.tensorRank = outs.empty() ? -1 : outs[0].rank();
-    auto spec = parseSpec(pl.substr(eq + 1), ctx);
-    if (!spec) return bad("--placement " + pl + ": " + spec.error().toString());
-    auto r = applyCommand(plan, SetOutputSpec{node, 0, *spec});
+    auto edit = parseNodeSpecEdit(plan, pl, file);
+    if (!edit) return bad(edit.error().message);
+    const int node = edit->node;
+    auto r = applyCommand(plan, SetOutputSpec{node, 0, edit->spec});
     if (!r) return bad("--placement " + pl + ": " + r.error().message);
     pinned.push_back(PinnedOutput{node, 0});
   }

@@ -1,3 +1,4 @@
+#include "core/io/file.h"
 #include "core/applied/session.h"
 
 #include <filesystem>
@@ -38,16 +39,14 @@ bool needsSession(const SessionInputs& in) {
   if (in.solution || in.applied) return true;
   std::error_code ec;
   if (std::filesystem::is_directory(in.primary, ec)) return true;
+  // Not a regular file (a FIFO would block any read): no session; loading it refuses it with one line.
+  if (!std::filesystem::is_regular_file(in.primary, ec)) return false;
   if (isDTensorProgramPath(in.primary)) return true;
   // The head decides (a plain plan of 1 GB is not read twice): the kind, and for FX text an optimizer log's
   // placement comments or a collective in its first MiB.
-  // Not a regular file (a FIFO would block this read): no session; loading it refuses it with one line.
-  if (!std::filesystem::is_regular_file(in.primary, ec)) return false;
-  std::ifstream f(in.primary, std::ios::binary);
-  if (!f) return false;
-  std::string head(size_t{1} << 20, '\0');
-  f.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(f.gcount()));
+  auto read = readFileHead(in.primary, size_t{1} << 20);
+  if (!read) return false;
+  const std::string& head = *read;
   const FileKind k = detectFileKind(head);
   if (k == FileKind::TorchTrace) return true;
   // A graph after DeepSpeed AutoSP's passes (its all-to-alls) too: the session gives it its SP mesh and the

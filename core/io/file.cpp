@@ -3,7 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -25,7 +27,7 @@ namespace {
 // reader opens a file, with its messages. (Reading the halves of a large file on two threads saved ~5 ms of 24
 // on a quiet machine and cost more than that on a busy one: one read.)
 template <class Alloc>
-Result<size_t> readWholeFile(const std::string& path, Alloc&& alloc) {
+Result<size_t> readWholeFile(const std::string& path, Alloc&& alloc, size_t maxBytes = SIZE_MAX) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return Error{"is a directory, not a plan file"};
   // O_NONBLOCK: opening a FIFO for reading would wait for a writer forever (a path from a bug report may name one);
@@ -46,7 +48,7 @@ Result<size_t> readWholeFile(const std::string& path, Alloc&& alloc) {
   }
   const off_t end = st.st_size;
   if (end > kMaxFileBytes) return Error{"the file is larger than 2 GiB"};
-  const size_t size = static_cast<size_t>(end);
+  const size_t size = std::min(static_cast<size_t>(end), maxBytes);
   char* dst = alloc(size);
   for (size_t from = 0; from < size;) {
     const ssize_t n = ::pread(fd, dst + from, size - from, static_cast<off_t>(from));
@@ -58,6 +60,13 @@ Result<size_t> readWholeFile(const std::string& path, Alloc&& alloc) {
 }
 
 }  // namespace
+
+Result<std::string> readFileHead(const std::string& path, size_t maxBytes) {
+  std::string head;
+  auto n = readWholeFile(path, [&head](size_t size) { head.resize(size); return head.data(); }, maxBytes);
+  if (!n) return n.error();
+  return head;
+}
 
 // Line and column (1-based) of byte offset `off` in `text`.
 std::pair<int, int> lineColOf(std::string_view text, size_t off) {

@@ -20,6 +20,9 @@ std::pair<int, int> lineColOf(std::string_view text, size_t off);
 // The whole file. `tailPadding` extra spaces are appended after it (the caller views only the first
 // size - tailPadding bytes; see planFromJsonTextFast's paddedTail).
 Result<std::string> readFileText(const std::string& path, size_t tailPadding = 0);
+// The first `maxBytes` bytes of the file (fewer when it is shorter), opened as readFileText opens it: a FIFO, device
+// or socket is refused at once, never waited on. For format detection that must not read a large file whole.
+Result<std::string> readFileHead(const std::string& path, size_t maxBytes);
 
 // A file's bytes followed by `padding` readable bytes (simdjson's padding, for the fast readers). The buffer is
 // not cleared first: the read fills it.

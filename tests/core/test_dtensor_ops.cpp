@@ -42,7 +42,10 @@ TEST_CASE("DTensor 2.14.1's op list: every overload has a rule or a replicate-on
     // A ruled aten op the runner refuses would turn a plan check understands into an unsafe-op error. (prims
     // ops share aten's key and rule; the runner, a LibTorch without Python's prims, runs only a few of them.)
     INFO(op);
-    if (op.rfind("aten.", 0) == 0) CHECK(isPureTensorOp(op));
+    // Unless the runner refuses it on purpose, with the reason `shardscope ops` shows (a kernel the op campaign
+    // broke and no contract can hold: core/ops/op_table.cpp's refused entries).
+    if (op.rfind("aten.", 0) == 0 && !e->refused) CHECK(isPureTensorOp(op));
+    if (e->refused) CHECK(e->refusedWhy.size() > 20);
     // A replicate-only entry always says why.
     if (!e->replicateOnlyWhy.empty()) CHECK(e->replicateOnlyWhy.size() > 20);
   }

@@ -39,7 +39,7 @@ const char* verdictName(RunVerdict v) {
 
 }  // namespace
 
-TEST_CASE("--scale 1-8 on every small sample: accepted scales keep scale 1's verdict, the others are refused", "[runner][scale]") {
+TEST_CASE("run --scale 1-8 on every small sample: accepted scales keep scale 1's verdict, the others are refused", "[runner][scale]") {
   const char* samples[] = {"autosp_seq_first.plan.json", "autosp_seq_first_fixed.plan.json",
                            "autosp_batch_first.plan.json"};
   std::vector<std::string> names(std::begin(samples), std::end(samples));
@@ -78,7 +78,7 @@ TEST_CASE("--scale 1-8 on every small sample: accepted scales keep scale 1's ver
   CHECK(refused >= 5);
 }
 
-TEST_CASE("--scale refuses what would change the plan: AutoSP's sequence split and a dim that would become 1", "[runner][scale]") {
+TEST_CASE("run --scale refuses what would change the plan: AutoSP's sequence split and a dim that would become 1", "[runner][scale]") {
   // The issue's case: at scale 4 the view merging heads x head_dim (4 x 4 -> 16) makes every 16 a 1, so the
   // sequence (16, sharded over 2 ranks) would no longer split evenly: a false divergence at logits_flat once.
   const Plan fixed = test::loadOrFail(test::samplePath("autosp_seq_first_fixed.plan.json"));
@@ -92,7 +92,7 @@ TEST_CASE("--scale refuses what would change the plan: AutoSP's sequence split a
   CHECK(runner::scalePlan(falcon, 2).ok());
 }
 
-TEST_CASE("--scale 2-8 on the real logs: accepted scales keep scale 1's verdict, the others are refused in one line", "[runner][scale]") {
+TEST_CASE("run --scale 2-8 on the real logs: accepted scales keep scale 1's verdict, the others are refused in one line", "[runner][scale]") {
   // autoparallel's joint graphs name no loss node, so every run of them is refused before it starts, at any
   // accepted scale; the scales are still judged (a refusal names its dim). The AutoSP logs run as rank programs
   // (tests/runner/test_runner_rank_programs.cpp), which --scale does not apply to: not here.

@@ -47,12 +47,10 @@ Result<std::vector<DebugRecord>> recordsOf(const RankFile& f) {
 }
 
 // The first 64 KiB of a file (what format detection reads).
+// The first 64 KiB, empty for what cannot be read (a FIFO is refused by readFileHead, never waited on).
 std::string headOf(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::string head(size_t{1} << 16, '\0');
-  f.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(f ? head.size() : static_cast<size_t>(std::max<std::streamsize>(f.gcount(), 0)));
-  return head;
+  auto head = readFileHead(path, size_t{1} << 16);
+  return head ? *head : std::string{};
 }
 
 std::string recordText(const DebugRecord& r) {
