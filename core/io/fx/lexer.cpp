@@ -19,8 +19,6 @@ std::pair<int, int> LineIndex::at(size_t offset) const {
   return {static_cast<int>(line), static_cast<int>(offset - starts_[line - 1] + 1)};
 }
 
-static bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9'); }
 static bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 void Cursor::skipSpace() {

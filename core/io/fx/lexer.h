@@ -15,6 +15,10 @@
 
 namespace ss::fx {
 
+// What the reader takes as a Python name (ASCII, as FX writes names); the writer refuses anything else.
+inline bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+inline bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9'); }
+
 // Maps byte offsets to 1-based line:col; built once per file.
 class LineIndex {
  public:

@@ -14,14 +14,11 @@
 namespace ss {
 namespace {
 
-bool identStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool identChar(char c) { return identStart(c) || (c >= '0' && c <= '9'); }
-
 // A Python identifier (ASCII): what FX names nodes and keyword arguments.
 bool isIdentifier(std::string_view s) {
-  if (s.empty() || !identStart(s[0])) return false;
+  if (s.empty() || !fx::isNameStart(s[0])) return false;
   for (char c : s)
-    if (!identChar(c)) return false;
+    if (!fx::isNameChar(c)) return false;
   return true;
 }
 
