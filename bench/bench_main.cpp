@@ -37,6 +37,7 @@
 #include "core/plan/teach.h"
 #include "core/check/check.h"
 #include "core/rules/rules.h"
+#include "views/graph_overview.h"
 #include "views/graph_view.h"
 #include "core/applied/session.h"
 #include "views/headless_frame.h"
@@ -237,6 +238,27 @@ json measure(long target, const std::string& dir, int frames) {
     t0 = Clock::now();
     frame();  // lays out (synchronously) and builds the model
     r["first_frame_ms"] = msSince(t0);
+    // The module overview (views/graph_overview.h): the level the first frame's Fit picked, then one box opened
+    // (its relayout and the frame that shows it), as a user's first click does.
+    if (const auto level = ss::views::currentLevel(st)) r["overview_level"] = ss::overviewLevelName(*level);
+    int box = -1;
+    for (size_t b = 0; b < st.model->layout.blocks.size() && box < 0; ++b)
+      if (st.model->layout.blocks[b].collapsed) box = static_cast<int>(b);
+    if (box >= 0) {
+      int boxes = 0;
+      for (const auto& blk : st.model->layout.blocks) boxes += blk.collapsed;
+      r["overview_boxes"] = boxes;
+      t0 = Clock::now();
+      ss::views::expandBox(st, box);
+      frame();
+      r["overview_expand_ms"] = msSince(t0);
+      ss::views::setLevel(st, ss::OverviewLevel::Nodes);
+    }
+    // The frames below measure the whole graph fitted, as before the overview: every node, no readable-zoom floor.
+    st.minLabelPx = 0.f;
+    frame();
+    st.fitRequested = true;
+    frame();
     auto timeFrames = [&](json& into, const char* key) {
       frame();
       double total = 0, worst = 0, records = 0;

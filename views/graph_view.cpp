@@ -2,8 +2,10 @@
 // Sections: palette, model upkeep, toolbar, input, drawing, minimap, entry point.
 #include "views/graph_view.h"
 
+#include "views/graph_overview.h"
 #include "views/graph_view_draw.h"
 #include "views/keys.h"
+#include "views/ui_probe.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // SetItemUsingMouseWheel: the wheel zooms the canvas, not the window
@@ -36,7 +38,7 @@ bool sameGraph(const GraphViewState::Seen& s, const Plan& plan) {
          s.last == (nodes.empty() ? "" : nodes.back().name);
 }
 
-void startLayout(const Plan& plan, const Diagnostics& diags, GraphViewState& st) {
+void startLayout(const Plan& plan, const Diagnostics& diags, GraphViewState& st, Vec2d viewPx) {
   const size_t edges = countEdges(plan);
   auto& s = st.seen;
   s.plan = &plan;
@@ -51,33 +53,17 @@ void startLayout(const Plan& plan, const Diagnostics& diags, GraphViewState& st)
   s.overlay = st.overlay;
   st.model.reset();
   st.fitRequested = true;
-  LayoutInput in = layoutInputFromPlan(plan);
-  if (static_cast<size_t>(plan.graph.size()) < st.syncLayoutBelow) {
-    if (st.worker) st.worker->stop();
-    auto layout = layoutGraph(in);
-    st.model = makeGraphModel(plan, diags, std::move(*layout), st.overlay);
-    applyFilter(plan, st.filter, *st.model);
-    st.filterSeen = st.filter;
-    return;
-  }
-  if (!st.worker) st.worker = std::make_unique<LayoutWorker>();
-  st.worker->start(std::move(in));
+  // The module overview at the level a view of this size reads (views/graph_overview.h).
+  startOverviewLayout(plan, diags, st, viewPx);
 }
 
-void keepModelCurrent(const Plan& plan, const Diagnostics& diags, GraphViewState& st) {
+void keepModelCurrent(const Plan& plan, const Diagnostics& diags, GraphViewState& st, Vec2d viewPx) {
   if (st.relayoutRequested || !sameGraph(st.seen, plan)) {
     st.relayoutRequested = false;
-    startLayout(plan, diags, st);
+    startLayout(plan, diags, st, viewPx);
     return;
   }
-  if (!st.model && st.worker && !st.worker->running()) {
-    if (auto layout = st.worker->take()) {
-      st.model = makeGraphModel(plan, diags, std::move(*layout), st.overlay);
-      applyFilter(plan, st.filter, *st.model);
-      st.filterSeen = st.filter;
-      st.seen.overlay = st.overlay;
-    }
-  }
+  keepOverviewCurrent(plan, diags, st);
   if (!st.model) return;
   auto& s = st.seen;
   if (s.diags != &diags || s.diagCount != diags.items.size() || s.redistributes != plan.redistributes.size() ||
@@ -192,8 +178,21 @@ void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   ImGui::SameLine();
   ImGui::Checkbox("collapse repeated", &st.filter.collapseRepeated);
   ImGui::SameLine();
-  ImGui::Checkbox("collapse blocks", &st.filter.collapseAll);
-  ImGui::SameLine();
+  if (st.layoutInput && hasModuleBlocks(*st.layoutInput)) {
+    // The overview's level: modules, layers or nodes (Fit picks it; E / Shift+E open and close one box).
+    const std::optional<OverviewLevel> level = currentLevel(st);
+    ImGui::SetNextItemWidth(110);
+    if (ImGui::BeginCombo("##level", level ? overviewLevelName(*level) : "custom")) {
+      for (OverviewLevel l : {OverviewLevel::Families, OverviewLevel::Blocks, OverviewLevel::Nodes})
+        if (ImGui::Selectable(overviewLevelName(l), level == l)) setLevel(st, l);
+      ImGui::EndCombo();
+    }
+    probeItem("graph.level");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("What the overview shows: every module as one box, every layer as one box, or every node.\n"
+                        "Double-click or E opens the box under the mouse; Shift+E closes the one around the selection.");
+    ImGui::SameLine();
+  }
   ImGui::Checkbox("minimap", &st.showMinimap);
   // Legend: the most common output placements.
   if (st.model && !st.model->specNames.empty()) {
@@ -250,19 +249,12 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
   const GraphModel& m = *st.model;
   const float zoom = static_cast<float>(st.canvas.zoom);
   ImFont* font = ImGui::GetFont();
-  const float fontPx = std::clamp(13.f * zoom, 6.f, 26.f);
+  const float fontPx = std::clamp(13.f * zoom, st.minLabelPx, 26.f);  // text below minLabelPx is not drawn
   // Block frames behind everything; collapsed blocks as solid boxes with their name.
   for (const auto& b : r.blocks) {
     const auto& blk = m.layout.blocks[b.block];
     if (b.collapsed) {
-      dl->AddRectFilled(v2(b.x0, b.y0), v2(b.x1, b.y1), IM_COL32(70, 70, 90, 230), 4.f);
-      if (b.severity >= 2) dl->AddRect(v2(b.x0, b.y0), v2(b.x1, b.y1), graphSeverityColour(b.severity), 4.f, 0, 3.f);
-      if (b.y1 - b.y0 > 16) {
-        char label[160];
-        std::snprintf(label, sizeof label, "%s  %d nodes%s", blk.name.c_str(), blk.nodeCount,
-                      blk.stamped ? "  (copy)" : "");
-        dl->AddText(v2(b.x0 + 6, b.y0 + 4), IM_COL32(230, 230, 230, 255), label);
-      }
+      drawCollapsedBox(dl, b, m, font, fontPx, st.minLabelPx);
     } else {
       dl->AddRect(v2(b.x0, b.y0), v2(b.x1, b.y1), IM_COL32(110, 110, 140, 120), 6.f);
       if (b.y1 - b.y0 > 40) dl->AddText(v2(b.x0 + 4, b.y0 - 15), IM_COL32(160, 160, 190, 200), blk.name.c_str());
@@ -290,6 +282,8 @@ void drawRecords(ImDrawList* dl, const Plan& plan, const GraphViewState& st) {
       dl->AddLine(v2(e.ax, e.ay), v2(e.bx, e.by), col, thick);
     }
   }
+  if (!r.merged && 13.f * zoom >= st.minLabelPx)
+    for (const auto& e : r.edges) drawBundleCount(dl, e, font, fontPx);
   const float stub = st.recordOptions.stubPx;
   for (const auto& s : r.stubs) {
     ImU32 col = s.kind == EdgeKind::NeedsRedistribute || s.kind == EdgeKind::NotApplied ? kNeedsColour
@@ -409,7 +403,9 @@ void drawMinimap(ImDrawList* dl, GraphViewState& st, ImVec2 canvasMin, ImVec2 ca
   const GraphModel& m = *st.model;
   const Rectd world = m.layout.bounds;
   if (world.empty()) return;
-  const float maxW = 180, maxH = 220;
+  // The minimap scales with the pane: at most a fifth of its width and a quarter of its height.
+  const float paneW = canvasMax.x - canvasMin.x, paneH = canvasMax.y - canvasMin.y;
+  const float maxW = std::clamp(paneW * 0.2f, 60.f, 260.f), maxH = std::clamp(paneH * 0.25f, 50.f, 260.f);
   const double scale = std::min(maxW / std::max(world.width(), 1.0), maxH / std::max(world.height(), 1.0));
   const float w = std::max(24.f, static_cast<float>(world.width() * scale)), h = static_cast<float>(world.height() * scale);
   const ImVec2 a = v2(canvasMax.x - w - 10, canvasMax.y - h - 10), b = v2(canvasMax.x - 10, canvasMax.y - 10);
@@ -473,9 +469,14 @@ uint32_t graphSeverityColour(uint8_t severity) {
 
 // ---- entry point ----
 void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& st, Selection& sel) {
-  keepModelCurrent(plan, diags, st);
+  // The canvas is the region below the toolbar (about two rows): the overview level is picked for it.
+  const ImVec2 region = ImGui::GetContentRegionAvail();
+  const Vec2d viewPx{std::max(region.x, 50.f), std::max(region.y - 2 * ImGui::GetFrameHeightWithSpacing(), 50.f)};
+  keepModelCurrent(plan, diags, st, viewPx);
+  // A node selected elsewhere (diagnostics, search, next problem) inside a collapsed box: the box opens.
+  if (sel.generation != st.selectionSeen && sel.node >= 0 && revealNode(st, sel.node)) keepOverviewCurrent(plan, diags, st);
   drawToolbar(plan, st, sel);
-  keepModelCurrent(plan, diags, st);  // the toolbar may have changed filter or search
+  keepModelCurrent(plan, diags, st, viewPx);  // the toolbar may have changed filter, search or level
 
   ImVec2 origin = ImGui::GetCursorScreenPos();
   ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -488,7 +489,8 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   }
   st.canvas.origin = {origin.x, origin.y};
   st.canvas.size = {avail.x, avail.y};
-  if (st.fitRequested) { st.canvas.fit(st.model->layout.bounds, 20); st.fitRequested = false; }
+  if (st.fitRequested && fitOverview(plan, diags, st)) st.fitRequested = false;
+  if (!st.model) return;  // Fit asked for another level: its layout runs
   if (sel.generation != st.selectionSeen) {
     st.selectionSeen = sel.generation;
     if (sel.centreRequested) { centreOnSelection(st, sel.node, sel.input); sel.centreRequested = false; }
@@ -507,9 +509,15 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
     st.canvas.pan({io.MouseDelta.x, io.MouseDelta.y});
   if (hovered && !io.WantTextInput && ImGui::IsKeyPressed(kKeyF, false) && !io.KeyCtrl) st.fitRequested = true;
 
-  // Records for this frame.
+  // E opens the box under the mouse (else the selection's); Shift+E closes the group around the selection.
+  if (hovered && !io.WantTextInput && !io.KeyCtrl && ImGui::IsKeyPressed(keys::kKeyE, false)) {
+    if (io.KeyShift) collapseAround(st, sel.node);
+    else if (!expandBox(st, st.hoveredBox)) expandBox(st, collapsedBoxOf(st, sel.node));
+  }
+
+  // Records for this frame. Text is drawn at st.minLabelPx or more (13 px per zoom unit), never smaller.
   RecordOptions ro = st.recordOptions;
-  ro.titleAbovePx = std::max(ro.titleAbovePx, 20.f);
+  ro.titleAbovePx = std::max({ro.titleAbovePx, 20.f, static_cast<float>(st.model->layout.nodeHeight * readableZoom(st)) - 0.01f});
   ro.selectedNode = sel.node;
   ro.divergentNode = st.divergentNode;
   ro.selectedEdge = sel.hasEdge() ? st.model->findEdge(sel.node, sel.input) : -1;
@@ -520,6 +528,7 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   // Hover and clicks.
   st.hoveredNode = -1;
   st.hoveredEdge = -1;
+  st.hoveredBox = -1;
   if (hovered) {
     const int v = st.model->layout.hitTest(st.canvas.toWorld(mouse));
     const int b = v >= 0 ? st.model->blockOf[v] : -1;
@@ -529,11 +538,11 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
       for (const auto& rec : st.records.blocks)
         if (rec.collapsed && io.MousePos.x >= rec.x0 && io.MousePos.x <= rec.x1 && io.MousePos.y >= rec.y0 &&
             io.MousePos.y <= rec.y1) {
-          const auto& blk = st.model->layout.blocks[rec.block];
-          ImGui::SetTooltip("%s: %d nodes, collapsed (%s)", blk.name.c_str(), blk.nodeCount,
-                            blk.stamped ? "a copy of its class template" : "the template of its class");
+          st.hoveredBox = rec.block;
+          drawBoxTooltip(*st.model, rec.block);
         }
   }
+  if (hovered && ImGui::IsMouseDoubleClicked(0) && st.hoveredBox >= 0) expandBox(st, st.hoveredBox);
   if (hovered && ImGui::IsMouseReleased(0) && ImGui::GetMouseDragDelta(0, 2.f).x == 0.f &&
       ImGui::GetMouseDragDelta(0, 2.f).y == 0.f && !st.draggingMinimap) {
     if (st.hoveredNode >= 0) sel.selectNode(st.hoveredNode);

@@ -28,6 +28,7 @@
 #include "core/draw/canvas.h"
 #include "core/model/diagnostics.h"
 #include "core/draw/graph_layout.h"
+#include "core/draw/module_overview.h"
 #include "core/model/plan.h"
 #include "views/graph_diff.h"
 #include "views/model/graph_records.h"
@@ -37,6 +38,13 @@ namespace ss::views {
 
 struct GraphViewState {
   Canvas canvas;
+  // The module overview (core/draw/module_overview.h, views/graph_overview.h): which families and blocks are open.
+  // While `expansionAuto`, Fit picks the level (the deepest whose labels are readable); opening or closing a box by
+  // hand keeps what the user set until the next document.
+  ModuleExpansion expansion;
+  bool expansionAuto = true;
+  float minLabelPx = 11.f;        // text is drawn at this size or not at all; Fit zooms no further out
+  int hoveredBox = -1;            // the collapsed box (layout block) under the mouse
   GraphFilter filter;
   std::string search;             // Ctrl+F text
   bool searchReset = false;       // set with an emptied `search` (a new document): the field lets go of its text
@@ -65,6 +73,10 @@ struct GraphViewState {
 
   // Internal bookkeeping.
   std::unique_ptr<LayoutWorker> worker;
+  std::shared_ptr<const LayoutInput> layoutInput;  // the plan's, kept for relayouts of the overview
+  ModuleExpansion expansionSeen;                   // the expansion of the model's layout
+  int anchorNode = -1;                             // after a relayout: this node's box stays where it was
+  Vec2d anchorScreen;
   struct Seen {
     const Plan* plan = nullptr;
     int nodes = -1;

@@ -154,4 +154,74 @@ void drawOverlayPills(ImDrawList* dl, const GraphRecords& r, const GraphModel& m
     }
 }
 
+// ---- module overview ----
+std::string elide(ImFont* font, float fontPx, const std::string& text, float maxWidth) {
+  if (font->CalcTextSizeA(fontPx, FLT_MAX, 0.f, text.c_str()).x <= maxWidth) return text;
+  std::string cut = text;
+  while (!cut.empty() && font->CalcTextSizeA(fontPx, FLT_MAX, 0.f, (cut + "...").c_str()).x > maxWidth) cut.pop_back();
+  return cut.empty() ? std::string() : cut + "...";
+}
+
+namespace {
+
+// "97 nodes, 2 errors, 5 collectives" (what a box holds).
+std::string boxSummary(const GraphModel& m, int block) {
+  const auto& blk = m.layout.blocks[static_cast<size_t>(block)];
+  std::string s = std::to_string(blk.nodeCount) + " nodes";
+  if (blk.instances > 1) s = std::to_string(blk.instances) + " blocks, " + s;
+  auto count = [&](const std::vector<int>& v, const char* one, const char* many) {
+    const int k = block < static_cast<int>(v.size()) ? v[static_cast<size_t>(block)] : 0;
+    if (k > 0) s += ", " + std::to_string(k) + " " + (k == 1 ? one : many);
+  };
+  count(m.blockErrors, "error", "errors");
+  count(m.blockWarnings, "warning", "warnings");
+  count(m.blockComm, "collective", "collectives");
+  return s;
+}
+
+ImU32 darken(ImU32 c, float f) {
+  const auto ch = [&](int shift) { return static_cast<ImU32>(static_cast<float>((c >> shift) & 0xFF) * f) << shift; };
+  return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) | (c & IM_COL32_A_MASK);
+}
+
+}  // namespace
+
+void drawCollapsedBox(ImDrawList* dl, const BlockRecord& b, const GraphModel& m, ImFont* font, float fontPx, float minFontPx) {
+  const auto& blk = m.layout.blocks[static_cast<size_t>(b.block)];
+  const int16_t colour = b.block < static_cast<int>(m.blockColour.size()) ? m.blockColour[static_cast<size_t>(b.block)] : -1;
+  const ImU32 fill = darken(colour >= 0 ? kSpecPalette[colour % static_cast<int>(sizeof kSpecPalette / sizeof kSpecPalette[0])] : kNoSpec, 0.55f);
+  const float round = 6.f;
+  dl->AddRectFilled(v2(b.x0, b.y0), v2(b.x1, b.y1), fill, round);
+  // A stack of boxes behind a family box: it holds several blocks.
+  if (blk.instances > 1) dl->AddRect(v2(b.x0 + 4, b.y0 - 4), v2(b.x1 + 4, b.y1 - 4), withAlpha(fill, 200), round, 0, 1.5f);
+  if (b.severity >= 2) dl->AddRect(v2(b.x0, b.y0), v2(b.x1, b.y1), graphSeverityColour(b.severity), round, 0, 3.f);
+  else dl->AddRect(v2(b.x0, b.y0), v2(b.x1, b.y1), IM_COL32(200, 200, 220, 160), round, 0, 1.5f);
+  if (fontPx < minFontPx || b.y1 - b.y0 < fontPx + 4) return;
+  const float pad = 6.f, width = b.x1 - b.x0 - 2 * pad;
+  const std::string name = blk.name + (blk.instances > 1 ? "  x" + std::to_string(blk.instances) : std::string());
+  dl->AddText(font, fontPx, v2(b.x0 + pad, b.y0 + 3), IM_COL32(255, 255, 255, 255), elide(font, fontPx, name, width).c_str());
+  if (b.y1 - b.y0 >= 2 * fontPx + 6)
+    dl->AddText(font, fontPx, v2(b.x0 + pad, b.y0 + 3 + fontPx), IM_COL32(225, 225, 235, 230),
+                elide(font, fontPx, boxSummary(m, b.block), width).c_str());
+}
+
+void drawBoxTooltip(const GraphModel& m, int block) {
+  const auto& blk = m.layout.blocks[static_cast<size_t>(block)];
+  ImGui::BeginTooltip();
+  ImGui::Text("%s", blk.name.c_str());
+  ImGui::Text("%s", boxSummary(m, block).c_str());
+  ImGui::TextDisabled(blk.instances > 1 ? "collapsed module: double-click or E shows its blocks"
+                                        : "collapsed block: double-click or E shows its nodes");
+  ImGui::EndTooltip();
+}
+
+void drawBundleCount(ImDrawList* dl, const EdgeRecord& e, ImFont* font, float fontPx) {
+  if (e.bundled <= 1) return;
+  const std::string label = "x" + std::to_string(e.bundled);
+  const ImVec2 size = font->CalcTextSizeA(fontPx, FLT_MAX, 0.f, label.c_str());
+  const ImVec2 at = v2((e.ax + e.bx) * 0.5f + 4, (e.ay + e.by) * 0.5f - size.y * 0.5f);
+  dl->AddRectFilled(v2(at.x - 2, at.y - 1), v2(at.x + size.x + 2, at.y + size.y + 1), IM_COL32(30, 30, 38, 220), 3.f);
+  dl->AddText(font, fontPx, at, IM_COL32(230, 230, 240, 255), label.c_str());
+}
+
 }  // namespace ss::views::graphdraw

@@ -4,6 +4,8 @@
 // nodes). ImGui only; the records they draw come from views/model/graph_records.h.
 #include <imgui.h>
 
+#include <string>
+
 #include "views/model/graph_records.h"
 
 namespace ss::views::graphdraw {
@@ -39,5 +41,17 @@ void drawCollectiveNode(ImDrawList* dl, const NodeRecord& n, const NodeMark& mar
 // on top); far out (not readable) a dot per pill.
 void drawOverlayPills(ImDrawList* dl, const GraphRecords& r, const GraphModel& m, bool readable, float nodePx,
                       float fontPx, ImFont* font);
+
+// ---- module overview ----
+// A collapsed box (views/graph_overview.h): filled in its blocks' most common placement colour, darkened, framed in
+// its worst severity; its name on the first line and what it holds (nodes, errors, warnings, communication) on the
+// second, each elided to the box, drawn only when `fontPx` reaches `minFontPx`.
+void drawCollapsedBox(ImDrawList* dl, const BlockRecord& b, const GraphModel& m, ImFont* font, float fontPx, float minFontPx);
+// The box's tooltip: name, node count, what it holds, how to open it.
+void drawBoxTooltip(const GraphModel& m, int block);
+// "x3" beside an edge that stands for several between the same two units (a bundle into or out of a box).
+void drawBundleCount(ImDrawList* dl, const EdgeRecord& e, ImFont* font, float fontPx);
+// `text` cut to `maxWidth` pixels at `fontPx`, with "..." when cut.
+std::string elide(ImFont* font, float fontPx, const std::string& text, float maxWidth);
 
 }  // namespace ss::views::graphdraw

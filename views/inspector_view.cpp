@@ -234,13 +234,24 @@ void autoSpTagSection(const Plan& plan, const Node& node, const NodeSpecs& specs
 }
 
 // A real AutoSP graph's sliced input or its slice: what the slice does, from the graph and the log's hints.
-void autoSpSliceSection(const Plan& plan, int n, const Palette& pal) {
+// At a slice of the wrong dim, DeepSpeed's fix (autoSpSliceFix) as an undoable edit; the Run tab then runs the
+// log's rank programs with the same move.
+void autoSpSliceSection(const Plan& plan, int n, CommandQueue& cmds, const Palette& pal) {
   const std::vector<AutoSpSliceLine> lines = autoSpSliceLines(plan, n);
   if (lines.empty() || !ImGui::CollapsingHeader("AutoSP slice", ImGuiTreeNodeFlags_DefaultOpen)) return;
   for (const AutoSpSliceLine& l : lines) {
     ImGui::PushStyleColor(ImGuiCol_Text, l.error ? ImGui::ColorConvertU32ToFloat4(pal.error) : ImGui::GetStyleColorVec4(ImGuiCol_Text));
     ImGui::TextWrapped("%s", l.text.c_str());
     ImGui::PopStyleColor();
+  }
+  if (const std::optional<MoveAutoSpSlice> move = autoSpSliceFix(plan, n)) {
+    const std::string label = "Slice " + move->request.input + " on dim " + std::to_string(move->request.dim);
+    if (ImGui::Button(label.c_str())) cmds.push(*move);
+    probeItem("inspector.autosp_fix");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("DeepSpeed's seq_dim fix: AutoSP's slice of %s moves to its sequence dim %d in this graph and "
+                        "in every rank's program (Run runs them so; Undo takes it back)",
+                        move->request.input.c_str(), move->request.dim);
   }
 }
 
@@ -320,7 +331,7 @@ void drawInspectorView(const Plan& plan, const Diagnostics& diags, const EditHis
   outputsSection(plan, node, specs, n, cmds);
 
   // AutoSP slice (a real AutoSP graph), then the tag.
-  autoSpSliceSection(plan, n, pal);
+  autoSpSliceSection(plan, n, cmds, pal);
   autoSpTagSection(plan, node, specs, n, state, cmds, pal);
 
   // Inputs.

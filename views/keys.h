@@ -14,6 +14,7 @@ inline constexpr int kEnter = GLFW_KEY_ENTER;
 inline constexpr int kF3 = GLFW_KEY_F3;
 inline constexpr int kF5 = GLFW_KEY_F5;
 inline constexpr int kF = GLFW_KEY_F;
+inline constexpr int kKeyE = GLFW_KEY_E;  // graph: open the box under the mouse; Shift+E closes around the selection
 
 // io.KeyMap: ImGui's named keys -> GLFW codes, as imgui_impl_glfw sets them (the headless platform sets the same).
 inline void mapImGuiKeys(ImGuiIO& io) {

@@ -6,7 +6,9 @@
 
 #include "app/cli/args.h"
 #include "app/cli/verbs.h"
+#include "core/applied/session.h"
 #include "core/io/file.h"
+#include "core/plan/fix.h"
 #include "core/run/autosp_seq_fix.h"
 #include "core/run/rank_programs.h"
 
@@ -34,8 +36,18 @@ int fixRankPrograms(const std::string& file, const std::string& outPath, const P
     return 2;
   }
   if (requests->empty()) {
-    std::cerr << "shardscope fix: " << file << " holds rank programs (DeepSpeed AutoSP); give --seq-dim INPUT=DIM "
-                 "(e.g. input_ids=0) to move AutoSP's slice to the sequence dim\n";
+    // No --seq-dim: the moves the app's Fix all makes at the flagged slices of the graph the log shows (its joint
+    // graph, checked as `check` checks it), so the CLI and the app fix alike.
+    SessionInputs in;
+    in.primary = file;
+    if (auto session = loadSession(in); session && session->hasPlan) {
+      Plan fixed = session->plan;
+      if (applyCommand(fixed, planFix(session->plan).batch)) *requests = fixed.autoSpMoves;
+    }
+  }
+  if (requests->empty()) {
+    std::cerr << "shardscope fix: " << file << " holds rank programs (DeepSpeed AutoSP) and its graph flags no slice "
+                 "of the wrong dim; give --seq-dim INPUT=DIM (e.g. input_ids=0) to move AutoSP's slice\n";
     return 2;
   }
   auto programs = loadRankPrograms(file);

@@ -33,7 +33,7 @@ const std::vector<FlagSpec> kRenderFlags = withFlags(
     {option("out", "PNG", "the PNG to write (required)"),
      option("select", "NODE[:INPUT]", "the node (and optionally an input edge) to select; default: the first problem"),
      option("view", "VIEW", "all (default: the whole window), or one view alone: graph, mesh, tensor, edge,\n"
-                            "diagnostics, inspector, costs, run, teach, applied, changes, applied-graph"),
+                            "diagnostics, inspector, costs, comm, run, teach, applied, changes, applied-graph"),
      option("size", "WxH", "the window size (default 1600x1000)"),
      option("theme", "dark|light", "the colour theme (default dark)"),
      option("frames", "N", "frames drawn before the capture (default 4)"),

@@ -158,8 +158,10 @@ void GuiApp::afterFrame() {
 void GuiApp::startRun() {
   if (run_.active() || !doc_.loaded()) return;
   // An unedited log that holds rank programs (AutoSP's, or autoparallel's applied graph) runs them, as
-  // `shardscope run LOG` does; an edited one runs as a plan.
-  if (!doc_.dirty() && RunPanel::holdsPrograms(doc_.path())) run_.startPrograms(doc_.path(), doc_.stamp());
+  // `shardscope run LOG` does, and so does one whose only edits are AutoSP seq_dim fixes (applied to every rank's
+  // program, as `run LOG --seq-dim` does); any other edited one runs as a plan.
+  if ((!doc_.dirty() || doc_.editsAreAutoSpMoves()) && RunPanel::holdsPrograms(doc_.path()))
+    run_.startPrograms(doc_.path(), doc_.plan().autoSpMoves, doc_.stamp());
   else run_.start(doc_.plan(), runView_.scale, doc_.stamp());
   forceTab_ = views::ViewId::Run;
 }
@@ -422,6 +424,7 @@ void GuiApp::drawView(views::ViewId v) {
       views::drawCostsView(plan, d, costs_, sel_, cmds_, doc_.revision(), ac, judged);
       break;
     }
+    case views::ViewId::Comm: views::drawCommView(plan, doc_.program(), comm_, sel_, doc_.revision()); break;
     case views::ViewId::Applied:
       views::drawAppliedView(plan, doc_.applied(), doc_.appliedAlone(), appliedView_, sel_, doc_.revision());
       break;
@@ -437,9 +440,11 @@ void GuiApp::drawView(views::ViewId v) {
 
 void GuiApp::drawPaneContent(int pane) {
   using views::ViewId;
+  if (ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) && shortcut(false, 'M'))
+    maximisedPane_ = maximisedPane_ == pane ? -1 : pane;
   static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph, ViewId::AppliedGraph}, {ViewId::Diagnostics, ViewId::Applied, ViewId::Changes},
                                                         {ViewId::Edge, ViewId::Teach}, {ViewId::Mesh, ViewId::Tensor},
-                                                        {ViewId::Inspector}, {ViewId::Costs, ViewId::Run}};
+                                                        {ViewId::Inspector}, {ViewId::Costs, ViewId::Comm, ViewId::Run}};
   const auto& mine = tabs[static_cast<size_t>(pane)];
   char id[32];
   std::snprintf(id, sizeof(id), "##tabs%d", pane);
@@ -455,6 +460,14 @@ void GuiApp::drawPaneContent(int pane) {
       if (forceTab_ == view) {
         f |= ImGuiTabItemFlags_SetSelected;
         forceTab_.reset();
+      }
+      if (view == mine.back()) {
+        // Maximise / restore this pane (Ctrl+M toggles the pane under the mouse).
+        const bool maximised = maximisedPane_ == pane;
+        if (ImGui::TabItemButton(maximised ? "Restore###maxpane" : "Maximise###maxpane", ImGuiTabItemFlags_Trailing))
+          maximisedPane_ = maximised ? -1 : pane;
+        views::probeItem("pane" + std::to_string(pane) + ".maximise");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip(maximised ? "Restore the layout (Ctrl+M, Escape)" : "Fill the window with this pane (Ctrl+M)");
       }
       if (ImGui::BeginTabItem(title.c_str(), nullptr, f)) {
         ImGui::BeginChild("##content", ImVec2(0, 0), false,
@@ -474,6 +487,16 @@ void GuiApp::drawPanes(float top, float bottom) {
   const float sp = 6.0f;
   clampLayout(settings_.layout, w, h, 120);
   const PaneRects rects = computePanes(settings_.layout, 0, top, w, h, sp);
+  // A maximised pane fills the window (its tab bar's button or Ctrl+M restores it; Escape too).
+  if (maximisedPane_ >= 0 && ImGui::IsKeyPressed(views::keys::kEscape, false) && !io.WantTextInput) maximisedPane_ = -1;
+  if (maximisedPane_ >= 0 && maximisedPane_ < kPaneCount) {
+    placeWindow(views::Rect{0, top, w, top + h});
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
+    if (ImGui::Begin("##paneMax", nullptr, kPaneFlags | ImGuiWindowFlags_NoScrollbar)) drawPaneContent(maximisedPane_);
+    ImGui::End();
+    ImGui::PopStyleVar();
+    return;
+  }
   for (int p = 0; p < kPaneCount; ++p) {
     placeWindow(rects.panes[static_cast<size_t>(p)]);
     char name[32];

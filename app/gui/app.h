@@ -21,6 +21,7 @@
 #include "views/applied_graph_view.h"
 #include "views/applied_view.h"
 #include "views/changes_view.h"
+#include "views/comm_view.h"
 #include "views/costs_view.h"
 #include "views/diagnostics_view.h"
 #include "views/model/document.h"
@@ -90,6 +91,7 @@ class GuiApp {
   // For tests and the render verb.
   views::Document& document() { return doc_; }
   views::Selection& selection() { return sel_; }
+  int maximisedPane() const { return maximisedPane_; }  // -1: the normal layout
   views::CommandQueue& commands() { return cmds_; }
   Settings& settings() { return settings_; }
   views::MeshViewState& meshState() { return mesh_; }
@@ -159,6 +161,8 @@ class GuiApp {
   views::DiagnosticsViewState diagsView_;
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
+  views::CommViewState comm_;
+  int maximisedPane_ = -1;  // the pane that fills the window, -1: the normal layout
   views::AppliedViewState appliedView_;
   views::AppliedGraphViewState appliedGraph_;
   views::Comparison compare_;

@@ -5,6 +5,7 @@
 
 #include "app/run_client.h"
 #include "core/ops/op_safety.h"
+#include "core/run/autosp_seq_fix.h"
 #include "core/run/rank_programs.h"
 #include "core/run/run_report.h"
 
@@ -86,7 +87,7 @@ bool RunPanel::holdsPrograms(const std::string& path) {
   return !path.empty() && (holdsRankPrograms(path) || holdsAppliedRun(path));
 }
 
-void RunPanel::startPrograms(const std::string& logPath, views::DocStamp stamp) {
+void RunPanel::startPrograms(const std::string& logPath, const std::vector<SeqDimRequest>& moves, views::DocStamp stamp) {
   if (active() || !model_.available) return;
   RunOptions opts;
   views::RunViewModel fresh;
@@ -105,6 +106,8 @@ void RunPanel::startPrograms(const std::string& logPath, views::DocStamp stamp) 
   };
   auto programs = holdsRankPrograms(logPath) ? loadRankPrograms(logPath) : loadAppliedRankPrograms(logPath);
   if (!programs) return fail("load", programs.error().toString(), "");
+  if (!moves.empty())
+    if (auto steps = moveAutoSpSlices(*programs, moves); !steps) return fail("seq-dim", steps.error().message, "");
   // The same refusals as `shardscope run LOG`, before anything starts.
   if (auto refused = rankProgramsRefusal(*programs)) return fail(refused->stage, "refused: " + refused->toString(), refused->node);
   model_.rankProgress.assign(static_cast<size_t>(std::min<int64_t>(programs->rankCount(), 4096)), 0.0f);

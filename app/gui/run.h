@@ -4,6 +4,7 @@
 // Never blocks: poll() only reads what has arrived.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/model/plan.h"
 #include "views/run_view.h"
@@ -22,7 +23,9 @@ class RunPanel {
   // Starts a run of the rank programs a TORCH_TRACE log holds (core/run/rank_programs.h: AutoSP's per-rank graphs,
   // or autoparallel's applied graph on every rank), as `shardscope run LOG` does; `stamp` as for start. Ignored
   // while one is running.
-  void startPrograms(const std::string& logPath, views::DocStamp stamp);
+  // `moves`: DeepSpeed's seq_dim fixes the document applied (Plan::autoSpMoves), applied to every rank's program
+  // first, as `shardscope run LOG --seq-dim INPUT=DIM` does.
+  void startPrograms(const std::string& logPath, const std::vector<SeqDimRequest>& moves, views::DocStamp stamp);
   // Whether startPrograms applies to `path` (a log holding rank programs or an applied graph with its plan).
   static bool holdsPrograms(const std::string& path);
   void cancel();

@@ -226,18 +226,19 @@ Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts) {
   // plain graph (the same rules, the same messages), through its collectives and waits.
   if (!s.hasPlan) return s.alone ? checkPlan(s.alone->plan, opts) : Diagnostics{};
   Diagnostics d = checkPlan(s.plan, opts);
-  if (s.program) {
-    Diagnostics x = programDiagnostics(*s.program);
-    d.items.insert(d.items.end(), x.items.begin(), x.items.end());
-  }
-  if (s.compiled) {
-    Diagnostics x = compiledDiagnostics(*s.compiled);
-    d.items.insert(d.items.end(), x.items.begin(), x.items.end());
-  }
-  for (auto& a : s.applied) {
-    Diagnostics x = checkApplied(s.plan, a, opts);
-    d.items.insert(d.items.end(), x.items.begin(), x.items.end());
-  }
+  Diagnostics x = sessionDiagnostics(s.plan, s.program, s.compiled, s.applied, opts);
+  d.items.insert(d.items.end(), x.items.begin(), x.items.end());
+  return d;
+}
+
+Diagnostics sessionDiagnostics(const Plan& plan, const std::optional<DTensorProgram>& program,
+                               const std::optional<CompiledDTensorProgram>& compiled, std::vector<AppliedGraph>& applied,
+                               const CheckOptions& opts) {
+  Diagnostics d;
+  auto add = [&](const Diagnostics& x) { d.items.insert(d.items.end(), x.items.begin(), x.items.end()); };
+  if (program) add(programDiagnostics(*program));
+  if (compiled) add(compiledDiagnostics(*compiled));
+  for (auto& a : applied) add(checkApplied(plan, a, opts));
   return d;
 }
 

@@ -49,5 +49,11 @@ Result<AppliedSession> loadSession(const SessionInputs& inputs, const AppliedOpt
 // The checker's diagnostics of the plan followed by each applied graph's; for an applied graph alone, the checker's
 // on its own graph (local shapes, no specs: the op shape rules; its collectives are in `alone`).
 Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts = {});
+// What a session adds to the checker's diagnostics of `plan` (the plan it loaded, or the app's edit of it): the
+// DTensor program's implicit redistributes, the compiled program's unplanned collectives, each applied graph's
+// verdict, in that order. checkSession and the app's document both use it, so the CLI and the app say the same.
+Diagnostics sessionDiagnostics(const Plan& plan, const std::optional<DTensorProgram>& program,
+                               const std::optional<CompiledDTensorProgram>& compiled, std::vector<AppliedGraph>& applied,
+                               const CheckOptions& opts = {});
 
 }  // namespace ss

@@ -192,6 +192,7 @@ bool annotateAutoSpSlices(Plan& plan, const SymbolHints& hints) {
     if (!s.empty()) s[0] = ShardingSpec{{Placement::shard(x.dim)}};
   }
   plan.autoSpSliced = std::move(sliced);
+  plan.autoSpHints = hints;
   return true;
 }
 

@@ -606,7 +606,8 @@ void Checker::checkAll(const Plan& plan) {
 const Diagnostics& Checker::update(const Plan& plan, const std::vector<int>& nodes) {
   const int N = plan.graph.size();
   if (static_cast<int>(perNode_.size()) != N) return run(plan);
-  // Edits change specs, redistributes and tags, never the graph: only the redistribute index is rebuilt.
+  // Edits change specs, redistributes and tags; the one that changes the graph (MoveAutoSpSlice) keeps its node
+  // count and touches every node: only the redistribute index is rebuilt.
   redist_.build(plan);
   std::set<int> todo;
   for (int n : nodes) {

@@ -268,6 +268,7 @@ struct LayoutRun {
     for (int b = 0; b < blockCount; ++b) {
       LayoutBlock& blk = out.blocks[b];
       blk.name = in.blockNames[b];
+      blk.sourceBlock = b;
       blk.family = b < static_cast<int>(in.blockFamily.size()) ? in.blockFamily[b] : -1;
       blk.nodeCount = static_cast<int>(members[b].size());
       if (members[b].empty()) continue;
@@ -501,12 +502,16 @@ int GraphLayout::hitTest(Vec2d p) const {
 
 // ---- worker ----
 void LayoutWorker::start(LayoutInput in, LayoutOptions opts) {
+  startJob([in = std::move(in), opts](LayoutProgress* progress) { return layoutGraph(in, opts, progress); });
+}
+
+void LayoutWorker::startJob(std::function<std::optional<GraphLayout>(LayoutProgress*)> job) {
   stop();
   progress_ = std::make_unique<LayoutProgress>();
   running_ = true;
   LayoutProgress* progress = progress_.get();
-  thread_ = std::thread([this, in = std::move(in), opts, progress] {
-    auto result = layoutGraph(in, opts, progress);
+  thread_ = std::thread([this, job = std::move(job), progress] {
+    auto result = job(progress);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (result) result_ = std::move(result);

@@ -54,6 +54,7 @@ struct LayoutInput {
   std::vector<int> block;                 // block instance per node, -1 = none; indexes blockNames
   std::vector<std::string> blockNames;    // "layers.7 (forward)"
   std::vector<int> blockFamily;           // per block instance: instances are compared only within a family
+  std::vector<std::string> familyNames;   // per family id: "layers.* (forward)" (the overview's family boxes)
 };
 
 struct LayoutOptions {
@@ -74,6 +75,11 @@ struct LayoutBlock {
   int firstLayer = 0, lastLayer = 0;
   int nodeCount = 0;
   Rectd bounds;              // world rectangle around its nodes
+  // The overview (core/draw/module_overview.h): a collapsed box, its members drawn as one rectangle (`bounds`);
+  // `instances` blocks of a family collapsed together (1 for a block instance).
+  bool collapsed = false;
+  int instances = 1;
+  int sourceBlock = -1;      // the LayoutInput block it is (-1: a family box, which holds several)
 };
 
 struct LayoutClass {
@@ -151,6 +157,8 @@ class LayoutWorker {
   ~LayoutWorker() { stop(); }
 
   void start(LayoutInput in, LayoutOptions opts = {});
+  // Runs any layout job (the overview's layoutOverview) the same way.
+  void startJob(std::function<std::optional<GraphLayout>(LayoutProgress*)> job);
   void stop();                       // cancels and joins; no result
   bool running() const { return running_.load(); }
   float progress() const { return progress_ ? progress_->fraction.load() : 0.f; }

@@ -114,7 +114,9 @@ LayoutInput layoutInputFromPlan(const Plan& plan, const LayoutOptions&) {
         auto [it, added] = blockIds.try_emplace(key, static_cast<int>(in.blockNames.size()));
         if (added) {
           in.blockNames.push_back(key);
-          auto fam = familyIds.try_emplace(mb.family + " (" + phase + ")", static_cast<int>(familyIds.size())).first;
+          auto [fam, newFamily] =
+              familyIds.try_emplace(mb.family + " (" + phase + ")", static_cast<int>(familyIds.size()));
+          if (newFamily) in.familyNames.push_back(fam->first);
           in.blockFamily.push_back(fam->second);
         }
         slot = it->second;

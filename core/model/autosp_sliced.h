@@ -60,6 +60,14 @@ struct AutoSpSlicedInput {
   bool operator==(const AutoSpSlicedInput&) const = default;
 };
 
+// DeepSpeed's seq_dim fix for one input, named as the user's code names it (`input_ids`, from the size symbols'
+// sources `L['input_ids'].size()[0]`): AutoSP's slice of that input moves to `dim` (core/run/autosp_seq_fix.h).
+struct SeqDimRequest {
+  std::string input;
+  int dim = 0;
+  bool operator==(const SeqDimRequest&) const = default;
+};
+
 // The entry whose placeholder or slice is `node`, or nullptr.
 inline const AutoSpSlicedInput* findAutoSpSliced(const std::vector<AutoSpSlicedInput>& all, int node) {
   for (const AutoSpSlicedInput& s : all)

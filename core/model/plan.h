@@ -107,6 +107,11 @@ struct Plan {
   // The inputs AutoSP's passes slice in a real graph after them (derived from the graph and the log's symbol
   // hints, core/check/autosp_slices.h); empty for any other plan. Not saved: it is re-derived from the log.
   std::vector<AutoSpSlicedInput> autoSpSliced;
+  // The log's size-symbol hints the slices were derived from (kept so an edit that moves a slice re-derives them).
+  SymbolHints autoSpHints;
+  // DeepSpeed's seq_dim fixes applied to this graph by edits (MoveAutoSpSlice, core/plan/edit.h), one per input:
+  // a run of the log's rank programs applies the same moves to every rank's program. Not saved.
+  std::vector<SeqDimRequest> autoSpMoves;
   RunSettings run;
   CostSummary summary;
   PlanFormat sourceFormat = PlanFormat::Native;

@@ -1,8 +1,11 @@
 #include "core/plan/edit.h"
 
 #include <algorithm>
+#include <map>
 
+#include "core/check/autosp_slices.h"
 #include "core/model/layout.h"
+#include "core/run/autosp_seq_fix.h"
 
 namespace ss {
 
@@ -70,6 +73,46 @@ struct Applier {
     std::vector<int> touched{c.node};
     for (auto [u, k] : plan.graph.users(c.node)) touched.push_back(u);
     return Applied{SetSeqDim{c.node, old}, touched};
+  }
+
+  Result<Applied> operator()(const MoveAutoSpSlice& c) {
+    if (plan.autoSpSliced.empty())
+      return Error{"the plan holds no slice of AutoSP's (only a real AutoSP graph, after its passes, has one)"};
+    auto before = std::make_shared<AutoSpSnapshot>(AutoSpSnapshot{plan.graph, plan.specs, plan.autoSpSliced, plan.autoSpMoves});
+    std::map<std::string, std::string> sources;
+    for (const auto& [symbol, hint] : plan.autoSpHints)
+      if (!hint.source.empty()) sources.emplace(symbol, hint.source);
+    Graph moved = plan.graph;
+    auto steps = moveAutoSpSlices(moved, sources, {c.request});
+    if (!steps) return steps.error();
+    std::vector<AutoSpSlicedInput> sliced = findAutoSpSlicedInputs(moved, plan.autoSpHints);
+    if (sliced.empty()) return Error{"the moved graph holds no slice of AutoSP's"};
+    plan.graph = std::move(moved);
+    for (const AutoSpSlicedInput& x : sliced) {
+      auto& outs = plan.specs[static_cast<size_t>(x.slice)].outputs;
+      if (!outs.empty()) outs[0] = ShardingSpec{{Placement::shard(x.dim)}};
+    }
+    plan.autoSpSliced = std::move(sliced);
+    std::erase_if(plan.autoSpMoves, [&](const SeqDimRequest& r) { return r.input == c.request.input; });
+    plan.autoSpMoves.push_back(c.request);
+    return Applied{RestoreAutoSp{std::move(before)}, allNodes()};
+  }
+
+  Result<Applied> operator()(const RestoreAutoSp& c) {
+    if (!c.state) return Error{"nothing to restore"};
+    auto before = std::make_shared<AutoSpSnapshot>(AutoSpSnapshot{plan.graph, plan.specs, plan.autoSpSliced, plan.autoSpMoves});
+    plan.graph = c.state->graph;
+    plan.graph.reindex();
+    plan.specs = c.state->specs;
+    plan.autoSpSliced = c.state->sliced;
+    plan.autoSpMoves = c.state->moves;
+    return Applied{RestoreAutoSp{std::move(before)}, allNodes()};
+  }
+
+  std::vector<int> allNodes() const {
+    std::vector<int> all(static_cast<size_t>(plan.graph.size()));
+    for (int i = 0; i < plan.graph.size(); ++i) all[static_cast<size_t>(i)] = i;
+    return all;
   }
 
   Result<Applied> operator()(const InsertRedistribute& c) {
@@ -144,6 +187,10 @@ struct Describer {
   std::string operator()(const RemoveRedistribute& c) const {
     return "Remove redistribute on " + nodeName(plan, c.node) + " input " + std::to_string(c.input);
   }
+  std::string operator()(const MoveAutoSpSlice& c) const {
+    return "Slice " + c.request.input + " on dim " + std::to_string(c.request.dim) + " (AutoSP's seq_dim fix)";
+  }
+  std::string operator()(const RestoreAutoSp&) const { return "Restore AutoSP's slices"; }
   std::string operator()(const Batch& b) const { return b.label; }
 };
 

@@ -4,6 +4,7 @@
 //
 // Contract: apply() validates first and leaves the plan untouched on error (the error says why, one line).
 // `touchedNodes` lists the nodes whose diagnostics may change, for an incremental re-check.
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -18,8 +19,22 @@ struct SetInputSpec { int node = -1; int input = 0; std::optional<ShardingSpec> 
 struct SetSeqDim { int node = -1; std::optional<AutoSpTag> tag; };  // nullopt removes the tag
 struct InsertRedistribute { Redistribute r; };
 struct RemoveRedistribute { int node = -1; int input = 0; };
+// DeepSpeed's seq_dim fix on a real AutoSP graph (one whose plan.autoSpSliced AutoSP's passes left): AutoSP's slice
+// of the input `request.input` moves to `request.dim` as core/run/autosp_seq_fix.h moves it in a rank program,
+// the sliced inputs and their slices' specs are re-derived from the moved graph, and the request is recorded in
+// plan.autoSpMoves (a run of the log's rank programs applies the same). The only command that changes the graph:
+// its inverse restores a snapshot of what it changed.
+struct MoveAutoSpSlice { SeqDimRequest request; };
+struct AutoSpSnapshot {
+  Graph graph;
+  std::vector<NodeSpecs> specs;
+  std::vector<AutoSpSlicedInput> sliced;
+  std::vector<SeqDimRequest> moves;
+};
+struct RestoreAutoSp { std::shared_ptr<const AutoSpSnapshot> state; };
 struct Batch;
-using Command = std::variant<SetOutputSpec, SetInputSpec, SetSeqDim, InsertRedistribute, RemoveRedistribute, Batch>;
+using Command = std::variant<SetOutputSpec, SetInputSpec, SetSeqDim, InsertRedistribute, RemoveRedistribute,
+                             MoveAutoSpSlice, RestoreAutoSp, Batch>;
 struct Batch { std::string label; std::vector<Command> commands; };
 
 std::string describe(const Plan& plan, const Command& c);  // "Set index_put input 2 to RS(0)"

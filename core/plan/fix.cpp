@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/rules/rules.h"
+#include "core/run/autosp_seq_fix.h"
 
 namespace ss {
 
@@ -344,6 +345,15 @@ struct Work {
     }
     if (d.kind == DiagKind::IncompatibleInputs || d.kind == DiagKind::PartialIntoNonlinear) return fixIncompatible(n);
     if (d.kind == DiagKind::OutputSpecMismatch) return fixOutputMismatch(n);
+    if (d.kind == DiagKind::SeqDimMismatch && !d.want) {
+      // A real AutoSP graph: the slice its passes wrote moves to the sequence dim (DeepSpeed's fix).
+      auto move = autoSpSliceFix(plan, n);
+      if (!move) return false;
+      const std::string step = "slice " + move->request.input + " on dim " + std::to_string(move->request.dim) + " at " +
+                               plan.graph.nodes[n].name + " (AutoSP sliced dim " +
+                               std::to_string(findAutoSpSliced(plan.autoSpSliced, n)->dim) + ")";
+      return apply(*move, step);
+    }
     if (d.kind == DiagKind::SeqDimMismatch && d.want) {
       auto it = plan.tags.find(n);
       if (it == plan.tags.end()) return false;
@@ -359,6 +369,14 @@ struct Work {
 };
 
 }  // namespace
+
+std::optional<MoveAutoSpSlice> autoSpSliceFix(const Plan& plan, int node) {
+  const AutoSpSlicedInput* x = findAutoSpSliced(plan.autoSpSliced, node);
+  if (!x || x->seqDim < 0 || x->seqDim == x->dim) return std::nullopt;
+  const std::string input = symbolSourceInput(x->symbolSource).first;
+  if (input.empty()) return std::nullopt;
+  return MoveAutoSpSlice{SeqDimRequest{input, x->seqDim}};
+}
 
 FixPlan planFix(const Plan& plan, const FixOptions& opts) {
   Work w(plan, opts);

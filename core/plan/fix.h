@@ -12,7 +12,8 @@
 //   - output-spec-mismatch (and a factory declared in a layout it cannot make): declare the output the op
 //     really makes, and keep what each consumer expected by declaring it as that consumer's input spec (the
 //     next round inserts the redistribute);
-//   - seq-dim-mismatch: tag the input with the dimension the plan shards;
+//   - seq-dim-mismatch: tag the input with the dimension the plan shards; on a real AutoSP graph (no tags, the
+//     slice AutoSP's passes wrote), move the slice to the sequence dim (autoSpSliceFix);
 //   - invalid-spec at an input: drop the input spec, so what the producer delivers arrives.
 // Errors it cannot fix (invalid output specs, tags and loss nodes, shape mismatches) stay in `remaining`.
 //
@@ -24,6 +25,7 @@
 // A solver solution (Plan::isSolverSolution) is fixed in its own terms: a consumer's declared input spec that
 // differs from its producer's is a transition the solver plans (the checker's redistribute-required), kept as it
 // is; written natively, it becomes a redistribute (Plan::plannedTransitions).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,5 +58,11 @@ struct FixPlan {
 };
 
 FixPlan planFix(const Plan& plan, const FixOptions& opts = {});
+
+// DeepSpeed's seq_dim fix at `node` of a real AutoSP graph (the slice AutoSP's passes wrote, or the input it
+// slices): the move of that slice to the input's sequence dim, when the graph says both (the all-to-all's gathered
+// symbol) and the dims differ, and the log names the input (its size symbols' source, L['input_ids']); nullopt
+// otherwise. The app offers it at the flagged slice; planFix applies it at each seq-dim-mismatch there.
+std::optional<MoveAutoSpSlice> autoSpSliceFix(const Plan& plan, int node);
 
 }  // namespace ss

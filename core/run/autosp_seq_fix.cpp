@@ -48,16 +48,49 @@ int replaceRefs(Node& n, int from, int to) {
   return k;
 }
 
-// The symbol placeholder named `symbol` (`s72: "Sym(s72)"`), or -1.
-int symbolPlaceholder(const Graph& g, const std::string& symbol) {
-  const int i = g.find(symbol);
-  return i >= 0 && g.nodes[static_cast<size_t>(i)].kind == NodeKind::Placeholder ? i : -1;
-}
-
 bool plainSymbol(const std::string& size) {
   const std::set<std::string> s = sizeSymbols(size);
   return s.size() == 1 && *s.begin() == size;
 }
+
+bool scalarPlaceholder(const Node& n) {
+  return n.kind == NodeKind::Placeholder && n.symbolicShape.empty() && (n.outputs.empty() || !n.outputs[0].known);
+}
+
+// The placeholder that holds size symbol `symbol`, or -1. Dynamo's graphs name it by the symbol (`s72: "Sym(s72)"`).
+// AOT's joint graph names it primals_k (`primals_2: "Sym(s72)"`, an annotation the reader keeps no shape of), so
+// there it is read from what the graph does with it: a view whose size list holds the placeholder where its printed
+// sizes hold the symbol (`view(mm, [floordiv, primals_2, 32])` printed `[(s70//2), s72, 32]`), else AOT's order of
+// inputs: a tensor input's new size symbols are the scalar inputs just before it, in order of first appearance
+// (`primals_2: Sym(s72)`, `primals_3: Sym(s70)`, `primals_4: i64[s72, s70]`).
+int symbolPlaceholder(const Graph& g, const std::string& symbol) {
+  if (const int i = g.find(symbol); i >= 0 && g.nodes[static_cast<size_t>(i)].kind == NodeKind::Placeholder) return i;
+  for (const Node& n : g.nodes)
+    for (const Arg& a : n.args) {
+      if (!a.isList() || a.items.size() != n.symbolicShape.size()) continue;
+      for (size_t k = 0; k < a.items.size(); ++k)
+        if (a.items[k].isTensor() && n.symbolicShape[k] == symbol && a.items[k].t.node >= 0 && a.items[k].t.node < g.size() &&
+            scalarPlaceholder(g.nodes[static_cast<size_t>(a.items[k].t.node)]))
+          return a.items[k].t.node;
+    }
+  std::set<std::string> introduced;
+  for (int i = 0; i < g.size(); ++i) {
+    const Node& p = g.nodes[static_cast<size_t>(i)];
+    if (p.kind != NodeKind::Placeholder || p.symbolicShape.empty()) continue;
+    std::vector<std::string> fresh;
+    for (const std::string& size : p.symbolicShape)
+      if (plainSymbol(size) && !introduced.count(size) && std::find(fresh.begin(), fresh.end(), size) == fresh.end())
+        fresh.push_back(size);
+    int run = 0;
+    while (run < i && scalarPlaceholder(g.nodes[static_cast<size_t>(i - run - 1)])) ++run;
+    if (run >= static_cast<int>(fresh.size()))
+      for (size_t k = 0; k < fresh.size(); ++k)
+        if (fresh[k] == symbol) return i - static_cast<int>(fresh.size()) + static_cast<int>(k);
+    introduced.insert(fresh.begin(), fresh.end());
+  }
+  return -1;
+}
+
 
 }  // namespace
 
@@ -135,13 +168,17 @@ Result<std::vector<std::string>> moveAutoSpSlices(Graph& graph, const std::map<s
     std::set<int> bounds;
     for (size_t k = 2; k < slice.args.size() && k < 4; ++k) boundNodes(g, slice.args[k], bounds);
     int parts = 0, moved = 0;
+    int shared = -1;  // a bound that is also pass_shard_seq_dim's `s // P` downstream (AOT's joint graph shares it)
     for (int b : bounds) {
       Node& n = g.nodes[static_cast<size_t>(b)];
       if (!isFloordivOf(n, oldSym)) continue;
       for (const auto& [user, input] : g.users(b))
-        if (user != s.node && !bounds.count(user))
-          return Error{n.name + ": the slice bound " + n.name + " of " + slice.name + " is also used by " +
-                       g.nodes[static_cast<size_t>(user)].name + "; not a graph as AutoSP writes it"};
+        if (user != s.node && !bounds.count(user)) {
+          if (shared >= 0 && shared != b)
+            return Error{n.name + ": the slice bounds " + g.nodes[static_cast<size_t>(shared)].name + " and " + n.name + " of " +
+                         slice.name + " are both used downstream; not a graph as AutoSP writes it"};
+          shared = b;
+        }
       n.args[0].t.node = newSym;
       n.symbolicShape.clear();
       parts = static_cast<int>(n.args[1].i);
@@ -157,16 +194,18 @@ Result<std::vector<std::string>> moveAutoSpSlices(Graph& graph, const std::map<s
                     std::to_string(s.dim) + " (" + oldSize + ")");
 
     // pass_shard_seq_dim's `floordiv = s // P`: the node that took the old symbol's place downstream.
-    int sharded = -1;
-    for (int i = 0; i < g.size(); ++i)
+    int sharded = shared;
+    for (int i = 0; i < g.size() && sharded < 0; ++i)
       if (!bounds.count(i) && isFloordivOf(g.nodes[static_cast<size_t>(i)], oldSym) &&
           g.nodes[static_cast<size_t>(i)].args[1].i == parts)
         sharded = i;
     if (sharded < 0) continue;  // nothing downstream read the old symbol
-    // Its users take the old symbol back; it divides the new one; the new symbol's uses downstream of the sliced
-    // inputs take it (DeepSpeed: consumers of the sharded inputs whose inputs include the symbol).
+    // Its users take the old symbol back (the slice and its bounds keep it: they slice by the new one); it divides
+    // the new one; the new symbol's uses downstream of the sliced inputs take it (DeepSpeed: consumers of the
+    // sharded inputs whose inputs include the symbol).
     std::vector<int> users;
-    for (const auto& [user, input] : g.users(sharded)) users.push_back(user);
+    for (const auto& [user, input] : g.users(sharded))
+      if (user != s.node && !bounds.count(user)) users.push_back(user);
     for (int u : users) replaceRefs(g.nodes[static_cast<size_t>(u)], sharded, oldSym);
     Node& f = g.nodes[static_cast<size_t>(sharded)];
     f.args[0].t.node = newSym;
@@ -177,11 +216,21 @@ Result<std::vector<std::string>> moveAutoSpSlices(Graph& graph, const std::map<s
       if (!downstream[static_cast<size_t>(i)]) continue;
       for (const auto& [user, input] : g.users(i)) downstream[static_cast<size_t>(user)] = 1;
     }
+    // Symbolic arithmetic that sizes them (AOT's joint graph: `mul_18 = floordiv * primals_2` feeding a view's size
+    // list) is theirs too; the slice's own bounds are not (they slice by the new symbol).
+    for (int i = g.size() - 1; i >= 0; --i) {
+      const Node& n = g.nodes[static_cast<size_t>(i)];
+      if (downstream[static_cast<size_t>(i)] || bounds.count(i) || n.kind != NodeKind::Call ||
+          n.op.rfind("operator.", 0) != 0 || n.op == "operator.getitem")
+        continue;
+      for (const auto& [user, input] : g.users(i))
+        if (downstream[static_cast<size_t>(user)] && !bounds.count(user) && user != s.node) downstream[static_cast<size_t>(i)] = 1;
+    }
     // operator.* nodes on symbols are not users through tensor edges in every reader: walk the args themselves.
     int replaced = 0;
     for (int i = 0; i < g.size(); ++i) {
       Node& n = g.nodes[static_cast<size_t>(i)];
-      if (i == sharded || !downstream[static_cast<size_t>(i)]) continue;
+      if (i == sharded || bounds.count(i) || !downstream[static_cast<size_t>(i)]) continue;
       const int k = replaceRefs(n, newSym, sharded);
       if (k > 0 && i < sharded)
         return Error{n.name + ": uses " + newSize + " before " + f.name + " is computed; not a graph as AutoSP writes it"};

@@ -19,17 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "core/model/autosp_sliced.h"
 #include "core/model/graph.h"
 #include "core/model/result.h"
 
 namespace ss {
 
 struct RankPrograms;
-
-struct SeqDimRequest {
-  std::string input;  // the user's name of the input: `input_ids` (from `L['input_ids']`)
-  int dim = 0;
-};
 
 // The input a size symbol's source names and the dim it is: "L['input_ids'].size()[0]" -> {"input_ids", 0};
 // {"", -1} for any other source.

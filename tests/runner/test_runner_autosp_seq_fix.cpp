@@ -92,6 +92,20 @@ TEST_CASE("shardscope fix moves AutoSP's slice in the real logs' rank programs, 
     CHECK(r.exitCode == 0);
   }
   {
+    // Without --seq-dim: the move the app's Fix all makes at the flagged slice of the log's graph.
+    CliResult r = runCli("fix " + autospLog("seq0_buggy") + " -o " + out);
+    INFO(r.output);
+    CHECK(r.exitCode == 0);
+    CHECK(contains(r.output, "rank 0: getitem_3: L_input_ids_ (input_ids) sliced on dim 0 (s72) instead of dim 1 (s70)"));
+    CHECK(contains(r.output, "in 2 rank programs; saved " + out));
+  }
+  {
+    // The fixed passes' log flags nothing: nothing to move, and fix says what it needs.
+    CliResult r = runCli("fix " + autospLog("seq0_fixed") + " -o " + out);
+    CHECK(r.exitCode == 2);
+    CHECK(contains(r.output, "its graph flags no slice of the wrong dim; give --seq-dim INPUT=DIM"));
+  }
+  {
     CliResult r = runCli("fix " + autospLog("seq0_buggy") + " --seq-dim input_id=0 -o " + out);
     CHECK(r.exitCode == 2);
     CHECK(contains(r.output, "--seq-dim input_id=0: AutoSP slices no input named 'input_id'"));

@@ -79,7 +79,7 @@ TEST_CASE("every sample opens and every view draws, headless", "[views][app][sam
 }
 
 TEST_CASE("solo views render alone (render --view)", "[views][app]") {
-  REQUIRE(views::allViews().size() == 12);  // Applied the tenth, Changes (compare) the eleventh, Applied graph
+  REQUIRE(views::allViews().size() == 13);  // Applied the eleventh, Changes (compare) the twelfth, Applied graph
   for (const views::ViewId v : views::allViews()) {
     INFO(views::viewName(v));
     GuiOptions o = testOptions();

@@ -46,6 +46,7 @@ TEST_CASE("graph view: draws a generated plan, fitted, with redistribute badges"
   const Plan plan = smallLlama();
   Diagnostics diags;
   GraphViewState st;
+  st.minLabelPx = 0.f;  // the plain layout fitted whole (these tests are of the node level; the overview's own: test_views_overview.cpp)
   Selection sel;
   ui.frame([&] { drawGraphView(plan, diags, st, sel); });
   REQUIRE(st.model);
@@ -70,6 +71,7 @@ TEST_CASE("graph view: click selects, wheel zooms to the cursor, F3 jumps to a s
   const Plan plan = smallLlama();
   Diagnostics diags;
   GraphViewState st;
+  st.minLabelPx = 0.f;  // the plain layout fitted whole (these tests are of the node level; the overview's own: test_views_overview.cpp)
   Selection sel;
   ImGuiIO& io = ImGui::GetIO();
   auto frame = [&] { ui.frame([&] { drawGraphView(plan, diags, st, sel); }); };
@@ -137,6 +139,7 @@ TEST_CASE("graph view: problems are marked, filters and collapse hide without mo
   d.message = "inputs disagree";
   diags.items.push_back(d);
   GraphViewState st;
+  st.minLabelPx = 0.f;  // the plain layout fitted whole (these tests are of the node level; the overview's own: test_views_overview.cpp)
   Selection sel;
   auto frame = [&] { ui.frame([&] { drawGraphView(plan, diags, st, sel); }); };
   frame();
@@ -181,6 +184,7 @@ TEST_CASE("graph view: large graphs are laid out off the UI thread with progress
   const Plan plan = smallLlama();
   Diagnostics diags;
   GraphViewState st;
+  st.minLabelPx = 0.f;  // the plain layout fitted whole (these tests are of the node level; the overview's own: test_views_overview.cpp)
   st.syncLayoutBelow = 0;  // force the worker
   Selection sel;
   auto frame = [&] { ui.frame([&] { drawGraphView(plan, diags, st, sel); }); };
@@ -199,6 +203,7 @@ TEST_CASE("graph view: F fits, a click on the minimap moves the view there", "[g
   const Plan plan = smallLlama();
   Diagnostics diags;
   GraphViewState st;
+  st.minLabelPx = 0.f;  // the plain layout fitted whole (these tests are of the node level; the overview's own: test_views_overview.cpp)
   Selection sel;
   ImGuiIO& io = ImGui::GetIO();
   auto frame = [&] { ui.frame([&] { drawGraphView(plan, diags, st, sel); }); };
@@ -239,6 +244,8 @@ TEST_CASE("graph view: an empty plan and a plan without specs draw without troub
   {
     Plan empty;
     GraphViewState st;
+    st.minLabelPx = 0.f;
+  st.minLabelPx = 0.f;  // the plain layout fitted whole (these tests are of the node level; the overview's own: test_views_overview.cpp)
     for (int i = 0; i < 3; ++i) ui.frame([&] { drawGraphView(empty, diags, st, sel); });
     REQUIRE(st.model);
     CHECK(st.model->layout.nodeCount() == 0);
@@ -249,6 +256,8 @@ TEST_CASE("graph view: an empty plan and a plan without specs draw without troub
     bare.specs.clear();  // specs absent: every node uncoloured, no redistribute edges
     bare.redistributes.clear();
     GraphViewState st;
+    st.minLabelPx = 0.f;
+  st.minLabelPx = 0.f;  // the plain layout fitted whole (these tests are of the node level; the overview's own: test_views_overview.cpp)
     for (int i = 0; i < 3; ++i) ui.frame([&] { drawGraphView(bare, diags, st, sel); });
     REQUIRE(st.model);
     for (int16_t c : st.model->colour) REQUIRE(c == -1);
@@ -261,6 +270,7 @@ TEST_CASE("graph view: a document replaced in place is laid out again on request
   Plan plan = smallLlama();
   Diagnostics diags;
   GraphViewState st;
+  st.minLabelPx = 0.f;  // the plain layout fitted whole (these tests are of the node level; the overview's own: test_views_overview.cpp)
   Selection sel;
   auto frame = [&] { ui.frame([&] { drawGraphView(plan, diags, st, sel); }); };
   frame();

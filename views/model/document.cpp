@@ -1,5 +1,6 @@
 #include "views/model/document.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "core/io/load/load.h"
@@ -32,6 +33,8 @@ void Document::reset(Plan plan, std::string path) {
   checker_.run(plan_);
   applied_.clear();
   alone_.reset();
+  program_.reset();
+  compiled_.reset();
   remerge();
   loaded_ = true;
   forcedDirty_ = false;
@@ -44,10 +47,8 @@ void Document::reset(Plan plan, std::string path) {
 
 void Document::remerge() {
   merged_ = checker_.diagnostics();
-  for (AppliedGraph& a : applied_) {
-    Diagnostics x = checkApplied(plan_, a);
-    merged_.items.insert(merged_.items.end(), x.items.begin(), x.items.end());
-  }
+  Diagnostics x = sessionDiagnostics(plan_, program_, compiled_, applied_);
+  merged_.items.insert(merged_.items.end(), x.items.begin(), x.items.end());
 }
 
 Result<bool> Document::open(const std::string& path) { return open(path, SessionInputs{}); }
@@ -65,6 +66,8 @@ Result<bool> Document::open(const std::string& path, const SessionInputs& extras
     reset(std::move(s->plan), path);
     applied_ = std::move(s->applied);
     alone_ = std::move(s->alone);
+    program_ = std::move(s->program);
+    compiled_ = std::move(s->compiled);
     remerge();
     return true;
   }
@@ -84,6 +87,19 @@ void Document::afterEdit(const std::vector<int>& touched, const std::string& mes
   lastMessage_ = message;
   ++revision_;
   ++stamp_.edits;
+}
+
+bool Document::editsAreAutoSpMoves() const {
+  const std::vector<Command> edits = history_.applied();
+  const auto onlyMoves = [](const Command& c, const auto& self) -> bool {
+    if (std::holds_alternative<MoveAutoSpSlice>(c)) return true;
+    if (const auto* b = std::get_if<Batch>(&c))
+      return !b->commands.empty() &&
+             std::all_of(b->commands.begin(), b->commands.end(), [&](const Command& x) { return self(x, self); });
+    return false;
+  };
+  return !edits.empty() && !plan_.autoSpMoves.empty() &&
+         std::all_of(edits.begin(), edits.end(), [&](const Command& c) { return onlyMoves(c, onlyMoves); });
 }
 
 Result<bool> Document::apply(Command c) {

@@ -50,6 +50,8 @@ class Document {
   const std::vector<AppliedGraph>& applied() const { return applied_; }
   // An applied graph opened alone: plan() is that graph on its (inferred or given) mesh; nullptr otherwise.
   const AppliedAlone* appliedAlone() const { return alone_ ? &*alone_ : nullptr; }
+  // A DTensor program opened (DebugMode, CommDebugMode): what it recorded (per-module communication); nullptr else.
+  const DTensorProgram* program() const { return program_ ? &*program_ : nullptr; }
   const std::string& path() const { return path_; }
   bool loaded() const { return loaded_; }
   bool dirty() const { return history_.dirty() || forcedDirty_; }
@@ -63,6 +65,10 @@ class Document {
   const EditHistory& history() const { return history_; }
   const std::string& lastError() const { return lastError_; }
   const std::string& lastMessage() const { return lastMessage_; }
+
+  // Every edit not undone is an AutoSP seq_dim move (MoveAutoSpSlice, alone or in a Fix-all batch), and there is
+  // at least one: the plan is the log's rank programs with plan().autoSpMoves applied, and runs as those.
+  bool editsAreAutoSpMoves() const;
 
   Result<bool> apply(Command c);
   Result<bool> undo();
@@ -88,6 +94,8 @@ class Document {
   Plan plan_;
   std::vector<AppliedGraph> applied_;
   std::optional<AppliedAlone> alone_;
+  std::optional<DTensorProgram> program_;            // a DTensor program's recorded run (DebugMode, CommDebugMode)
+  std::optional<CompiledDTensorProgram> compiled_;   // a compiled DTensor program's AOT graphs
   Diagnostics merged_;
   std::string path_;
   EditHistory history_;

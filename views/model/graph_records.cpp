@@ -245,6 +245,20 @@ void refreshGraphModel(const Plan& plan, const Diagnostics& diags, GraphModel& m
   for (size_t e = 0; e < edges.size(); ++e)
     if (m.edgeKind[e] == EdgeKind::NeedsRedistribute || m.edgeKind[e] == EdgeKind::NotApplied)
       m.problemEdges.push_back(static_cast<int>(e));
+  // What each block holds: its errors, warnings and communication (a collapsed box says them).
+  const size_t blocks = m.layout.blocks.size();
+  m.blockErrors.assign(blocks, 0);
+  m.blockWarnings.assign(blocks, 0);
+  m.blockComm.assign(blocks, 0);
+  for (const auto& d : diags.items)
+    if (d.node >= 0 && d.node < n && m.blockOf[d.node] >= 0) {
+      if (d.severity == Severity::Error) ++m.blockErrors[m.blockOf[d.node]];
+      else if (d.severity == Severity::Warning) ++m.blockWarnings[m.blockOf[d.node]];
+    }
+  for (size_t e = 0; e < edges.size(); ++e)
+    if (m.edgeKind[e] != EdgeKind::Normal && m.blockOf[edges[e].dst] >= 0) ++m.blockComm[m.blockOf[edges[e].dst]];
+  for (int v : m.markedNodes)
+    if (m.blockOf[v] >= 0) ++m.blockComm[m.blockOf[v]];
 }
 
 // ---- filter and search ----
@@ -260,7 +274,7 @@ void applyFilter(const Plan& plan, const GraphFilter& f, GraphModel& m) {
   }
   m.collapsed.assign(m.layout.blocks.size(), 0);
   for (size_t b = 0; b < m.layout.blocks.size(); ++b)
-    m.collapsed[b] = f.collapseAll || (f.collapseRepeated && m.layout.blocks[b].stamped);
+    m.collapsed[b] = m.layout.blocks[b].collapsed || (f.collapseRepeated && m.layout.blocks[b].stamped);
   m.blockWhole.assign(m.layout.blocks.size(), 1);
   for (int v = 0; v < n; ++v)
     if (!m.visible[v] && m.blockOf[v] >= 0) m.blockWhole[m.blockOf[v]] = 0;
@@ -496,6 +510,7 @@ struct RecordPass {
   // Appends an edge, stubs or badges per candidate in view; returns how many ordinary (not special) ones.
   size_t edges(const Rectd& visStub) {
     size_t plain = 0;
+    out.bundleScratch.clear();
     const std::vector<int>& candidates = out.edgeScratch;
     const size_t edgeCount = candidates.size();
     for (size_t i = 0; i < edgeCount; ++i) {
@@ -524,6 +539,20 @@ struct RecordPass {
       }
       const Rectd box{{std::min(axw, bxw), ayw}, {std::max(axw, bxw), byw}};
       if (!box.overlaps(vis)) continue;
+      if (hs || hd) {
+        // Into or out of a collapsed box: one edge per pair of units, with the count of those it stands for; the
+        // most severe kind shows.
+        const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(hs ? -2 - m.blockOf[s] : s)) << 32) |
+                             static_cast<uint32_t>(hd ? -2 - m.blockOf[d] : d);
+        auto [it, fresh] = out.bundleScratch.try_emplace(key, static_cast<int>(out.edges.size()));
+        if (!fresh) {
+          EdgeRecord& rec = out.edges[static_cast<size_t>(it->second)];
+          ++rec.bundled;
+          if (static_cast<int>(kind) > static_cast<int>(rec.kind)) rec.kind = kind;
+          rec.selected = rec.selected || selected;
+          continue;
+        }
+      }
       out.edges.push_back({static_cast<int>(e), sx(axw), sy(ayw), sx(bxw), sy(byw), kind, selected});
       if (!special) ++plain;
       if (kind != EdgeKind::Normal) {

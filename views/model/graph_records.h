@@ -78,6 +78,9 @@ struct GraphModel {
   // Per block.
   std::vector<uint8_t> collapsed;
   std::vector<uint8_t> blockSeverity; // worst severity inside
+  // What a collapsed box says of its inside: errors and warnings on its nodes, and its communication (edges into
+  // its nodes that redistribute or need to, and collectives the applied graph marks there).
+  std::vector<int> blockErrors, blockWarnings, blockComm;
   // Colour classes: spec text and how many nodes output it, in order of first appearance.
   std::vector<std::string> specNames;
   std::vector<int> specCounts;
@@ -115,7 +118,7 @@ struct GraphFilter {
   std::string modulePath;         // substring of the module path; empty = all
   bool onlyProblems = false;      // keep nodes with a warning or an error
   bool collapseRepeated = false;  // collapse every stamped copy of a repeated block (the template stays open)
-  bool collapseAll = false;       // collapse every module block
+  // (Module boxes are the overview's, core/draw/module_overview.h: a collapsed block of the layout stays one.)
   bool operator==(const GraphFilter&) const = default;
 };
 void applyFilter(const Plan& plan, const GraphFilter& f, GraphModel& model);
@@ -147,6 +150,7 @@ struct EdgeRecord {
   float ax, ay, bx, by;  // from the producer's bottom to the consumer's top
   EdgeKind kind;
   bool selected;
+  int bundled = 1;       // edges between the same two units drawn as this one (a collapsed box's in and out)
 };
 struct StubRecord {      // one end of a long edge: at the source it leaves (x, y) downwards; at the target it
   int edge;              // enters (x, y) from above
@@ -193,6 +197,7 @@ struct GraphRecords {
   std::vector<int32_t> touched;
   std::vector<CellAcc> cellAcc;
   std::vector<int> edgeScratch;
+  std::unordered_map<uint64_t, int> bundleScratch;  // (unit, unit) -> index into edges, while bundling
 };
 
 // ---- record pass ----

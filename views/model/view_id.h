@@ -16,6 +16,7 @@
   X(Diagnostics, "diagnostics", "Diagnostics") \
   X(Inspector, "inspector", "Inspector")    \
   X(Costs, "costs", "Costs")                \
+  X(Comm, "comm", "Communication")          \
   X(Run, "run", "Run")                      \
   X(Applied, "applied", "Applied")          \
   X(Changes, "changes", "Changes")          \
