@@ -4,6 +4,8 @@
 
 #include "views/graph_view_draw.h"
 #include "views/keys.h"
+#include "views/theme.h"
+#include "views/toolbar.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // SetItemUsingMouseWheel: the wheel zooms the canvas, not the window
@@ -142,10 +144,13 @@ void jumpToHit(GraphViewState& st, Selection& sel, int step) {
 }
 
 // ---- toolbar ----
+// The controls wrap to more lines in a narrow pane (views/toolbar.h): none is ever cut off.
 void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   ImGuiIO& io = ImGui::GetIO();
+  ToolbarFlow row("graph");
+  row.next(ToolbarFlow::buttonWidth("Fit"));
   if (ImGui::Button("Fit")) st.fitRequested = true;
-  ImGui::SameLine();
+  row.probe("fit");
   if (io.KeyCtrl && ImGui::IsKeyPressed(kKeyF, false)) st.focusSearch = true;
   if (st.focusSearch) { ImGui::SetKeyboardFocusHere(); st.focusSearch = false; }
   if (st.searchReset) {  // an active text field keeps its own copy of the text: release it
@@ -154,6 +159,7 @@ void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   }
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s", st.search.c_str());
+  row.next(180);
   ImGui::SetNextItemWidth(180);
   if (ImGui::InputTextWithHint("##search", "search name or op (Ctrl+F)", buf, sizeof buf,
                                ImGuiInputTextFlags_EnterReturnsTrue)) {
@@ -167,34 +173,39 @@ void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   } else {
     st.search = buf;
   }
+  row.probe("search");
   if (ImGui::IsItemActive() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) st.search.clear();
   if (ImGui::IsKeyPressed(kKeyF3, true)) jumpToHit(st, sel, io.KeyShift ? -1 : +1);
-  ImGui::SameLine();
   if (!st.search.empty()) {
-    ImGui::Text("%d/%d", st.searchCursor + 1, static_cast<int>(st.searchHits.size()));
-    ImGui::SameLine();
+    char hits[48];
+    std::snprintf(hits, sizeof hits, "%d/%d", st.searchCursor + 1, static_cast<int>(st.searchHits.size()));
+    row.next(ToolbarFlow::textWidth(hits));
+    ImGui::TextUnformatted(hits);
+    row.probe("hits");
+    row.next(ToolbarFlow::smallButtonWidth("<"));
     if (ImGui::SmallButton("<")) jumpToHit(st, sel, -1);
-    ImGui::SameLine();
+    row.probe("previous_hit");
+    row.next(ToolbarFlow::smallButtonWidth(">"));
     if (ImGui::SmallButton(">")) jumpToHit(st, sel, +1);
-    ImGui::SameLine();
+    row.probe("next_hit");
   }
-  ImGui::Checkbox("fwd", &st.filter.forward);
-  ImGui::SameLine();
-  ImGui::Checkbox("bwd", &st.filter.backward);
-  ImGui::SameLine();
-  ImGui::Checkbox("other", &st.filter.other);
-  ImGui::SameLine();
+  auto check = [&](const char* label, bool* v, const char* probe) {
+    row.next(ToolbarFlow::checkboxWidth(label));
+    ImGui::Checkbox(label, v);
+    row.probe(probe);
+  };
+  check("fwd", &st.filter.forward, "fwd");
+  check("bwd", &st.filter.backward, "bwd");
+  check("other", &st.filter.other, "other");
   std::snprintf(buf, sizeof buf, "%s", st.filter.modulePath.c_str());
+  row.next(140);
   ImGui::SetNextItemWidth(140);
   if (ImGui::InputTextWithHint("##module", "module path", buf, sizeof buf)) st.filter.modulePath = buf;
-  ImGui::SameLine();
-  ImGui::Checkbox("only problems", &st.filter.onlyProblems);
-  ImGui::SameLine();
-  ImGui::Checkbox("collapse repeated", &st.filter.collapseRepeated);
-  ImGui::SameLine();
-  ImGui::Checkbox("collapse blocks", &st.filter.collapseAll);
-  ImGui::SameLine();
-  ImGui::Checkbox("minimap", &st.showMinimap);
+  row.probe("module");
+  check("only problems", &st.filter.onlyProblems, "only_problems");
+  check("collapse repeated", &st.filter.collapseRepeated, "collapse_repeated");
+  check("collapse blocks", &st.filter.collapseAll, "collapse_blocks");
+  check("minimap", &st.showMinimap, "minimap");
   // Legend: the most common output placements.
   if (st.model && !st.model->specNames.empty()) {
     std::vector<int> order(st.model->specNames.size());
@@ -203,18 +214,22 @@ void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
                      [&](int a, int b) { return st.model->specCounts[a] > st.model->specCounts[b]; });
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (size_t i = 0; i < order.size() && i < 8; ++i) {
+      const std::string text = st.model->specNames[order[i]] + " (" + std::to_string(st.model->specCounts[order[i]]) + ")";
+      row.next(12 + ImGui::GetStyle().ItemSpacing.x + ToolbarFlow::textWidth(text.c_str()));
       const ImVec2 p = ImGui::GetCursorScreenPos();
       dl->AddRectFilled(v2(p.x, p.y + 3), v2(p.x + 10, p.y + 13), graphSpecColour(order[i]));
       ImGui::Dummy(ImVec2(12, 14));
       ImGui::SameLine();
-      ImGui::Text("%s (%d)", st.model->specNames[order[i]].c_str(), st.model->specCounts[order[i]]);
-      ImGui::SameLine();
+      ImGui::TextUnformatted(text.c_str());
+      row.probe("legend" + std::to_string(i));
     }
     const auto& L = st.model->layout;
-    ImGui::TextDisabled("| %d nodes, %d layers, %d blocks (%d laid out, %d stamped)", L.nodeCount(), L.layerCount(),
-                        static_cast<int>(L.blocks.size()), L.templatesLaidOut, L.stampedBlocks);
-  } else {
-    ImGui::NewLine();
+    char stats[160];
+    std::snprintf(stats, sizeof stats, "| %d nodes, %d layers, %d blocks (%d laid out, %d stamped)", L.nodeCount(),
+                  L.layerCount(), static_cast<int>(L.blocks.size()), L.templatesLaidOut, L.stampedBlocks);
+    row.next(ToolbarFlow::textWidth(stats));
+    ImGui::TextDisabled("%s", stats);
+    row.probe("stats");
   }
 }
 
@@ -417,7 +432,7 @@ void drawMinimap(ImDrawList* dl, GraphViewState& st, ImVec2 canvasMin, ImVec2 ca
   auto toMini = [&](Vec2d p) {
     return v2(a.x + static_cast<float>((p.x - world.min.x) * scale), a.y + static_cast<float>((p.y - world.min.y) * scale));
   };
-  dl->AddRectFilled(a, b, IM_COL32(20, 20, 26, 220), 3.f);
+  dl->AddRectFilled(a, b, palette().minimap, 3.f);
   for (size_t i = 0; i < m.layout.blocks.size(); ++i) {
     const auto& blk = m.layout.blocks[i];
     if (blk.nodeCount == 0) continue;
@@ -443,7 +458,7 @@ void drawMinimap(ImDrawList* dl, GraphViewState& st, ImVec2 canvasMin, ImVec2 ca
   // The view's rectangle, clipped to the minimap: a view wider than the graph would otherwise frame empty space.
   const Rectd vis = st.canvas.visibleWorld();
   dl->PushClipRect(a, b, true);
-  dl->AddRect(toMini(vis.min), toMini(vis.max), IM_COL32(255, 255, 255, 200), 0, 0, 1.5f);
+  dl->AddRect(toMini(vis.min), toMini(vis.max), palette().minimapView, 0, 0, 1.5f);
   dl->PopClipRect();
   dl->AddRect(a, b, IM_COL32(120, 120, 140, 255), 3.f);
   // Click or drag inside: centre the view there.
@@ -489,6 +504,10 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   st.canvas.origin = {origin.x, origin.y};
   st.canvas.size = {avail.x, avail.y};
   if (st.fitRequested) { st.canvas.fit(st.model->layout.bounds, 20); st.fitRequested = false; }
+  if (st.zoomRequest != 1.0) st.canvas.zoomAt(st.canvas.origin + st.canvas.size * 0.5, st.zoomRequest);
+  if (st.panRequest.x != 0 || st.panRequest.y != 0) st.canvas.pan(st.panRequest);
+  st.zoomRequest = 1.0;
+  st.panRequest = {0, 0};
   if (sel.generation != st.selectionSeen) {
     st.selectionSeen = sel.generation;
     if (sel.centreRequested) { centreOnSelection(st, sel.node, sel.input); sel.centreRequested = false; }
@@ -505,7 +524,7 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   if (active && (ImGui::IsMouseDragging(0, 2.f) || ImGui::IsMouseDragging(1, 2.f) || ImGui::IsMouseDragging(2, 2.f)) &&
       !st.draggingMinimap)
     st.canvas.pan({io.MouseDelta.x, io.MouseDelta.y});
-  if (hovered && !io.WantTextInput && ImGui::IsKeyPressed(kKeyF, false) && !io.KeyCtrl) st.fitRequested = true;
+  if (hovered && !io.WantTextInput && keys::actionPressed(keys::Action::Fit)) st.fitRequested = true;
 
   // Records for this frame.
   RecordOptions ro = st.recordOptions;
@@ -555,7 +574,7 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 canvasMax = v2(origin.x + avail.x, origin.y + avail.y);
   dl->PushClipRect(origin, canvasMax, true);
-  dl->AddRectFilled(origin, canvasMax, IM_COL32(28, 28, 34, 255));
+  dl->AddRectFilled(origin, canvasMax, palette().canvas);
   drawRecords(dl, plan, st);
   if (st.diff != nullptr) {
     buildGraphDiffRecords(*st.diff, *st.model, st.canvas, sel.node, st.diffRecords);

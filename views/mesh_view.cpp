@@ -5,6 +5,7 @@
 
 #include "core/redistribute/redistribute.h"
 #include "views/model/focus.h"
+#include "views/model/text_fit.h"
 #include "views/fonts.h"
 #include "views/theme.h"
 #include "views/ui_probe.h"
@@ -63,7 +64,13 @@ std::string fitShape(const std::vector<int64_t>& shape, ImFont* font, float maxW
   for (const std::string& s : {shapeToString(shape), tight}) {
     if (f->CalcTextSizeA(size, 1e9f, 0, s.c_str()).x <= maxWidth) return s;
   }
-  return shape.empty() ? "[]" : joined;
+  // Still too wide: the start of it and "..." (the cell's tooltip has the whole shape).
+  return shape.empty() ? "[]" : elideToWidth(joined, maxWidth, [&](const std::string& t) { return f->CalcTextSizeA(size, 1e9f, 0, t.c_str()).x; });
+}
+
+// A line of a cell, elided with "..." to `maxWidth` in the UI font.
+std::string fitLine(const std::string& text, float maxWidth) {
+  return elideToWidth(text, maxWidth, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
 }
 
 }  // namespace
@@ -131,7 +138,7 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
     }
     if (!compact && y + lineH <= b.y + 2) {
       const std::string off = c.shard.empty ? "empty shard" : "at " + shapeToString(c.shard.offset);
-      dl->AddText(ImVec2(x, y), pal.textDim, off.c_str());
+      dl->AddText(ImVec2(x, y), pal.textDim, fitLine(off, b.x - x - 3).c_str());
       y += lineH;
     }
     if (!compact && y + lineH <= b.y + 2) {
@@ -139,7 +146,7 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
       if (c.wrong) extra = "wrong (last run)";
       else if (c.shard.partial) extra = "P(" + pOps + ") partial";
       else if (c.groupSize > 1) extra = "x" + std::to_string(c.groupSize) + " replica";
-      if (!extra.empty()) dl->AddText(ImVec2(x, y), c.wrong ? pal.error : pal.textDim, extra.c_str());
+      if (!extra.empty()) dl->AddText(ImVec2(x, y), c.wrong ? pal.error : pal.textDim, fitLine(extra, b.x - x - 3).c_str());
     }
     dl->PopClipRect();
     if (miniSide > 0) {

@@ -11,6 +11,7 @@
 #include "views/fonts.h"
 #include "views/mesh_view.h"
 #include "views/theme.h"
+#include "views/toolbar.h"
 #include "views/ui_probe.h"
 
 namespace ss::views {
@@ -232,7 +233,7 @@ FrameGrid frameGrid(const DeviceMesh& mesh, const TeachFrameOptions& o, TeachFra
 }
 
 // Adds f.cells, one per rank in grid order `g`: the layout shown at `m` and the atoms each rank holds then.
-void addCells(const TeachPlan& tp, const TeachMoment& m, const FrameGrid& g, TeachFrame& f) {
+void addCells(const TeachPlan& tp, const TeachMoment& m, const FrameGrid& g, const TextWidthFn& measure, TeachFrame& f) {
   const DeviceMesh& mesh = tp.mesh;
   const int64_t ranks = mesh.size();
   const int64_t cols = g.cols;
@@ -260,6 +261,9 @@ void addCells(const TeachPlan& tp, const TeachMoment& m, const FrameGrid& g, Tea
     const RankShard& s = (*shown)[static_cast<size_t>(r)];
     c.shape = shapeToString(s.localShape);
     c.empty = s.empty;
+    const float textW = cw - 10;  // the text starts 5 px in and keeps 5 px from the right border
+    c.labelShown = elideToWidth(c.label, textW, measure);
+    c.shapeShown = elideToWidth(c.shape + (c.empty ? " empty" : ""), textW, measure);
     c.held = std::move(held[static_cast<size_t>(r)]);
     f.cells.push_back(std::move(c));
   }
@@ -378,7 +382,7 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
   const DeviceMesh& mesh = tp.mesh;
   const int64_t ranks = mesh.size();
   const FrameGrid g = frameGrid(mesh, o, f);
-  addCells(tp, m, g, f);
+  addCells(tp, m, g, o.textWidth ? o.textWidth : fixedAdvanceWidth(7.0f), f);
   if (m.step < 0) {
     f.detail = "the layout before the redistribute";
     f.lines.push_back("start (" + tp.from.toMeshString() + "):");
@@ -416,9 +420,14 @@ void drawTeachFrame(ImDrawList* dl, ImVec2 o, const TeachFrame& f) {
   for (const TeachCell& c : f.cells) {
     dl->AddRectFilled(at(o, c.rect.x0, c.rect.y0), at(o, c.rect.x1, c.rect.y1), pal.panel, 4.0f);
     dl->AddRect(at(o, c.rect.x0, c.rect.y0), at(o, c.rect.x1, c.rect.y1), pal.cellBorder, 4.0f);
-    dl->AddText(at(o, c.rect.x0 + 5, c.rect.y0 + 3), pal.text, c.label.c_str());
+    dl->AddText(at(o, c.rect.x0 + 5, c.rect.y0 + 3), pal.text, c.labelShown.c_str());
     dl->AddText(at(o, c.rect.x0 + 5, c.rect.y0 + 3 + ImGui::GetTextLineHeight()), c.empty ? pal.textDim : pal.text,
-                (c.shape + (c.empty ? " empty" : "")).c_str());
+                c.shapeShown.c_str());
+    // Elided text: the whole of it when the mouse is over the cell.
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    if ((c.labelShown != c.label || c.shapeShown != c.shape + (c.empty ? " empty" : "")) && mouse.x >= o.x + c.rect.x0 &&
+        mouse.x < o.x + c.rect.x1 && mouse.y >= o.y + c.rect.y0 && mouse.y < o.y + c.rect.y1)
+      ImGui::SetTooltip("%s\n%s%s", c.label.c_str(), c.shape.c_str(), c.empty ? " empty" : "");
     // The miniature: every atom outlined, the held ones in their colour (hatched while partial).
     dl->AddRectFilled(at(o, c.mini.x0, c.mini.y0), at(o, c.mini.x1, c.mini.y1), pal.emptyCell);
     for (const AtomHeld& h : c.held) {
@@ -495,6 +504,7 @@ TeachPage drawTeachPage(const TeachPlan& tp, const TeachMoment& m, ImVec2 size) 
   o.width = std::max(120.0f, size.x - textW - 16);
   o.height = std::max(80.0f, size.y - used - ImGui::GetTextLineHeightWithSpacing() - 4);
   o.labelH = ImGui::GetTextLineHeight();
+  o.textWidth = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; };
   page.frame = teachFrame(tp, m, o);
   const TeachFrame& f = page.frame;
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.highlight), "%s", f.detail.c_str());
@@ -534,9 +544,13 @@ void controls(TeachViewState& st, const TeachPlan& tp) {
   const TeachMoment m = teachMomentAt(tp, st.position);
   const int steps = static_cast<int>(tp.steps.size());
   // The step whose start is the last boundary strictly before the position (back), or the next boundary (forth).
+  // One row that wraps in a narrow pane (views/toolbar.h); the timeline takes what is left of the last line.
+  ToolbarFlow row("teach");
+  row.next(ToolbarFlow::buttonWidth("|<"));
   if (ImGui::Button("|<")) { st.position = 0; st.playing = false; }
   probeItem("teach.first");
-  ImGui::SameLine();
+  row.probe("first");
+  row.next(ToolbarFlow::buttonWidth("< Step"));
   if (ImGui::Button("< Step")) {
     double target = 0;
     for (int i = 0; i <= steps; ++i)
@@ -545,13 +559,15 @@ void controls(TeachViewState& st, const TeachPlan& tp) {
     st.playing = false;
   }
   probeItem("teach.prev");
-  ImGui::SameLine();
+  row.probe("prev");
+  row.next(70);
   if (ImGui::Button(st.playing ? "Pause" : "Play", ImVec2(70, 0))) {
     if (!st.playing && st.position >= end) st.position = 0;
     st.playing = !st.playing && end > 0;
   }
   probeItem("teach.play");
-  ImGui::SameLine();
+  row.probe("play");
+  row.next(ToolbarFlow::buttonWidth("Step >"));
   if (ImGui::Button("Step >")) {
     double target = end;
     for (int i = steps; i >= 0; --i)
@@ -560,33 +576,41 @@ void controls(TeachViewState& st, const TeachPlan& tp) {
     st.playing = false;
   }
   probeItem("teach.next");
-  ImGui::SameLine();
+  row.probe("next");
+  row.next(ToolbarFlow::buttonWidth(">|"));
   if (ImGui::Button(">|")) { st.position = end; st.playing = false; }
-  ImGui::SameLine();
+  row.probe("last");
+  row.next(120);
   ImGui::SetNextItemWidth(120);
   ImGui::SliderFloat("##speed", &st.speed, 0.25f, 4.0f, "%.2f rounds/s");
-  ImGui::SameLine();
+  row.probe("speed");
+  row.next(80);
   float pos = static_cast<float>(st.position);
   ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x));
   if (ImGui::SliderFloat("##timeline", &pos, 0.0f, static_cast<float>(std::max(end, 1e-3)), m.step < 0 ? "start" : "%.2f")) {
     st.position = std::clamp(static_cast<double>(pos), 0.0, end);
     st.playing = false;
   }
+  row.probe("timeline");
 }
 
 void playgroundChooser(const Plan& plan, TeachViewState& st, CommandQueue& cmds) {
   const TensorMeta& meta = plan.graph.nodes[kPlaygroundTensor].outputs[0];
+  ToolbarFlow row("teach.choose");
+  row.next(ToolbarFlow::textWidth("Choose placements:"));
   ImGui::TextUnformatted("Choose placements:");
-  ImGui::SameLine();
+  row.next(260);
   ImGui::SetNextItemWidth(260);
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s", st.playgroundInput.c_str());
   const bool enter = ImGui::InputText("##pgspec", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
   st.playgroundInput = buf;
   probeItem("teach.choose");
-  ImGui::SameLine();
+  row.probe("placements");
+  row.next(ToolbarFlow::buttonWidth("Show redistribute"));
   const bool go = ImGui::Button("Show redistribute");
   probeItem("teach.apply");
+  row.probe("apply");
   auto parsed = parseSpec(st.playgroundInput, ParseContext{&plan.mesh, meta.rank()});
   st.playgroundError = parsed.ok() || st.playgroundInput.empty() ? "" : parsed.error().toString();
   if ((enter || go) && parsed.ok()) {

@@ -23,6 +23,7 @@
 #include "core/model/plan.h"
 #include "core/plan/teach.h"
 #include "views/model/mesh_layout.h"
+#include "views/model/text_fit.h"
 #include "views/model/selection.h"
 
 namespace ss::views {
@@ -60,6 +61,9 @@ struct TeachCell {
   Rect rect, mini;       // the cell and the miniature inside it
   std::string label;     // "r5 (1,1)"
   std::string shape;     // local shape "[2, 6]"
+  // What the cell shows of `label` and of `shape` (" empty" after an empty shard's): elided with "..." to fit the
+  // cell's width (views/model/text_fit.h); hovering the cell shows the full text.
+  std::string labelShown, shapeShown;
   bool empty = false;
   std::vector<AtomHeld> held;
 };
@@ -95,6 +99,7 @@ struct TeachFrameOptions {
   float gap = 28;                 // between cells: room for the arrows
   float labelH = 16;              // one text line in a cell
   int dimA = -1, dimB = -1;
+  TextWidthFn textWidth;          // measures cell text (drawTeachPage: the UI font); empty: 7 px a character
 };
 TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFrameOptions& o);
 // A point on a frame's arrow, u in [0, 1].

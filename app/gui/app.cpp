@@ -30,16 +30,6 @@ double nowSeconds() {
 }
 
 // Key codes: views/keys.h (GLFW's, as the GLFW backend and the headless platform both use).
-using views::keys::kEscape;
-using views::keys::kF5;
-
-bool pressed(int key) { return key >= 0 && key < 512 && ImGui::IsKeyPressed(key, false); }
-
-bool shortcut(bool shift, int key) {
-  const ImGuiIO& io = ImGui::GetIO();
-  return io.KeyCtrl && io.KeyShift == shift && !io.KeyAlt && pressed(key);
-}
-
 
 }  // namespace
 
@@ -155,8 +145,19 @@ void GuiApp::afterFrame() {
   }
 }
 
+const std::string& GuiApp::runRefusal() {
+  RefusalCache& c = refusal_;
+  if (c.known && c.stamp == doc_.stamp() && c.dirty == doc_.dirty() && c.path == doc_.path()) return c.text;
+  c = RefusalCache{true, doc_.stamp(), doc_.dirty(), doc_.path(), ""};
+  if (!doc_.loaded()) c.text = "No plan is open.";
+  else if (!run_.model().available) c.text = views::runRefusalLine(run_.model(), "");
+  // A log's rank programs are checked when they load (startPrograms says why it refuses).
+  else if (doc_.dirty() || !RunPanel::holdsPrograms(doc_.path())) c.text = RunPanel::refusal(doc_.plan());
+  return c.text;
+}
+
 void GuiApp::startRun() {
-  if (run_.active() || !doc_.loaded()) return;
+  if (run_.active() || !doc_.loaded() || !runRefusal().empty()) return;
   // An unedited log that holds rank programs (AutoSP's, or autoparallel's applied graph) runs them, as
   // `shardscope run LOG` does; an edited one runs as a plan.
   if (!doc_.dirty() && RunPanel::holdsPrograms(doc_.path())) run_.startPrograms(doc_.path(), doc_.stamp());
@@ -285,22 +286,45 @@ void GuiApp::drawUi() {
 // A log as the tools wrote it (unedited) re-runs what they built: its rank programs (AutoSP's graphs, autoparallel's
 // applied graph on every rank), as `shardscope run LOG`; an edited plan runs with shardscope's own redistributes.
 void GuiApp::handleShortcuts() {
+  using views::keys::Action;
+  using views::keys::actionPressed;
   const ImGuiIO& io = ImGui::GetIO();
   if (!modalName_.empty() || dialog_.usingBrowser()) return;
-  if (shortcut(false, 'O')) startOpenDialog();
-  if (shortcut(false, 'S') && doc_.loaded()) {
+  if (actionPressed(Action::Open)) startOpenDialog();
+  if (actionPressed(Action::Save) && doc_.loaded()) {
     if (!doc_.canSaveInPlace()) startSaveAsDialog(false);
     else saveTo(doc_.path());
   }
-  if (shortcut(true, 'S') && doc_.loaded()) startSaveAsDialog(false);
-  if (shortcut(false, 'Q')) requestQuit();
-  if (shortcut(false, 'F')) graph_.focusSearch();
+  if (actionPressed(Action::SaveAs) && doc_.loaded()) startSaveAsDialog(false);
+  if (actionPressed(Action::Quit)) requestQuit();
+  if (actionPressed(Action::Search)) graph_.focusSearch();
   if (!io.WantTextInput) {
-    if (shortcut(false, 'Z')) doc_.undo();
-    if (shortcut(true, 'Z') || shortcut(false, 'Y')) doc_.redo();
+    if (actionPressed(Action::Undo)) doc_.undo();
+    if (actionPressed(Action::Redo)) doc_.redo();
   }
-  if (pressed(kF5)) startRun();
-  if (pressed(kEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
+  if (actionPressed(Action::Run)) startRun();
+  if (actionPressed(Action::Unpin) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
+  // The graph's camera and problem keys: not while typing (a text field takes F, +, - and the arrows).
+  if (io.WantTextInput || !doc_.loaded()) return;
+  constexpr double kZoomStep = 1.25, kPanPx = 60;
+  if (actionPressed(Action::Fit)) graph_.requestFit();
+  if (actionPressed(Action::ZoomIn, true)) graph_.requestZoom(kZoomStep);
+  if (actionPressed(Action::ZoomOut, true)) graph_.requestZoom(1.0 / kZoomStep);
+  // Arrows move the view over the graph: Left shows what is to the left (the graph moves right).
+  if (actionPressed(Action::PanLeft, true)) graph_.requestPan(kPanPx, 0);
+  if (actionPressed(Action::PanRight, true)) graph_.requestPan(-kPanPx, 0);
+  if (actionPressed(Action::PanUp, true)) graph_.requestPan(0, kPanPx);
+  if (actionPressed(Action::PanDown, true)) graph_.requestPan(0, -kPanPx);
+  if (actionPressed(Action::NextProblem, true)) stepProblem(+1);
+  if (actionPressed(Action::PreviousProblem, true)) stepProblem(-1);
+}
+
+void GuiApp::stepProblem(int step) {
+  const int d = views::stepProblem(doc_.plan(), doc_.diagnostics(), diagsView_, sel_, step);
+  if (d < 0) return;
+  const Diagnostic& x = doc_.diagnostics().items[static_cast<size_t>(d)];
+  if (x.input >= 0) sel_.selectEdge(x.node, x.input, true);
+  else sel_.selectNode(x.node, true);
 }
 
 void GuiApp::drawMenuBar() {
@@ -357,7 +381,9 @@ void GuiApp::drawMenuBar() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Run")) {
-    if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) startRun();
+    if (ImGui::MenuItem("Run plan", "F5", false, !run_.active() && runRefusal().empty())) startRun();
+    if (!runRefusal().empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s", runRefusal().c_str());
     if (ImGui::MenuItem("Cancel run", nullptr, false, run_.active())) run_.cancel();
     if (ImGui::MenuItem("Show run panel")) forceTab_ = views::ViewId::Run;
     ImGui::EndMenu();
@@ -427,7 +453,8 @@ void GuiApp::drawView(views::ViewId v) {
       break;
     case views::ViewId::Run: {
       const views::RunViewActions a =
-          views::drawRunView(plan, run_.model(), runView_, sel_, views::freshness(run_.model().stamp, doc_.stamp()));
+          views::drawRunView(plan, run_.model(), runView_, sel_, views::freshness(run_.model().stamp, doc_.stamp()),
+                             !run_.model().available ? std::string() : runRefusal());
       if (a.start) startRun();
       if (a.cancel) run_.cancel();
       break;

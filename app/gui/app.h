@@ -137,6 +137,11 @@ class GuiApp {
   void continuePending();
   void openRecent(const std::string& path);
   void applyRunMarks();  // a run report arrived: mark, fade and select its first divergent node
+  // Why F5 / Run cannot start a run of the document on screen ("" when it can; cached per document state): what
+  // startRun would run (the log's rank programs or the plan) checked as RunPanel::refusal does, the runner's
+  // absence included.
+  const std::string& runRefusal();
+  void stepProblem(int step);  // F8 / Shift+F8: select the next / previous problem, centred
   void startRun();       // F5, Run > Run plan, the Run view's button: the open log's rank programs when it is unedited, else the plan on screen; stamped
   // Every result shown belongs to the document and state on screen: called whenever the document may have
   // changed (after commands, undo/redo, open, new, recovery). Another document drops the old one's results
@@ -169,6 +174,12 @@ class GuiApp {
   GraphSlot graph_;
   RunPanel run_;
   uint64_t runReportsSeen_ = 0;
+  struct RefusalCache {
+    bool known = false;
+    views::DocStamp stamp;
+    bool dirty = false;
+    std::string path, text;
+  } refusal_;
   views::DocStamp resultsStamp_;  // the document state the results shown were synced to (syncResults)
   FileDialog dialog_;
   RecoveryWriter recovery_;

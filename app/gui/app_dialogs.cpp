@@ -10,6 +10,7 @@
 #include "views/costs_view.h"
 #include "views/diff_layouts.h"
 #include "views/fonts.h"
+#include "views/keys.h"
 
 namespace ss::app {
 using namespace detail;
@@ -84,17 +85,14 @@ void GuiApp::drawModals() {
     ImGui::Text("Dear ImGui %s", ImGui::GetVersion());
     if (ImGui::Button("Close")) close = true;
   } else if (modalName_ == kModalShortcuts) {
-    const char* rows[][2] = {{"Ctrl+O", "Open"},       {"Ctrl+S", "Save"},        {"Ctrl+Shift+S", "Save as"},
-                             {"Ctrl+Z", "Undo"},       {"Ctrl+Shift+Z / Ctrl+Y", "Redo"},
-                             {"Ctrl+F", "Search nodes"}, {"F5", "Run the plan"}, {"Esc", "Unpin the device"},
-                             {"Ctrl+Q", "Quit"}};
+    // Generated from the key table (views/keys.h): a key is listed exactly when the app answers it.
     if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_SizingFixedFit)) {
-      for (const auto& r : rows) {
+      for (const views::keys::HelpRow& r : views::keys::shortcutHelp()) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(r[0]);
+        ImGui::TextUnformatted(r.keys.c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(r[1]);
+        ImGui::TextUnformatted(r.what.c_str());
       }
       ImGui::EndTable();
     }
@@ -103,7 +101,7 @@ void GuiApp::drawModals() {
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
     ImGui::TextUnformatted(modalText_.c_str());
     ImGui::PopTextWrapPos();
-    if (modalButton("OK", "modal.ok")) close = true;
+    if (modalButton("OK", "modal.ok") || (!ImGui::IsWindowAppearing() && views::keys::actionPressed(views::keys::Action::Confirm))) close = true;
   } else if (modalName_ == kModalNewTensor) {
     const NewTensorAction a = drawNewTensorForm(newTensorForm_, !doc_.dirty());
     if (a == NewTensorAction::Cancel || (a == NewTensorAction::Create && newTensor(newTensorForm_))) close = true;

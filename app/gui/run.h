@@ -23,6 +23,10 @@ class RunPanel {
   // or autoparallel's applied graph on every rank), as `shardscope run LOG` does; `stamp` as for start. Ignored
   // while one is running.
   void startPrograms(const std::string& logPath, views::DocStamp stamp);
+  // Why a run of `plan` cannot start, one sentence ("" when it can): an op off the allow-list ("refused: node
+  // ..."), a placeholder without a shape, or a plan that is not executable (core/model/plan.h). The runner's
+  // absence is the model's `available` (the Run view says both). The app disables Run and F5 with it.
+  static std::string refusal(const Plan& plan);
   // Whether startPrograms applies to `path` (a log holding rank programs or an applied graph with its plan).
   static bool holdsPrograms(const std::string& path);
   void cancel();

@@ -1,0 +1,47 @@
+#include "views/toolbar.h"
+
+#include <imgui.h>
+
+#include "views/ui_probe.h"
+
+namespace ss::views {
+
+ToolbarFlow::ToolbarFlow(std::string name) : name_(std::move(name)) {
+  right_ = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
+  probeRect("toolbar." + name_, Rect{wp.x, wp.y, wp.x + ws.x, wp.y + ws.y});
+}
+
+void ToolbarFlow::next(float width) {
+  if (first_) {
+    first_ = false;
+    return;
+  }
+  // SameLine() would put the control one item spacing after the previous one.
+  const float x = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+  if (x + width <= right_) ImGui::SameLine();
+}
+
+void ToolbarFlow::probe(const std::string& item) const { probeItem("toolbar." + name_ + "." + item); }
+
+float ToolbarFlow::textWidth(const char* text) { return ImGui::CalcTextSize(text, nullptr, true).x; }
+
+float ToolbarFlow::buttonWidth(const char* label) {
+  return textWidth(label) + ImGui::GetStyle().FramePadding.x * 2;
+}
+
+float ToolbarFlow::smallButtonWidth(const char* label) {
+  return textWidth(label) + ImGui::GetStyle().FramePadding.x * 2;  // SmallButton keeps the horizontal padding
+}
+
+float ToolbarFlow::checkboxWidth(const char* label) {
+  const float t = textWidth(label);
+  return ImGui::GetFrameHeight() + (t > 0 ? ImGui::GetStyle().ItemInnerSpacing.x + t : 0);
+}
+
+float ToolbarFlow::labelledWidth(float itemWidth, const char* label) {
+  const float t = textWidth(label);
+  return itemWidth + (t > 0 ? ImGui::GetStyle().ItemInnerSpacing.x + t : 0);
+}
+
+}  // namespace ss::views
