@@ -80,11 +80,14 @@ void layoutSide(const Plan& plan, const EdgeSummary& e, const ShardingSpec& spec
                 const std::string& shapes, float width, float height, int64_t pinned) {
   const Palette& pal = palette();
   ImGui::BeginGroup();
-  ImGui::TextUnformatted(caption);
-  ImGui::SameLine();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(specColor(spec)), "%s", spec.toMeshString().c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s", spec.toTensorString(e.meta.rank()).c_str());
+  {
+    // Caption, placement, tensor-centric form: a row that wraps at the side's width (views/toolbar.h).
+    ToolbarFlow row("edge.side");
+    row.setRight(ImGui::GetCursorScreenPos().x + width);
+    row.text(caption, 0, "caption");
+    row.text(spec.toMeshString(), specColor(spec), "spec");
+    row.text(spec.toTensorString(e.meta.rank()), ImGui::GetColorU32(ImGuiCol_TextDisabled), "tensor_spec");
+  }
   const Fonts& fonts = currentFonts();
   if (fonts.large) ImGui::PushFont(fonts.large);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.text), "%s", shapes.c_str());
@@ -265,15 +268,12 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
   inputPicker(plan, ins, state);
   row.probe("input");
   const EdgeSummary e = summarizeEdge(plan, diags, sel.node, state.input);
-  row.next(ToolbarFlow::textWidth(e.title.c_str()));
-  ImGui::TextUnformatted(e.title.c_str());
+  row.text(e.title, 0, "title");
   if (!e.valid) {
     ImGui::TextWrapped("%s", e.why.c_str());
     return;
   }
-  const std::string global = "global " + shapeToString(e.meta.shape) + " " + dtypeName(e.meta.dtype);
-  row.next(ToolbarFlow::textWidth(global.c_str()));
-  ImGui::TextDisabled("%s", global.c_str());
+  row.text("global " + shapeToString(e.meta.shape) + " " + dtypeName(e.meta.dtype), ImGui::GetColorU32(ImGuiCol_TextDisabled), "global");
   // One compact line of diagnostic kinds (the inspector and the diagnostics pane carry the full messages);
   // hovering shows them here too.
   diagnosticKinds(e);

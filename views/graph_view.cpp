@@ -206,30 +206,50 @@ void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   check("collapse repeated", &st.filter.collapseRepeated, "collapse_repeated");
   check("collapse blocks", &st.filter.collapseAll, "collapse_blocks");
   check("minimap", &st.showMinimap, "minimap");
-  // Legend: the most common output placements.
+  // Legend: the most common output placements, on one line (the line after the controls when they leave no
+  // room); what does not fit, and the layout's numbers, go in the "+N" entry's tooltip.
   if (st.model && !st.model->specNames.empty()) {
     std::vector<int> order(st.model->specNames.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::stable_sort(order.begin(), order.end(),
                      [&](int a, int b) { return st.model->specCounts[a] > st.model->specCounts[b]; });
+    const auto& L = st.model->layout;
+    char stats[160];
+    std::snprintf(stats, sizeof stats, "%d nodes, %d layers, %d blocks (%d laid out, %d stamped)", L.nodeCount(),
+                  L.layerCount(), static_cast<int>(L.blocks.size()), L.templatesLaidOut, L.stampedBlocks);
+    auto entry = [&](int cls) {
+      return st.model->specNames[cls] + " (" + std::to_string(st.model->specCounts[cls]) + ")";
+    };
+    const size_t shown = std::min<size_t>(order.size(), 8);
+    const float swatch = 12 + ImGui::GetStyle().ItemSpacing.x;
+    const std::string moreLabel = "+" + std::to_string(order.size()) + " more";  // the widest it can be
+    const float moreW = ToolbarFlow::textWidth(moreLabel.c_str());
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    for (size_t i = 0; i < order.size() && i < 8; ++i) {
-      const std::string text = st.model->specNames[order[i]] + " (" + std::to_string(st.model->specCounts[order[i]]) + ")";
-      row.next(12 + ImGui::GetStyle().ItemSpacing.x + ToolbarFlow::textWidth(text.c_str()));
+    size_t drawn = 0;
+    for (; drawn < shown; ++drawn) {
+      const std::string text = entry(order[drawn]);
+      const float w = swatch + ToolbarFlow::textWidth(text.c_str());
+      // The first entry may start a line; the others stay on it, keeping room for "+N more" when more follow.
+      const bool last = drawn + 1 == order.size();
+      if (drawn > 0 && !row.fits(w + (last ? 0 : ImGui::GetStyle().ItemSpacing.x + moreW))) break;
+      row.next(w);
       const ImVec2 p = ImGui::GetCursorScreenPos();
-      dl->AddRectFilled(v2(p.x, p.y + 3), v2(p.x + 10, p.y + 13), graphSpecColour(order[i]));
+      dl->AddRectFilled(v2(p.x, p.y + 3), v2(p.x + 10, p.y + 13), graphSpecColour(order[drawn]));
       ImGui::Dummy(ImVec2(12, 14));
       ImGui::SameLine();
       ImGui::TextUnformatted(text.c_str());
-      row.probe("legend" + std::to_string(i));
+      row.probe("legend" + std::to_string(drawn));
     }
-    const auto& L = st.model->layout;
-    char stats[160];
-    std::snprintf(stats, sizeof stats, "| %d nodes, %d layers, %d blocks (%d laid out, %d stamped)", L.nodeCount(),
-                  L.layerCount(), static_cast<int>(L.blocks.size()), L.templatesLaidOut, L.stampedBlocks);
-    row.next(ToolbarFlow::textWidth(stats));
-    ImGui::TextDisabled("%s", stats);
-    row.probe("stats");
+    const std::string more = drawn < order.size() ? "+" + std::to_string(order.size() - drawn) + " more" : "(i)";
+    row.next(ToolbarFlow::textWidth(more.c_str()));
+    ImGui::TextDisabled("%s", more.c_str());
+    row.probe("legend_more");
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      for (size_t i = drawn; i < order.size(); ++i) ImGui::TextUnformatted(entry(order[i]).c_str());
+      ImGui::TextDisabled("%s", stats);
+      ImGui::EndTooltip();
+    }
   }
 }
 

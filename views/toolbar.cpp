@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include "views/model/text_fit.h"
 #include "views/ui_probe.h"
 
 namespace ss::views {
@@ -12,14 +13,25 @@ ToolbarFlow::ToolbarFlow(std::string name) : name_(std::move(name)) {
   probeRect("toolbar." + name_, Rect{wp.x, wp.y, wp.x + ws.x, wp.y + ws.y});
 }
 
-void ToolbarFlow::next(float width) {
-  if (first_) {
-    first_ = false;
-    return;
-  }
+bool ToolbarFlow::fits(float width) const {
   // SameLine() would put the control one item spacing after the previous one.
-  const float x = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
-  if (x + width <= right_) ImGui::SameLine();
+  return !first_ && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width <= right_;
+}
+
+void ToolbarFlow::next(float width) {
+  if (fits(width)) ImGui::SameLine();
+  first_ = false;
+}
+
+void ToolbarFlow::text(const std::string& s, unsigned colour, const char* item) {
+  auto width = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str(), nullptr, false).x; };
+  next(width(s));
+  const std::string shown = elideToWidth(s, right_ - ImGui::GetCursorScreenPos().x, width);
+  if (colour != 0) ImGui::PushStyleColor(ImGuiCol_Text, colour);
+  ImGui::TextUnformatted(shown.c_str());
+  if (colour != 0) ImGui::PopStyleColor();
+  if (shown != s && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.c_str());
+  if (item != nullptr) probe(item);
 }
 
 void ToolbarFlow::probe(const std::string& item) const { probeItem("toolbar." + name_ + "." + item); }
