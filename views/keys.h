@@ -19,6 +19,7 @@ inline constexpr int kKeypadEnter = GLFW_KEY_KP_ENTER;
 inline constexpr int kF3 = GLFW_KEY_F3;
 inline constexpr int kF5 = GLFW_KEY_F5;
 inline constexpr int kF8 = GLFW_KEY_F8;
+inline constexpr int kF11 = GLFW_KEY_F11;
 inline constexpr int kF = GLFW_KEY_F;
 inline constexpr int kEqual = GLFW_KEY_EQUAL;  // '+' is Shift+'=' on US layouts: zoom in takes both
 inline constexpr int kMinus = GLFW_KEY_MINUS;
@@ -33,7 +34,7 @@ inline constexpr int kDown = GLFW_KEY_DOWN;
 // generated from it (shortcutHelp), so a key is listed exactly when it works.
 enum class Action : uint8_t {
   Open, Save, SaveAs, Undo, Redo, Search, SearchNext, SearchPrevious, Confirm, Run, Unpin, Quit,
-  Fit, ZoomIn, ZoomOut, PanLeft, PanRight, PanUp, PanDown, NextProblem, PreviousProblem,
+  Fit, ZoomIn, ZoomOut, PanLeft, PanRight, PanUp, PanDown, NextProblem, PreviousProblem, MaximisePane,
 };
 enum class Mod : uint8_t { None, Ctrl, Shift, CtrlShift, AnyShift };  // AnyShift: with or without Shift, no Ctrl
 struct KeyBinding {
@@ -66,6 +67,7 @@ inline constexpr KeyBinding kBindings[] = {
     {Action::PanDown, GLFW_KEY_DOWN, Mod::None, "Down", "Graph: pan down"},
     {Action::NextProblem, GLFW_KEY_F8, Mod::None, "F8", "Select the next problem (centred in the graph)"},
     {Action::PreviousProblem, GLFW_KEY_F8, Mod::Shift, "Shift+F8", "Select the previous problem"},
+    {Action::MaximisePane, GLFW_KEY_F11, Mod::None, "F11", "Maximise the pane under the mouse; again: restore the panes"},
     {Action::Run, GLFW_KEY_F5, Mod::None, "F5", "Run the plan"},
     {Action::Unpin, GLFW_KEY_ESCAPE, Mod::None, "Esc", "Unpin the device; close a dialog"},
     {Action::Quit, 'Q', Mod::Ctrl, "Ctrl+Q", "Quit"},

@@ -206,6 +206,7 @@ std::string momentCaption(const TeachPlan& tp, const TeachMoment& m) {
 struct FrameGrid {
   int64_t cols, rows;
   float aspect, textH, arcRoom, rowGap, colGap, cw, ch;
+  float miniW;  // the miniature's width (centred in the cell; narrower than the cell when the height limits it)
 };
 
 // Sizes the cell grid of `mesh` to fit o.width x o.height, cells in f.atoms' proportions; sets f.width, f.height.
@@ -223,13 +224,18 @@ FrameGrid frameGrid(const DeviceMesh& mesh, const TeachFrameOptions& o, TeachFra
   // Arrows bow into the margins: `arcRoom` above, below and between the rows, and beside the columns.
   const float arcRoom = std::clamp(o.height * 0.1f, 30.0f, 90.0f);
   const float rowGap = 1.5f * arcRoom, colGap = std::max(o.gap, 0.6f * arcRoom);
-  cw = (o.width - colGap * static_cast<float>(cols + 1)) / static_cast<float>(cols);
+  const float widthCw = (o.width - colGap * static_cast<float>(cols + 1)) / static_cast<float>(cols);
+  cw = widthCw;
   while (cw > 24 && static_cast<float>(rows) * (cellH(cw) + rowGap) + arcRoom * 2 - rowGap > o.height) cw *= 0.95f;
   cw = std::clamp(cw, 24.0f, 240.0f);
-  const float ch = cellH(cw);
+  // When the height limits the miniature, the cell keeps the width its text needs (up to what the width gives):
+  // the miniature shrinks, not the text's room.
+  const float miniW = cw - 8;
+  cw = std::max(cw, std::min(std::clamp(widthCw, 24.0f, 240.0f), kTeachCellTextW));
+  const float ch = cellH(miniW + 8);
   f.width = colGap + static_cast<float>(cols) * (cw + colGap);
   f.height = 2 * arcRoom + static_cast<float>(rows) * (ch + rowGap) - rowGap;
-  return FrameGrid{cols, rows, aspect, textH, arcRoom, rowGap, colGap, cw, ch};
+  return FrameGrid{cols, rows, aspect, textH, arcRoom, rowGap, colGap, cw, ch, miniW};
 }
 
 // Adds f.cells, one per rank in grid order `g`: the layout shown at `m` and the atoms each rank holds then.
@@ -256,7 +262,8 @@ void addCells(const TeachPlan& tp, const TeachMoment& m, const FrameGrid& g, con
     const float x = colGap + static_cast<float>(r % cols) * (cw + colGap);
     const float y = arcRoom + static_cast<float>(r / cols) * (ch + rowGap);
     c.rect = Rect{x, y, x + cw, y + ch};
-    c.mini = Rect{x + 4, y + textH, x + cw - 4, y + textH + (cw - 8) * aspect};
+    const float mx = x + (cw - g.miniW) * 0.5f;
+    c.mini = Rect{mx, y + textH, mx + g.miniW, y + textH + g.miniW * aspect};
     c.label = rankLabel(mesh, r);
     const RankShard& s = (*shown)[static_cast<size_t>(r)];
     c.shape = shapeToString(s.localShape);
@@ -495,14 +502,22 @@ TeachPage drawTeachPage(const TeachPlan& tp, const TeachMoment& m, ImVec2 size) 
   const std::string caption = momentCaption(tp, m);
   ImGui::TextUnformatted(caption.c_str());
   if (fonts.large) ImGui::PopFont();
-  ImGui::TextDisabled("%s %s on %s: %s -> %s  (%s -> %s)", shapeToString(tp.meta.shape).c_str(), dtypeName(tp.meta.dtype),
-                      tp.mesh.toString().c_str(), tp.from.toMeshString().c_str(), tp.to.toMeshString().c_str(),
-                      tp.from.toTensorString(tp.meta.rank()).c_str(), tp.to.toTensorString(tp.meta.rank()).c_str());
+  {
+    // What is redistributed and the two layouts: a row that wraps, elided when a line is too narrow.
+    ToolbarFlow row("teach.what");
+    const unsigned dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    row.text(shapeToString(tp.meta.shape) + " " + dtypeName(tp.meta.dtype) + " on " + tp.mesh.toString() + ":", dim);
+    row.text(tp.from.toMeshString() + " -> " + tp.to.toMeshString(), dim);
+    row.text("(" + tp.from.toTensorString(tp.meta.rank()) + " -> " + tp.to.toTensorString(tp.meta.rank()) + ")", dim);
+  }
   const float used = ImGui::GetCursorScreenPos().y - top.y;
-  const float textW = std::clamp(size.x * 0.42f, 220.0f, 720.0f);
+  // A narrow page (a pane at 1280x720) stacks the step's text under the picture, so the cells get the width.
+  const bool stacked = size.x < kTeachStackBelow;
+  const float textW = stacked ? size.x : std::clamp(size.x * 0.42f, 220.0f, 720.0f);
+  const float left = std::max(80.0f, size.y - used - ImGui::GetTextLineHeightWithSpacing() - 4);
   TeachFrameOptions o;
-  o.width = std::max(120.0f, size.x - textW - 16);
-  o.height = std::max(80.0f, size.y - used - ImGui::GetTextLineHeightWithSpacing() - 4);
+  o.width = stacked ? std::max(120.0f, size.x) : std::max(120.0f, size.x - textW - 16);
+  o.height = stacked ? std::max(80.0f, left * 0.65f) : left;
   o.labelH = ImGui::GetTextLineHeight();
   o.textWidth = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; };
   page.frame = teachFrame(tp, m, o);
@@ -513,8 +528,9 @@ TeachPage drawTeachPage(const TeachPlan& tp, const TeachMoment& m, ImVec2 size) 
   ImGui::Dummy(ImVec2(o.width, std::max(f.height, o.height)));
   ImGui::EndGroup();
   drawTeachFrame(ImGui::GetWindowDrawList(), page.origin, f);
-  ImGui::SameLine(0, 16);
-  ImGui::BeginChild("##teachtext", ImVec2(textW, o.height), false, ImGuiWindowFlags_HorizontalScrollbar);
+  if (!stacked) ImGui::SameLine(0, 16);
+  ImGui::BeginChild("##teachtext", ImVec2(textW, stacked ? std::max(40.0f, left - o.height - 8) : o.height), false,
+                    ImGuiWindowFlags_HorizontalScrollbar);
   if (fonts.mono) ImGui::PushFont(fonts.mono);
   for (const std::string& l : f.lines) ImGui::TextUnformatted(l.c_str());
   if (fonts.mono) ImGui::PopFont();

@@ -94,6 +94,9 @@ struct TeachFrame {
   float width = 0, height = 0;
   std::string error;              // nothing to draw (the plan is refused): the reason
 };
+// The width a cell keeps for its two text lines when the height would shrink it further (its miniature
+// shrinks instead), as far as the frame's width allows.
+inline constexpr float kTeachCellTextW = 110;
 struct TeachFrameOptions {
   float width = 900, height = 600;
   float gap = 28;                 // between cells: room for the arrows
@@ -109,6 +112,8 @@ ImVec2 teachArrowPoint(const TeachArrow& a, float u);
 void drawTeachFrame(ImDrawList* dl, ImVec2 origin, const TeachFrame& f);
 // A whole page for a moment: title, the picture and the step's text beside it, filling `size`. Returns the
 // frame drawn and its origin (the `teach` verb writes both next to the PNGs).
+// Pages narrower than this put the step's text under the picture instead of beside it.
+inline constexpr float kTeachStackBelow = 900;
 struct TeachPage {
   TeachFrame frame;
   ImVec2 origin;

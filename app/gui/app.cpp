@@ -304,6 +304,10 @@ void GuiApp::handleShortcuts() {
   }
   if (actionPressed(Action::Run)) startRun();
   if (actionPressed(Action::Unpin) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
+  if (actionPressed(Action::MaximisePane) && !opts_.soloView) {
+    if (maximisedPane_ >= 0) maximisedPane_ = -1;
+    else if (hoveredPane_ >= 0) maximisedPane_ = hoveredPane_;
+  }
   // The graph's camera and problem keys: not while typing (a text field takes F, +, - and the arrows).
   if (io.WantTextInput || !doc_.loaded()) return;
   constexpr double kZoomStep = 1.25, kPanPx = 60;
@@ -491,6 +495,13 @@ void GuiApp::drawPaneContent(int pane) {
         ImGui::EndTabItem();
       }
     }
+    // Maximise / restore, after the tabs (ImGui shows a new tab bar's first tab on its first frame only when it
+    // is the bar's only item so far), at the bar's end. F11 does the same for the pane under the mouse.
+    const bool maximised = maximisedPane_ == pane;
+    if (ImGui::TabItemButton(maximised ? "[-]" : "[+]", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip))
+      maximisedPane_ = maximised ? -1 : pane;
+    views::probeItem("pane" + std::to_string(pane) + ".maximise");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(maximised ? "Restore the panes (F11)" : "Maximise this pane (F11)");
     ImGui::EndTabBar();
   }
 }
@@ -501,15 +512,21 @@ void GuiApp::drawPanes(float top, float bottom) {
   const float sp = 6.0f;
   clampLayout(settings_.layout, w, h, 120);
   const PaneRects rects = computePanes(settings_.layout, 0, top, w, h, sp);
+  hoveredPane_ = -1;
   for (int p = 0; p < kPaneCount; ++p) {
-    placeWindow(rects.panes[static_cast<size_t>(p)]);
+    if (maximisedPane_ >= 0 && p != maximisedPane_) continue;
+    const views::Rect r = maximisedPane_ == p ? views::Rect{0, top, w, top + h} : rects.panes[static_cast<size_t>(p)];
+    views::probeRect("pane" + std::to_string(p), r);
+    placeWindow(r);
     char name[32];
     std::snprintf(name, sizeof(name), "##pane%d", p);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
     if (ImGui::Begin(name, nullptr, kPaneFlags | ImGuiWindowFlags_NoScrollbar)) drawPaneContent(p);
+    if (ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows)) hoveredPane_ = p;
     ImGui::End();
     ImGui::PopStyleVar();
   }
+  if (maximisedPane_ >= 0) return;  // no splitters while one pane fills the area
   // Splitters: small windows on the gaps; dragging moves the split, remembered in settings.json.
   for (int s = 0; s < 5; ++s) {
     placeWindow(rects.splitters[static_cast<size_t>(s)]);

@@ -105,6 +105,7 @@ class GuiApp {
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   views::RunViewState& runViewState() { return runView_; }
+  int maximisedPane() const { return maximisedPane_; }  // -1: none
   views::InspectorViewState& inspectorState() { return inspector_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
   const std::string& modalText() const { return modalText_; }  // the Problem dialog's text
@@ -191,6 +192,9 @@ class GuiApp {
   std::string modalName_;        // currently requested modal
   std::string modalText_;
   int draggingSplitter_ = -1;
+  // Pane maximised to the whole area between menu and status bar (F11 or its tab bar's button); -1: the layout.
+  int maximisedPane_ = -1;
+  int hoveredPane_ = -1;  // the pane under the mouse last frame (F11 maximises it)
   int framesToDraw_ = 3;
   std::optional<views::ViewId> forceTab_;
   std::string recoveryError_;

@@ -426,3 +426,39 @@ TEST_CASE("teach cells elide their label and shape to the cell, the record keeps
   CHECK(wide.cells[5].labelShown == "r5 (1,1)");
   CHECK(wide.cells[5].shapeShown == "[1024, 1024]");
 }
+
+TEST_CASE("a pane maximises to the whole area and restores, by F11 over it or its tab bar's button", "[views][keys][app]") {
+  AppFixture f(sized(1280, 720));
+  REQUIRE(f.app.openFile(views::test::fixture("mini_falcon.plan.json")));
+  f.frames(2);
+  const views::Rect edge = *views::probedRect("pane2");  // Edge / Teach, in the layout
+  const views::Rect graph = *views::probedRect("pane0");
+  CHECK(edge.w() < 640);
+  // F11 over the Edge pane: it fills the area between menu and status bar, alone.
+  views::test::mouseTo((edge.x0 + edge.x1) / 2, (edge.y0 + edge.y1) / 2);
+  f.frames(1);
+  f.key(views::keys::kF11, false);
+  CHECK(f.app.maximisedPane() == 2);
+  views::clearProbes();
+  f.frames(1);
+  const views::Rect big = *views::probedRect("pane2");
+  CHECK(big.x0 == 0);
+  CHECK(big.x1 == 1280);
+  CHECK(big.y0 == graph.y0);
+  CHECK_FALSE(views::probedRect("pane0").has_value());  // the others are not drawn
+  // Its tab bar's button restores the layout.
+  const auto restore = views::probedRect("pane2.maximise");
+  REQUIRE(restore.has_value());
+  f.click(*restore);
+  CHECK(f.app.maximisedPane() == -1);
+  views::clearProbes();
+  f.frames(1);
+  CHECK(views::probedRect("pane2")->x0 == edge.x0);
+  CHECK(views::probedRect("pane2")->x1 == edge.x1);
+  CHECK(views::probedRect("pane0").has_value());
+  // The button maximises too; F11 anywhere restores.
+  f.click(*views::probedRect("pane0.maximise"));
+  CHECK(f.app.maximisedPane() == 0);
+  f.key(views::keys::kF11, false);
+  CHECK(f.app.maximisedPane() == -1);
+}
