@@ -6,6 +6,7 @@
 #include "views/keys.h"
 #include "views/theme.h"
 #include "views/toolbar.h"
+#include "views/ui_probe.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // SetItemUsingMouseWheel: the wheel zooms the canvas, not the window
@@ -444,11 +445,15 @@ void drawMinimap(ImDrawList* dl, GraphViewState& st, ImVec2 canvasMin, ImVec2 ca
   const GraphModel& m = *st.model;
   const Rectd world = m.layout.bounds;
   if (world.empty()) return;
-  const float maxW = 180, maxH = 220;
+  // The minimap scales with the pane: at most a fifth of the canvas's width and a third of its height (and 180 x
+  // 220 px), so it never hides much of a small pane's graph.
+  const float maxW = std::min(180.f, (canvasMax.x - canvasMin.x) * kMinimapMaxWidth),
+              maxH = std::min(220.f, (canvasMax.y - canvasMin.y) * kMinimapMaxHeight);
   const double scale = std::min(maxW / std::max(world.width(), 1.0), maxH / std::max(world.height(), 1.0));
   const float w = std::max(24.f, static_cast<float>(world.width() * scale)), h = static_cast<float>(world.height() * scale);
   const ImVec2 a = v2(canvasMax.x - w - 10, canvasMax.y - h - 10), b = v2(canvasMax.x - 10, canvasMax.y - 10);
   if (a.x < canvasMin.x || a.y < canvasMin.y) return;
+  probeRect("graph.minimap", Rect{a.x, a.y, b.x, b.y});
   auto toMini = [&](Vec2d p) {
     return v2(a.x + static_cast<float>((p.x - world.min.x) * scale), a.y + static_cast<float>((p.y - world.min.y) * scale));
   };

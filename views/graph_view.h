@@ -87,6 +87,9 @@ struct GraphViewState {
   bool draggingMinimap = false;
 };
 
+// The minimap's largest size as fractions of the canvas (it also stays within 180 x 220 px).
+inline constexpr float kMinimapMaxWidth = 0.2f, kMinimapMaxHeight = 1.0f / 3.0f;
+
 void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& state, Selection& selection);
 
 // Palette shared with the legend and tests: colour of a spec class (-1 = no spec), severity colour.

@@ -308,8 +308,9 @@ void GuiApp::handleShortcuts() {
     if (maximisedPane_ >= 0) maximisedPane_ = -1;
     else if (hoveredPane_ >= 0) maximisedPane_ = hoveredPane_;
   }
-  // The graph's camera and problem keys: not while typing (a text field takes F, +, - and the arrows).
-  if (io.WantTextInput || !doc_.loaded()) return;
+  // The graph's camera and problem keys: not while typing (a text field takes F, +, - and the arrows) nor while
+  // a popup (a combo's list) is open.
+  if (io.WantTextInput || !doc_.loaded() || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
   constexpr double kZoomStep = 1.25, kPanPx = 60;
   if (actionPressed(Action::Fit)) graph_.requestFit();
   if (actionPressed(Action::ZoomIn, true)) graph_.requestZoom(kZoomStep);

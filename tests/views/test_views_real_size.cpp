@@ -462,3 +462,34 @@ TEST_CASE("a pane maximises to the whole area and restores, by F11 over it or it
   f.key(views::keys::kF11, false);
   CHECK(f.app.maximisedPane() == -1);
 }
+
+TEST_CASE("the samples and real logs the run tests start are not refused: Run and F5 stay enabled on them", "[views][run][app]") {
+  AppFixture f;
+  std::vector<std::string> paths = {kReal + "seed1_buggy", kReal + "seed1_fixed", kReal + "conv/rank0.log",
+                                    views::test::fixture("mini_falcon.plan.json")};
+  for (const auto& e : fs::directory_iterator(SHARDSCOPE_SAMPLES_DIR))
+    if (e.path().string().size() > 10 && e.path().string().find(".plan.json") != std::string::npos) paths.push_back(e.path().string());
+  for (const std::string& p : paths) {
+    REQUIRE(f.app.openFile(p));
+    const std::string why = RunPanel::holdsPrograms(f.app.document().path()) ? "" : RunPanel::refusal(f.app.document().plan());
+    INFO(p << ": " << why);
+    CHECK(why.empty());
+  }
+}
+
+TEST_CASE("the minimap scales with the graph pane: within a fifth of its width and a third of its height", "[views][app][minimap]") {
+  for (const auto& [w, h] : {std::pair{1280, 720}, std::pair{1366, 768}, std::pair{2560, 1440}}) {
+    AppFixture f(sized(w, h));
+    REQUIRE(f.app.openFile(kReal + "seed1_buggy"));
+    f.frames(3);
+    const views::GraphViewState& g = f.app.graphSlot().viewState();
+    const auto mini = views::probedRect("graph.minimap");
+    REQUIRE(mini.has_value());
+    INFO(w << "x" << h << ": minimap " << mini->w() << " x " << mini->h() << " in a canvas " << g.canvas.size.x << " x "
+           << g.canvas.size.y);
+    CHECK(mini->w() <= g.canvas.size.x * views::kMinimapMaxWidth + 0.5);
+    CHECK(mini->h() <= g.canvas.size.y * views::kMinimapMaxHeight + 0.5);
+    CHECK(mini->x1 <= g.canvas.origin.x + g.canvas.size.x);
+    CHECK(mini->y1 <= g.canvas.origin.y + g.canvas.size.y);
+  }
+}
