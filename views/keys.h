@@ -69,7 +69,7 @@ inline constexpr KeyBinding kBindings[] = {
     {Action::PreviousProblem, GLFW_KEY_F8, Mod::Shift, "Shift+F8", "Select the previous problem"},
     {Action::MaximisePane, GLFW_KEY_F11, Mod::None, "F11", "Maximise the pane under the mouse; again: restore the panes"},
     {Action::Run, GLFW_KEY_F5, Mod::None, "F5", "Run the plan"},
-    {Action::Unpin, GLFW_KEY_ESCAPE, Mod::None, "Esc", "Unpin the device; close a dialog"},
+    {Action::Unpin, GLFW_KEY_ESCAPE, Mod::None, "Esc", "Unpin the device; cancel or close a dialog"},
     {Action::Quit, 'Q', Mod::Ctrl, "Ctrl+Q", "Quit"},
 };
 

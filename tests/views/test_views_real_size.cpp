@@ -493,3 +493,29 @@ TEST_CASE("the minimap scales with the graph pane: within a fifth of its width a
     CHECK(mini->y1 <= g.canvas.origin.y + g.canvas.size.y);
   }
 }
+
+TEST_CASE("Enter closes the Problem dialog; Esc cancels the unsaved-changes question", "[views][keys][app]") {
+  AppFixture f;
+  const fs::path bad = f.dirs.root / "bad.plan.json";
+  std::ofstream(bad) << "{\"format\": \"shardscope-plan\", \"version\": 1, \"mesh\": {\"shape\": [0]}}";
+  CHECK_FALSE(f.app.openFile(bad.string()));
+  f.frames(2);
+  REQUIRE(f.app.modal() == "Problem");
+  f.key(views::keys::kEnter, false);
+  CHECK(f.app.modal().empty());
+
+  const fs::path copy = f.dirs.root / "plan.plan.json";
+  fs::copy_file(views::test::fixture("mini_falcon.plan.json"), copy);
+  REQUIRE(f.app.openFile(copy.string()));
+  const Plan& plan = f.app.document().plan();
+  const int acc = plan.graph.find("acc");
+  f.app.commands().push(InsertRedistribute{Redistribute{acc, 1, *plan.producerSpec(acc, 1), *plan.consumerSpec(acc, 1)}});
+  f.frames(1);
+  f.app.requestQuit();
+  f.frames(2);
+  REQUIRE(f.app.modal() == "Unsaved changes");
+  f.key(views::keys::kEscape, false);
+  CHECK(f.app.modal().empty());
+  CHECK_FALSE(f.app.finished());
+  CHECK(f.app.document().dirty());
+}
