@@ -384,7 +384,7 @@ bool ProgramsRun::runRanks(const std::function<const Plan&(int)>& planOf,
     if (!report.error) report.error = errors[r];
     else if (report.error->message != errors[r]->message || report.error->node != errors[r]->node)
       note("also " + errors[r]->toString());
-    else note("also rank " + std::to_string(r) + " at the same node, same error");
+    else note(sameErrorNote(r));
   }
   if (!report.error && cancel && cancel->load()) report.error = RunError{"cancelled", -1, -1, "", "cancelled"};
   return !report.error;

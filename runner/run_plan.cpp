@@ -646,7 +646,7 @@ bool collectRankResults(RunState& run, std::vector<RankOutcome>& outcomes) {
     if (!report.error) report.error = outcomes[r].error;
     else if (report.error->message != outcomes[r].error->message || report.error->node != outcomes[r].error->node)
       events.note(report, "also " + outcomes[r].error->toString());
-    else if (r < 16) events.note(report, "also rank " + std::to_string(r) + " at the same node, same error");
+    else if (r < 16) events.note(report, sameErrorNote(r));
   }
   // A rank that stopped early without an error of its own, while no rank failed (a process gone): say so.
   for (int r = 0; r < ranks && !report.error; ++r)

@@ -45,6 +45,11 @@ shot real_dsv3_2x2   tests/data/real/dsv3_2x2/rank0.log --select add_1093 --size
 shot real_flex_attn  tests/data/real/flex_attn/rank0.log --select flex_attention --size 1600x1000
 shot real_autosp_seq0_buggy tests/data/real/autosp/seq0_buggy/rank0.log --select slice_2 --size 1600x1000
 shot mesh_autosp_seq0_buggy tests/data/real/autosp/seq0_buggy/rank0.log --view mesh --select slice_2 --size 1200x700
+# Small windows (issue 42): every pane usable from 1280x720 up, toolbars wrapped, cell text elided.
+shot small_llama3_2d_1280x720 tests/data/real/llama3_2d/rank0.log --size 1280x720
+shot small_llama3_2d_1366x768 tests/data/real/llama3_2d/rank0.log --size 1366x768
+shot small_seed1_light_1280x720 tests/data/real/seed1_buggy --size 1280x720 --theme light
+shot small_seed1_compare_1280x720 tests/data/real/seed1_buggy --compare tests/data/real/seed1_fixed --size 1280x720
 # Compare mode: seed 1 as shipped against its fix (fixed into a temporary file by the fix verb).
 FIXED_DIR=$(mktemp -d)
 FIXED="$FIXED_DIR/falcon_index_put_2d_fixed.plan.json"

@@ -10,7 +10,9 @@
 #include "core/check/report.h"
 #include "core/io/load/load.h"
 #include "views/model/document.h"
+#include "views/model/text_fit.h"
 #include "views/theme.h"
+#include "views/toolbar.h"
 #include "views/ui_probe.h"
 
 namespace ss::views {
@@ -185,17 +187,25 @@ void drawChangesView(const Plan& /*a*/, const Comparison& cmp, ChangesViewState&
     return;
   }
   const PlanDiff& d = cmp.diff;
-  ImGui::Text("B: %s", baseName(cmp.pathB).c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("matched %d by name, %d by structure; %d only in A, %d only in B", d.matchedByName,
-                      d.matchedByStructure, d.onlyA, d.onlyB);
-  ImGui::Text("%zu changes, %zu diagnostics gone, %zu new.", d.changes.size(), d.diagnosticsRemoved.size(),
-              d.diagnosticsAdded.size());
-  ImGui::SameLine();
-  const int64_t db = d.bytesAfter - d.bytesBefore;
-  const double dt = d.timeAfterUs - d.timeBeforeUs;
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(dt > 0 ? pal.warning : dt < 0 ? pal.ok : pal.textDim),
-                     "communication %s", formatCostDelta(db, dt).c_str());
+  // The summary: rows that wrap, pieces elided when a line is too narrow (views/toolbar.h).
+  const unsigned dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  char buf[200];
+  {
+    ToolbarFlow row("changes");
+    row.text("B: " + baseName(cmp.pathB));
+    std::snprintf(buf, sizeof buf, "matched %d by name, %d by structure; %d only in A, %d only in B", d.matchedByName,
+                  d.matchedByStructure, d.onlyA, d.onlyB);
+    row.text(buf, dim);
+  }
+  {
+    ToolbarFlow row("changes.counts");
+    std::snprintf(buf, sizeof buf, "%zu changes, %zu diagnostics gone, %zu new.", d.changes.size(),
+                  d.diagnosticsRemoved.size(), d.diagnosticsAdded.size());
+    row.text(buf);
+    const int64_t db = d.bytesAfter - d.bytesBefore;
+    const double dt = d.timeAfterUs - d.timeBeforeUs;
+    row.text("communication " + formatCostDelta(db, dt), dt > 0 ? pal.warning : dt < 0 ? pal.ok : pal.textDim);
+  }
   if (d.same()) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.ok), "The plans are the same.");
     return;
@@ -227,6 +237,7 @@ void drawChangesView(const Plan& /*a*/, const Comparison& cmp, ChangesViewState&
       ++state.rowsDrawn;
       ImGui::PushID(i);
       const ImVec2 top = ImGui::GetCursorScreenPos();
+      const float rowRight = top.x + ImGui::GetContentRegionAvail().x;
       if (ImGui::Selectable("##row", state.selectedRow == i, ImGuiSelectableFlags_AllowItemOverlap, ImVec2(0, rowH))) {
         state.selectedRow = i;
         if (r.node >= 0) {
@@ -247,7 +258,10 @@ void drawChangesView(const Plan& /*a*/, const Comparison& cmp, ChangesViewState&
         const float x = top.x + 4 + ImGui::CalcTextSize(r.label.c_str()).x + 12;
         dl->AddText(ImVec2(x, top.y + 2), pal.text, r.delta.c_str());
       }
-      dl->AddText(ImVec2(top.x + 16, top.y + 2 + line + 2), pal.textDim, r.title.c_str());
+      // The title elided to the row (the row's tooltip has all of it).
+      const std::string title = elideToWidth(r.title, rowRight - (top.x + 16) - 4,
+                                             [](const std::string& t) { return ImGui::CalcTextSize(t.c_str(), nullptr, false).x; });
+      dl->AddText(ImVec2(top.x + 16, top.y + 2 + line + 2), pal.textDim, title.c_str());
       ImGui::SetCursorScreenPos(after);
       ImGui::PopID();
     }

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include "views/theme.h"
+#include "views/toolbar.h"
 #include "views/ui_probe.h"
 
 namespace ss::views {
@@ -51,23 +52,56 @@ std::vector<int> filterDiagnostics(const Plan& plan, const Diagnostics& diags, c
   return out;
 }
 
+int stepProblem(const Plan& plan, const Diagnostics& diags, const DiagnosticsViewState& state, const Selection& sel,
+                int step) {
+  // The stops: each listed target (node, input) once, at its first diagnostic.
+  std::vector<int> stops;
+  for (const int i : filterDiagnostics(plan, diags, state)) {
+    const Diagnostic& d = diags.items[static_cast<size_t>(i)];
+    if (d.node < 0 || d.node >= plan.graph.size()) continue;
+    bool seen = false;
+    for (const int j : stops) {
+      const Diagnostic& e = diags.items[static_cast<size_t>(j)];
+      seen = seen || (e.node == d.node && e.input == d.input);
+    }
+    if (!seen) stops.push_back(i);
+  }
+  if (stops.empty()) return -1;
+  const int n = static_cast<int>(stops.size());
+  int at = -1;
+  for (int k = 0; k < n && at < 0; ++k) {
+    const Diagnostic& d = diags.items[static_cast<size_t>(stops[static_cast<size_t>(k)])];
+    if (d.node == sel.node && d.input == sel.input) at = k;
+  }
+  if (at < 0) return stops[static_cast<size_t>(step > 0 ? 0 : n - 1)];
+  return stops[static_cast<size_t>(((at + step) % n + n) % n)];
+}
+
 void drawDiagnosticsView(const Plan& plan, const Diagnostics& diags, DiagnosticsViewState& state, Selection& sel,
                          CommandQueue& /*cmds*/) {
   const DiagnosticSummary sum = diags.summary();
-  ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x * 0.35f));
+  // The filter and the severity toggles: one row that wraps in a narrow pane (views/toolbar.h).
+  ToolbarFlow row("diagnostics");
+  const float filterW = std::max(120.0f, ImGui::GetContentRegionAvail().x * 0.35f);
+  row.next(filterW);
+  ImGui::SetNextItemWidth(filterW);
   ImGui::InputTextWithHint("##diagfilter", "filter (kind, node, text)", state.filter, sizeof(state.filter));
-  ImGui::SameLine();
+  row.probe("filter");
   const std::string e = "errors " + std::to_string(sum.errors), w = "warnings " + std::to_string(sum.warnings),
                     n = "infos " + std::to_string(sum.infos);
+  row.next(ToolbarFlow::checkboxWidth(e.c_str()));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().error));
   ImGui::Checkbox(e.c_str(), &state.showErrors);
   ImGui::PopStyleColor();
-  ImGui::SameLine();
+  row.probe("errors");
+  row.next(ToolbarFlow::checkboxWidth(w.c_str()));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().warning));
   ImGui::Checkbox(w.c_str(), &state.showWarnings);
   ImGui::PopStyleColor();
-  ImGui::SameLine();
+  row.probe("warnings");
+  row.next(ToolbarFlow::checkboxWidth(n.c_str()));
   ImGui::Checkbox(n.c_str(), &state.showInfos);
+  row.probe("infos");
 
   const std::vector<int> rows = filterDiagnostics(plan, diags, state);
   state.rowsShown = static_cast<int>(rows.size());

@@ -21,6 +21,13 @@ struct DiagnosticsViewState {
 // kind, node name or message. Plain C++, unit-tested.
 std::vector<int> filterDiagnostics(const Plan& plan, const Diagnostics& diags, const DiagnosticsViewState& state);
 
+// F8 / Shift+F8: the diagnostic to select `step` (+1 / -1) places from the selection, through the problems the
+// view lists (filterDiagnostics, in its order), one stop per node or edge (several diagnostics of one target
+// are one stop), wrapping at the ends. From a selection that is no listed target: the first (+1) or last (-1).
+// Returns an index into diags.items, -1 when no listed diagnostic names a node. Plain C++, unit-tested.
+int stepProblem(const Plan& plan, const Diagnostics& diags, const DiagnosticsViewState& state, const Selection& sel,
+                int step);
+
 void drawDiagnosticsView(const Plan& plan, const Diagnostics& diags, DiagnosticsViewState& state, Selection& sel,
                          CommandQueue& cmds);
 

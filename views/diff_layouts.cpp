@@ -10,6 +10,7 @@
 #include "views/model/mesh_layout.h"
 #include "views/mesh_view.h"
 #include "views/theme.h"
+#include "views/toolbar.h"
 
 namespace ss::views {
 
@@ -126,17 +127,17 @@ namespace {
 void drawSide(const char* label, const DeviceMesh& mesh, const LayoutSide& s, float width, float height, int64_t pinned) {
   const Palette& pal = palette();
   ImGui::BeginGroup();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kDiffColour), "%s", label);
-  ImGui::SameLine();
+  ToolbarFlow row("compare.side");  // the side's header wraps at its width (views/toolbar.h)
+  row.setRight(ImGui::GetCursorScreenPos().x + width);
+  row.text(label, kDiffColour);
   if (!s.valid) {
-    ImGui::TextDisabled("%s", s.why.c_str());
+    row.text(s.why, ImGui::GetColorU32(ImGuiCol_TextDisabled));
     ImGui::Dummy(ImVec2(width, 1));
     ImGui::EndGroup();
     return;
   }
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(specColor(s.spec)), "%s", s.spec.toMeshString().c_str());
-  ImGui::SameLine();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.text), "local %s", s.shapes.c_str());
+  row.text(s.spec.toMeshString(), specColor(s.spec), "spec");
+  row.text("local " + s.shapes, pal.text, "local");
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
   ImGui::TextDisabled("%s", s.caption.c_str());
   ImGui::PopTextWrapPos();
@@ -163,13 +164,14 @@ void drawSide(const char* label, const DeviceMesh& mesh, const LayoutSide& s, fl
 
 void drawLayoutPair(const Plan& a, const Plan& b, const LayoutPair& p, float height, int64_t pinnedRank) {
   const Palette& pal = palette();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kDiffColour), "Compare");
-  ImGui::SameLine();
-  ImGui::TextUnformatted(p.title.c_str());
-  ImGui::SameLine();
-  if (p.differs) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.warning), "layouts differ");
-  else if (p.a.valid && p.b.valid) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.ok), "same layout");
-  else ImGui::NewLine();
+  {
+    // A row that wraps, pieces elided when a line is too narrow (views/toolbar.h).
+    ToolbarFlow row("compare");
+    row.text("Compare", kDiffColour);
+    row.text(p.title);
+    if (p.differs) row.text("layouts differ", pal.warning, "verdict");
+    else if (p.a.valid && p.b.valid) row.text("same layout", pal.ok, "verdict");
+  }
   const float avail = ImGui::GetContentRegionAvail().x;
   const float w = std::max((avail - 20) * 0.5f, 60.0f);
   const float h = std::max(height - ImGui::GetTextLineHeightWithSpacing(), 60.0f);

@@ -10,6 +10,7 @@
 #include "views/model/mesh_layout.h"
 #include "views/mesh_view.h"
 #include "views/theme.h"
+#include "views/toolbar.h"
 #include "views/ui_probe.h"
 
 namespace ss::views {
@@ -79,11 +80,14 @@ void layoutSide(const Plan& plan, const EdgeSummary& e, const ShardingSpec& spec
                 const std::string& shapes, float width, float height, int64_t pinned) {
   const Palette& pal = palette();
   ImGui::BeginGroup();
-  ImGui::TextUnformatted(caption);
-  ImGui::SameLine();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(specColor(spec)), "%s", spec.toMeshString().c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s", spec.toTensorString(e.meta.rank()).c_str());
+  {
+    // Caption, placement, tensor-centric form: a row that wraps at the side's width (views/toolbar.h).
+    ToolbarFlow row("edge.side");
+    row.setRight(ImGui::GetCursorScreenPos().x + width);
+    row.text(caption, 0, "caption");
+    row.text(spec.toMeshString(), specColor(spec), "spec");
+    row.text(spec.toTensorString(e.meta.rank()), ImGui::GetColorU32(ImGuiCol_TextDisabled), "tensor_spec");
+  }
   const Fonts& fonts = currentFonts();
   if (fonts.large) ImGui::PushFont(fonts.large);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.text), "%s", shapes.c_str());
@@ -181,27 +185,36 @@ void redistributeActions(const Plan& plan, const EdgeSummary& e, EdgeViewState& 
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "No valid redistribute: %s", e.redistribute.whyNot.c_str());
   } else {
     stepsTable(plan, e, pal);
-    ImGui::Text("total %s, %s", formatBytes(e.redistribute.totalBytes()).c_str(),
-                formatTimeUs(e.redistribute.totalTimeUs()).c_str());
-    ImGui::SameLine();
+  }
+  // The totals and the actions on one row that wraps in a narrow pane (views/toolbar.h).
+  ToolbarFlow row("edge.actions");
+  if (e.differs && e.redistribute.possible) {
+    const std::string total = "total " + formatBytes(e.redistribute.totalBytes()) + ", " + formatTimeUs(e.redistribute.totalTimeUs());
+    row.next(ToolbarFlow::textWidth(total.c_str()));
+    ImGui::TextUnformatted(total.c_str());
+    row.next(ToolbarFlow::smallButtonWidth("Play"));
     if (ImGui::SmallButton("Play")) {  // step by step in the Teach view (views/teach_view.h)
       state.playRequested = true;
       if (sel.input != state.input) sel.selectEdge(sel.node, state.input);
     }
     probeItem("edge.play");
-    ImGui::SameLine();
+    row.probe("play");
   }
   if (e.existing != nullptr) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.ok), "Redistribute present: %s -> %s",
-                       e.existing->from.toMeshString().c_str(), e.existing->to.toMeshString().c_str());
-    ImGui::SameLine();
+    const std::string present = "Redistribute present: " + e.existing->from.toMeshString() + " -> " + e.existing->to.toMeshString();
+    row.next(ToolbarFlow::textWidth(present.c_str()));
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.ok), "%s", present.c_str());
+    row.next(ToolbarFlow::smallButtonWidth("Remove redistribute"));
     if (ImGui::SmallButton("Remove redistribute")) cmds.push(RemoveRedistribute{sel.node, state.input});
     probeItem("edge.remove");
+    row.probe("remove");
   } else if (e.differs && e.redistribute.possible) {
+    row.next(ToolbarFlow::buttonWidth("Insert redistribute"));
     if (ImGui::Button("Insert redistribute")) {
       cmds.push(InsertRedistribute{Redistribute{sel.node, state.input, *e.have, *e.want}});
     }
     probeItem("edge.insert");
+    row.probe("insert");
   }
 }
 #pragma GCC diagnostic pop
@@ -249,17 +262,18 @@ void drawEdgeView(const Plan& plan, const Diagnostics& diags, EdgeViewState& sta
     return;
   }
   state.input = std::clamp(state.input, 0, static_cast<int>(ins.size()) - 1);
-  // Input picker.
+  // Input picker, the edge's title and its global shape: one row that wraps (views/toolbar.h).
+  ToolbarFlow row("edge");
+  row.next(220);
   inputPicker(plan, ins, state);
+  row.probe("input");
   const EdgeSummary e = summarizeEdge(plan, diags, sel.node, state.input);
-  ImGui::SameLine();
-  ImGui::TextUnformatted(e.title.c_str());
+  row.text(e.title, 0, "title");
   if (!e.valid) {
     ImGui::TextWrapped("%s", e.why.c_str());
     return;
   }
-  ImGui::SameLine();
-  ImGui::TextDisabled("global %s %s", shapeToString(e.meta.shape).c_str(), dtypeName(e.meta.dtype));
+  row.text("global " + shapeToString(e.meta.shape) + " " + dtypeName(e.meta.dtype), ImGui::GetColorU32(ImGuiCol_TextDisabled), "global");
   // One compact line of diagnostic kinds (the inspector and the diagnostics pane carry the full messages);
   // hovering shows them here too.
   diagnosticKinds(e);

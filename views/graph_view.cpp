@@ -5,6 +5,8 @@
 #include "views/graph_overview.h"
 #include "views/graph_view_draw.h"
 #include "views/keys.h"
+#include "views/theme.h"
+#include "views/toolbar.h"
 #include "views/ui_probe.h"
 
 #include <imgui.h>
@@ -128,10 +130,13 @@ void jumpToHit(GraphViewState& st, Selection& sel, int step) {
 }
 
 // ---- toolbar ----
+// The controls wrap to more lines in a narrow pane (views/toolbar.h): none is ever cut off.
 void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   ImGuiIO& io = ImGui::GetIO();
+  ToolbarFlow row("graph");
+  row.next(ToolbarFlow::buttonWidth("Fit"));
   if (ImGui::Button("Fit")) st.fitRequested = true;
-  ImGui::SameLine();
+  row.probe("fit");
   if (io.KeyCtrl && ImGui::IsKeyPressed(kKeyF, false)) st.focusSearch = true;
   if (st.focusSearch) { ImGui::SetKeyboardFocusHere(); st.focusSearch = false; }
   if (st.searchReset) {  // an active text field keeps its own copy of the text: release it
@@ -140,6 +145,7 @@ void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   }
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s", st.search.c_str());
+  row.next(180);
   ImGui::SetNextItemWidth(180);
   if (ImGui::InputTextWithHint("##search", "search name or op (Ctrl+F)", buf, sizeof buf,
                                ImGuiInputTextFlags_EnterReturnsTrue)) {
@@ -153,67 +159,97 @@ void drawToolbar(const Plan& plan, GraphViewState& st, Selection& sel) {
   } else {
     st.search = buf;
   }
+  row.probe("search");
   if (ImGui::IsItemActive() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) st.search.clear();
   if (ImGui::IsKeyPressed(kKeyF3, true)) jumpToHit(st, sel, io.KeyShift ? -1 : +1);
-  ImGui::SameLine();
   if (!st.search.empty()) {
-    ImGui::Text("%d/%d", st.searchCursor + 1, static_cast<int>(st.searchHits.size()));
-    ImGui::SameLine();
+    char hits[48];
+    std::snprintf(hits, sizeof hits, "%d/%d", st.searchCursor + 1, static_cast<int>(st.searchHits.size()));
+    row.next(ToolbarFlow::textWidth(hits));
+    ImGui::TextUnformatted(hits);
+    row.probe("hits");
+    row.next(ToolbarFlow::smallButtonWidth("<"));
     if (ImGui::SmallButton("<")) jumpToHit(st, sel, -1);
-    ImGui::SameLine();
+    row.probe("previous_hit");
+    row.next(ToolbarFlow::smallButtonWidth(">"));
     if (ImGui::SmallButton(">")) jumpToHit(st, sel, +1);
-    ImGui::SameLine();
+    row.probe("next_hit");
   }
-  ImGui::Checkbox("fwd", &st.filter.forward);
-  ImGui::SameLine();
-  ImGui::Checkbox("bwd", &st.filter.backward);
-  ImGui::SameLine();
-  ImGui::Checkbox("other", &st.filter.other);
-  ImGui::SameLine();
+  auto check = [&](const char* label, bool* v, const char* probe) {
+    row.next(ToolbarFlow::checkboxWidth(label));
+    ImGui::Checkbox(label, v);
+    row.probe(probe);
+  };
+  check("fwd", &st.filter.forward, "fwd");
+  check("bwd", &st.filter.backward, "bwd");
+  check("other", &st.filter.other, "other");
   std::snprintf(buf, sizeof buf, "%s", st.filter.modulePath.c_str());
+  row.next(140);
   ImGui::SetNextItemWidth(140);
   if (ImGui::InputTextWithHint("##module", "module path", buf, sizeof buf)) st.filter.modulePath = buf;
-  ImGui::SameLine();
-  ImGui::Checkbox("only problems", &st.filter.onlyProblems);
-  ImGui::SameLine();
-  ImGui::Checkbox("collapse repeated", &st.filter.collapseRepeated);
-  ImGui::SameLine();
+  row.probe("module");
+  check("only problems", &st.filter.onlyProblems, "only_problems");
+  check("collapse repeated", &st.filter.collapseRepeated, "collapse_repeated");
   if (st.layoutInput && hasModuleBlocks(*st.layoutInput)) {
     // The overview's level: modules, layers or nodes (Fit picks it; E / Shift+E open and close one box).
     const std::optional<OverviewLevel> level = currentLevel(st);
+    row.next(110);
     ImGui::SetNextItemWidth(110);
     if (ImGui::BeginCombo("##level", level ? overviewLevelName(*level) : "custom")) {
       for (OverviewLevel l : {OverviewLevel::Families, OverviewLevel::Blocks, OverviewLevel::Nodes})
         if (ImGui::Selectable(overviewLevelName(l), level == l)) setLevel(st, l);
       ImGui::EndCombo();
     }
-    probeItem("graph.level");
+    row.probe("level");
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("What the overview shows: every module as one box, every layer as one box, or every node.\n"
                         "Double-click or E opens the box under the mouse; Shift+E closes the one around the selection.");
-    ImGui::SameLine();
   }
-  ImGui::Checkbox("minimap", &st.showMinimap);
-  // Legend: the most common output placements.
+  check("minimap", &st.showMinimap, "minimap");
+  // Legend: the most common output placements, on one line (the line after the controls when they leave no
+  // room); what does not fit, and the layout's numbers, go in the "+N" entry's tooltip.
   if (st.model && !st.model->specNames.empty()) {
     std::vector<int> order(st.model->specNames.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::stable_sort(order.begin(), order.end(),
                      [&](int a, int b) { return st.model->specCounts[a] > st.model->specCounts[b]; });
+    const auto& L = st.model->layout;
+    char stats[160];
+    std::snprintf(stats, sizeof stats, "%d nodes, %d layers, %d blocks (%d laid out, %d stamped)", L.nodeCount(),
+                  L.layerCount(), static_cast<int>(L.blocks.size()), L.templatesLaidOut, L.stampedBlocks);
+    auto entry = [&](int cls) {
+      return st.model->specNames[cls] + " (" + std::to_string(st.model->specCounts[cls]) + ")";
+    };
+    const size_t shown = std::min<size_t>(order.size(), 8);
+    const float swatch = 12 + ImGui::GetStyle().ItemSpacing.x;
+    const std::string moreLabel = "+" + std::to_string(order.size()) + " more";  // the widest it can be
+    const float moreW = ToolbarFlow::textWidth(moreLabel.c_str());
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    for (size_t i = 0; i < order.size() && i < 8; ++i) {
+    size_t drawn = 0;
+    for (; drawn < shown; ++drawn) {
+      const std::string text = entry(order[drawn]);
+      const float w = swatch + ToolbarFlow::textWidth(text.c_str());
+      // The first entry may start a line; the others stay on it, keeping room for "+N more" when more follow.
+      const bool last = drawn + 1 == order.size();
+      if (drawn > 0 && !row.fits(w + (last ? 0 : ImGui::GetStyle().ItemSpacing.x + moreW))) break;
+      row.next(w);
       const ImVec2 p = ImGui::GetCursorScreenPos();
-      dl->AddRectFilled(v2(p.x, p.y + 3), v2(p.x + 10, p.y + 13), graphSpecColour(order[i]));
+      dl->AddRectFilled(v2(p.x, p.y + 3), v2(p.x + 10, p.y + 13), graphSpecColour(order[drawn]));
       ImGui::Dummy(ImVec2(12, 14));
       ImGui::SameLine();
-      ImGui::Text("%s (%d)", st.model->specNames[order[i]].c_str(), st.model->specCounts[order[i]]);
-      ImGui::SameLine();
+      ImGui::TextUnformatted(text.c_str());
+      row.probe("legend" + std::to_string(drawn));
     }
-    const auto& L = st.model->layout;
-    ImGui::TextDisabled("| %d nodes, %d layers, %d blocks (%d laid out, %d stamped)", L.nodeCount(), L.layerCount(),
-                        static_cast<int>(L.blocks.size()), L.templatesLaidOut, L.stampedBlocks);
-  } else {
-    ImGui::NewLine();
+    const std::string more = drawn < order.size() ? "+" + std::to_string(order.size() - drawn) + " more" : "(i)";
+    row.next(ToolbarFlow::textWidth(more.c_str()));
+    ImGui::TextDisabled("%s", more.c_str());
+    row.probe("legend_more");
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      for (size_t i = drawn; i < order.size(); ++i) ImGui::TextUnformatted(entry(order[i]).c_str());
+      ImGui::TextDisabled("%s", stats);
+      ImGui::EndTooltip();
+    }
   }
 }
 
@@ -403,17 +439,19 @@ void drawMinimap(ImDrawList* dl, GraphViewState& st, ImVec2 canvasMin, ImVec2 ca
   const GraphModel& m = *st.model;
   const Rectd world = m.layout.bounds;
   if (world.empty()) return;
-  // The minimap scales with the pane: at most a fifth of its width and a quarter of its height.
-  const float paneW = canvasMax.x - canvasMin.x, paneH = canvasMax.y - canvasMin.y;
-  const float maxW = std::clamp(paneW * 0.2f, 60.f, 260.f), maxH = std::clamp(paneH * 0.25f, 50.f, 260.f);
+  // The minimap scales with the pane: at most a fifth of the canvas's width and a third of its height (and 180 x
+  // 220 px), so it never hides much of a small pane's graph.
+  const float maxW = std::min(180.f, (canvasMax.x - canvasMin.x) * kMinimapMaxWidth),
+              maxH = std::min(220.f, (canvasMax.y - canvasMin.y) * kMinimapMaxHeight);
   const double scale = std::min(maxW / std::max(world.width(), 1.0), maxH / std::max(world.height(), 1.0));
   const float w = std::max(24.f, static_cast<float>(world.width() * scale)), h = static_cast<float>(world.height() * scale);
   const ImVec2 a = v2(canvasMax.x - w - 10, canvasMax.y - h - 10), b = v2(canvasMax.x - 10, canvasMax.y - 10);
   if (a.x < canvasMin.x || a.y < canvasMin.y) return;
+  probeRect("graph.minimap", Rect{a.x, a.y, b.x, b.y});
   auto toMini = [&](Vec2d p) {
     return v2(a.x + static_cast<float>((p.x - world.min.x) * scale), a.y + static_cast<float>((p.y - world.min.y) * scale));
   };
-  dl->AddRectFilled(a, b, IM_COL32(20, 20, 26, 220), 3.f);
+  dl->AddRectFilled(a, b, palette().minimap, 3.f);
   for (size_t i = 0; i < m.layout.blocks.size(); ++i) {
     const auto& blk = m.layout.blocks[i];
     if (blk.nodeCount == 0) continue;
@@ -439,7 +477,7 @@ void drawMinimap(ImDrawList* dl, GraphViewState& st, ImVec2 canvasMin, ImVec2 ca
   // The view's rectangle, clipped to the minimap: a view wider than the graph would otherwise frame empty space.
   const Rectd vis = st.canvas.visibleWorld();
   dl->PushClipRect(a, b, true);
-  dl->AddRect(toMini(vis.min), toMini(vis.max), IM_COL32(255, 255, 255, 200), 0, 0, 1.5f);
+  dl->AddRect(toMini(vis.min), toMini(vis.max), palette().minimapView, 0, 0, 1.5f);
   dl->PopClipRect();
   dl->AddRect(a, b, IM_COL32(120, 120, 140, 255), 3.f);
   // Click or drag inside: centre the view there.
@@ -491,6 +529,10 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   st.canvas.size = {avail.x, avail.y};
   if (st.fitRequested && fitOverview(plan, diags, st)) st.fitRequested = false;
   if (!st.model) return;  // Fit asked for another level: its layout runs
+  if (st.zoomRequest != 1.0) st.canvas.zoomAt(st.canvas.origin + st.canvas.size * 0.5, st.zoomRequest);
+  if (st.panRequest.x != 0 || st.panRequest.y != 0) st.canvas.pan(st.panRequest);
+  st.zoomRequest = 1.0;
+  st.panRequest = {0, 0};
   if (sel.generation != st.selectionSeen) {
     st.selectionSeen = sel.generation;
     if (sel.centreRequested) { centreOnSelection(st, sel.node, sel.input); sel.centreRequested = false; }
@@ -507,12 +549,12 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   if (active && (ImGui::IsMouseDragging(0, 2.f) || ImGui::IsMouseDragging(1, 2.f) || ImGui::IsMouseDragging(2, 2.f)) &&
       !st.draggingMinimap)
     st.canvas.pan({io.MouseDelta.x, io.MouseDelta.y});
-  if (hovered && !io.WantTextInput && ImGui::IsKeyPressed(kKeyF, false) && !io.KeyCtrl) st.fitRequested = true;
+  if (hovered && !io.WantTextInput && keys::actionPressed(keys::Action::Fit)) st.fitRequested = true;
 
   // E opens the box under the mouse (else the selection's); Shift+E closes the group around the selection.
-  if (hovered && !io.WantTextInput && !io.KeyCtrl && ImGui::IsKeyPressed(keys::kKeyE, false)) {
-    if (io.KeyShift) collapseAround(st, sel.node);
-    else if (!expandBox(st, st.hoveredBox)) expandBox(st, collapsedBoxOf(st, sel.node));
+  if (hovered && !io.WantTextInput) {
+    if (keys::actionPressed(keys::Action::CloseBox)) collapseAround(st, sel.node);
+    else if (keys::actionPressed(keys::Action::OpenBox) && !expandBox(st, st.hoveredBox)) expandBox(st, collapsedBoxOf(st, sel.node));
   }
 
   // Records for this frame. Text is drawn at st.minLabelPx or more (13 px per zoom unit), never smaller.
@@ -564,7 +606,7 @@ void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& s
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 canvasMax = v2(origin.x + avail.x, origin.y + avail.y);
   dl->PushClipRect(origin, canvasMax, true);
-  dl->AddRectFilled(origin, canvasMax, IM_COL32(28, 28, 34, 255));
+  dl->AddRectFilled(origin, canvasMax, palette().canvas);
   drawRecords(dl, plan, st);
   if (st.diff != nullptr) {
     buildGraphDiffRecords(*st.diff, *st.model, st.canvas, sel.node, st.diffRecords);

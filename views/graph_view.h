@@ -50,6 +50,10 @@ struct GraphViewState {
   bool searchReset = false;       // set with an emptied `search` (a new document): the field lets go of its text
   bool showMinimap = true;
   bool fitRequested = true;       // fit the whole graph when the next layout arrives
+  // Camera requests from the app's keys (views/keys.h: + / - zoom about the canvas centre, arrows pan by screen
+  // pixels): applied on the next frame that has a layout, then reset.
+  double zoomRequest = 1.0;
+  Vec2d panRequest{0, 0};
   uint64_t revision = 0;          // bump after an edit so colours and redistribute edges refresh
   bool relayoutRequested = false; // set when a new document replaces the plan (a fresh layout and fit)
   size_t syncLayoutBelow = 4000;  // graphs smaller than this are laid out on the UI thread
@@ -94,6 +98,9 @@ struct GraphViewState {
   bool focusSearch = false;
   bool draggingMinimap = false;
 };
+
+// The minimap's largest size as fractions of the canvas (it also stays within 180 x 220 px).
+inline constexpr float kMinimapMaxWidth = 0.2f, kMinimapMaxHeight = 1.0f / 3.0f;
 
 void drawGraphView(const Plan& plan, const Diagnostics& diags, GraphViewState& state, Selection& selection);
 

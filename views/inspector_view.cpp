@@ -9,6 +9,7 @@
 #include "views/model/focus.h"
 #include "views/fonts.h"
 #include "views/theme.h"
+#include "views/toolbar.h"
 #include "views/ui_probe.h"
 
 namespace ss::views {
@@ -62,17 +63,21 @@ std::string argToString(const Arg& a, const Graph& g) {
 namespace {
 
 // Combos, one per mesh dim. Returns true (and the new spec) when the user picked something different.
-bool specEditor(const char* id, const DeviceMesh& mesh, int tensorRank, const ShardingSpec& spec, ShardingSpec& out) {
+// They flow on `row` (views/toolbar.h): a narrow pane puts the next combo on a new line.
+bool specEditor(ToolbarFlow& row, const char* id, const DeviceMesh& mesh, int tensorRank, const ShardingSpec& spec,
+                ShardingSpec& out) {
   bool changed = false;
   ImGui::PushID(id);
+  const float comboW = ImGui::CalcTextSize("P(product)").x + ImGui::GetFrameHeight() + 8;
   for (int md = 0; md < mesh.ndim() && md < spec.meshDims(); ++md) {
-    if (md > 0) ImGui::SameLine();
+    row.next(comboW);
     ImGui::PushID(md);
-    ImGui::SetNextItemWidth(ImGui::CalcTextSize("P(product)").x + ImGui::GetFrameHeight() + 8);
+    ImGui::SetNextItemWidth(comboW);
     const std::string preview = spec[md].shortString();
     const std::string probe = std::string("inspector.") + id + "." + std::to_string(md);
     const bool open = ImGui::BeginCombo("##pl", preview.c_str());
     probeItem(probe);
+    row.probe(std::string(id) + std::to_string(md));
     if (open) {
       for (const Placement& p : placementChoices(tensorRank, spec[md])) {
         if (ImGui::Selectable(p.shortString().c_str(), p == spec[md]) && !(p == spec[md])) {
@@ -90,17 +95,22 @@ bool specEditor(const char* id, const DeviceMesh& mesh, int tensorRank, const Sh
   return changed;
 }
 
-void specText(const ShardingSpec& spec, int rank, const DeviceMesh& mesh) {
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(specColor(spec)), "%s", spec.toMeshString().c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s  %s", spec.toTensorString(rank).c_str(), spec.toLongString().c_str());
+// The spec's notations on `row` (wrapping; hovering the long forms shows JAX's).
+void specText(ToolbarFlow& row, const ShardingSpec& spec, int rank, const DeviceMesh& mesh) {
+  row.text(spec.toMeshString(), specColor(spec));
+  const unsigned dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  row.text(spec.toTensorString(rank), dim);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("JAX: %s", spec.toJaxString(rank, mesh).c_str());
+  row.text(spec.toLongString(), dim);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nJAX: %s", spec.toLongString().c_str(), spec.toJaxString(rank, mesh).c_str());
 }
 
 // The "Fix all" button, the planner's last message and whether the plan has errors, on one line.
 void fixAllBar(const Plan& plan, const Diagnostics& diags, const EditHistory& history, InspectorViewState& state,
                CommandQueue& cmds) {
   const bool mayHelp = fixAllMayHelp(diags);
+  ToolbarFlow row("inspector");
+  row.next(ToolbarFlow::buttonWidth("Fix all"));
   ImGui::BeginDisabled(!mayHelp);
   if (ImGui::Button("Fix all")) {
     std::string blocked;
@@ -111,32 +121,37 @@ void fixAllBar(const Plan& plan, const Diagnostics& diags, const EditHistory& hi
                                         : "The fix planner found nothing it can change.";
   }
   probeItem("inspector.fixall");
+  row.probe("fixall");
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
     ImGui::SetTooltip(mayHelp ? "Insert the redistributes and edits the fix planner finds, as one undoable step"
                               : "No errors to fix");
   }
   if (!state.fixMessage.empty()) {
-    ImGui::SameLine();
+    row.next(ToolbarFlow::textWidth(state.fixMessage.c_str()));
     ImGui::TextDisabled("%s", state.fixMessage.c_str());
   }
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s", diags.hasErrors() ? "plan has errors" : "no errors");
+  const char* verdict = diags.hasErrors() ? "plan has errors" : "no errors";
+  row.next(ToolbarFlow::textWidth(verdict));
+  ImGui::TextDisabled("%s", verdict);
 }
 
 // The selected node's name, op, phase, module, source line and its diagnostics.
 void nodeHeader(const Diagnostics& diags, const Node& node, int n, const Fonts& fonts) {
+  // Rows that wrap, each piece elided (whole as tooltip) when a line of its own is too narrow (views/toolbar.h).
+  ToolbarFlow title("inspector.node");
   if (fonts.large) ImGui::PushFont(fonts.large);
-  ImGui::TextUnformatted(node.name.c_str());
+  title.text(node.name, 0, "name");
   if (fonts.large) ImGui::PopFont();
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s", node.op.c_str());
+  const unsigned dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  title.text(node.op, dim, "op");
   std::string meta = phaseName(node.phase);
   if (node.kind == NodeKind::Placeholder) meta += std::string(", ") + placeholderKindName(node.placeholderKind);
   if (!node.modulePath.empty()) meta += ", module " + node.modulePath;
-  ImGui::TextDisabled("%s", meta.c_str());
+  ToolbarFlow(std::string("inspector.meta")).text(meta, dim, "meta");
   if (!node.source.file.empty()) {
-    ImGui::TextDisabled("%s:%d in %s", node.source.file.c_str(), node.source.line, node.source.func.c_str());
+    ToolbarFlow(std::string("inspector.source"))
+        .text(node.source.file + ":" + std::to_string(node.source.line) + " in " + node.source.func, dim, "source");
     if (!node.source.code.empty()) {
       if (fonts.mono) ImGui::PushFont(fonts.mono);
       ImGui::TextWrapped("%s", node.source.code.c_str());
@@ -164,14 +179,19 @@ void outputsSection(const Plan& plan, const Node& node, const NodeSpecs& specs, 
       // A symbolic output (a real AutoSP graph's slice): its rank is that of its printed sizes.
       const int rank = !m.known && o == 0 && !node.symbolicShape.empty() ? static_cast<int>(node.symbolicShape.size()) : m.rank();
       if (s) {
-        specText(*s, rank, plan.mesh);
+        {
+          ToolbarFlow specRow("inspector.output" + std::to_string(o) + ".spec");
+          specText(specRow, *s, rank, plan.mesh);
+        }
         ShardingSpec edited;
-        if (specEditor("out", plan.mesh, rank, *s, edited)) cmds.push(SetOutputSpec{n, static_cast<int>(o), edited});
+        ToolbarFlow row("inspector.output" + std::to_string(o));
+        if (specEditor(row, "out", plan.mesh, rank, *s, edited)) cmds.push(SetOutputSpec{n, static_cast<int>(o), edited});
         if (m.known) {
           Result<std::vector<int64_t>> ls = localShape(m.shape, plan.mesh, *s, 0);
           if (ls.ok()) {
-            ImGui::SameLine();
-            ImGui::TextDisabled("rank 0 holds %s", shapeToString(ls.value()).c_str());
+            const std::string holds = "rank 0 holds " + shapeToString(ls.value());
+            row.next(ToolbarFlow::textWidth(holds.c_str()));
+            ImGui::TextDisabled("%s", holds.c_str());
           }
         }
       } else {
@@ -277,32 +297,40 @@ void inputsSection(const Plan& plan, const NodeSpecs& specs, int n, Selection& s
       const Redistribute* r = plan.findRedistribute(n, in);
       ImGui::Indent();
       if (have) {
-        ImGui::TextUnformatted("arrives ");
-        ImGui::SameLine();
-        specText(*have, m ? m->rank() : -1, plan.mesh);
+        ToolbarFlow arrives("inspector.input" + std::to_string(i) + ".arrives");
+        arrives.text("arrives ");
+        specText(arrives, *have, m ? m->rank() : -1, plan.mesh);
       }
+      // The wanted placement's combos and the edge's actions: rows that wrap (views/toolbar.h).
+      ToolbarFlow row("inspector.input" + std::to_string(i));
       if (want) {
+        row.next(ToolbarFlow::textWidth("wants   "));
         ImGui::TextUnformatted("wants   ");
-        ImGui::SameLine();
         ShardingSpec edited;
-        if (specEditor("in", plan.mesh, m ? m->rank() : 0, *want, edited)) cmds.push(SetInputSpec{n, in, edited});
+        if (specEditor(row, "in", plan.mesh, m ? m->rank() : 0, *want, edited)) cmds.push(SetInputSpec{n, in, edited});
         const bool own = in < static_cast<int>(specs.inputs.size()) && specs.inputs[i].has_value();
         if (own) {
-          ImGui::SameLine();
+          row.next(ToolbarFlow::smallButtonWidth("as produced"));
           if (ImGui::SmallButton("as produced")) cmds.push(SetInputSpec{n, in, std::nullopt});
+          row.probe("as_produced");
         }
       }
+      ToolbarFlow actions("inspector.input" + std::to_string(i) + ".actions");
       if (r != nullptr) {
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.ok), "redistribute %s -> %s", r->from.toMeshString().c_str(),
-                           r->to.toMeshString().c_str());
-        ImGui::SameLine();
+        const std::string text = "redistribute " + r->from.toMeshString() + " -> " + r->to.toMeshString();
+        actions.next(ToolbarFlow::textWidth(text.c_str()));
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.ok), "%s", text.c_str());
+        actions.next(ToolbarFlow::smallButtonWidth("Remove"));
         if (ImGui::SmallButton("Remove")) cmds.push(RemoveRedistribute{n, in});
+        actions.probe("remove");
       } else if (have && want && *have != *want) {
         // In a solver's export the apply pass inserts this transition (the checker's redistribute-required).
-        if (plan.isSolverSolution()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.info), "the solver plans a transition");
-        else ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "layouts differ, no redistribute");
-        ImGui::SameLine();
+        const char* text = plan.isSolverSolution() ? "the solver plans a transition" : "layouts differ, no redistribute";
+        actions.next(ToolbarFlow::textWidth(text));
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(plan.isSolverSolution() ? pal.info : pal.error), "%s", text);
+        actions.next(ToolbarFlow::smallButtonWidth("Insert redistribute"));
         if (ImGui::SmallButton("Insert redistribute")) cmds.push(InsertRedistribute{Redistribute{n, in, *have, *want}});
+        actions.probe("insert");
       }
       ImGui::Unindent();
       ImGui::PopID();

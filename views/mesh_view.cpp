@@ -5,8 +5,10 @@
 
 #include "core/redistribute/redistribute.h"
 #include "views/model/focus.h"
+#include "views/model/text_fit.h"
 #include "views/fonts.h"
 #include "views/theme.h"
+#include "views/toolbar.h"
 #include "views/ui_probe.h"
 
 namespace ss::views {
@@ -63,7 +65,13 @@ std::string fitShape(const std::vector<int64_t>& shape, ImFont* font, float maxW
   for (const std::string& s : {shapeToString(shape), tight}) {
     if (f->CalcTextSizeA(size, 1e9f, 0, s.c_str()).x <= maxWidth) return s;
   }
-  return shape.empty() ? "[]" : joined;
+  // Still too wide: the start of it and "..." (the cell's tooltip has the whole shape).
+  return shape.empty() ? "[]" : elideToWidth(joined, maxWidth, [&](const std::string& t) { return f->CalcTextSizeA(size, 1e9f, 0, t.c_str()).x; });
+}
+
+// A line of a cell, elided with "..." to `maxWidth` in the UI font.
+std::string fitLine(const std::string& text, float maxWidth) {
+  return elideToWidth(text, maxWidth, [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; });
 }
 
 }  // namespace
@@ -119,19 +127,28 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
     // Miniature on the right when the cell is roomy; otherwise it is dropped before any text.
     float miniSide = std::min(c.rect.h() - 10, c.rect.w() * 0.32f);
     if (compact || miniSide < 18) miniSide = 0;
+    // The width a text line at `ty` has: up to the miniature when the line is beside it (the text never runs
+    // under the miniature), else to the cell's border.
+    // The miniature gives way to the shape: dropped when the shape's line (the second) is beside it and the
+    // shape would be elided there.
+    if (const float shapeY = y + lineH; miniSide > 0 && shapeY + lineH > b.y - miniSide - 5 &&
+        fitShape(c.shard.localShape, fonts.mono, b.x - miniSide - 5 - x - 3).find(kEllipsis) != std::string::npos)
+      miniSide = 0;
+    const float miniTop = b.y - miniSide - 5;
+    auto room = [&](float ty) { return (miniSide > 0 && ty + lineH > miniTop ? b.x - miniSide - 5 : b.x) - x - 3; };
     std::string head = rankText + " " + coordString(c.shard.coord);
-    if (ImGui::CalcTextSize(head.c_str()).x > c.rect.w() - 8) head = rankText;
+    if (ImGui::CalcTextSize(head.c_str()).x > room(y)) head = rankText;
     dl->AddText(ImVec2(x, y), c.shard.empty ? pal.textDim : pal.text, head.c_str());
     y += lineH;
     if (y + lineH <= b.y + 2) {
-      const std::string shape = fitShape(c.shard.localShape, fonts.mono, b.x - x - 3);
+      const std::string shape = fitShape(c.shard.localShape, fonts.mono, room(y));
       dl->AddText(fonts.mono, fonts.mono ? fonts.mono->FontSize : ImGui::GetFontSize(), ImVec2(x, y),
                   c.shard.empty ? pal.textDim : pal.text, shape.c_str());
       y += lineH;
     }
     if (!compact && y + lineH <= b.y + 2) {
       const std::string off = c.shard.empty ? "empty shard" : "at " + shapeToString(c.shard.offset);
-      dl->AddText(ImVec2(x, y), pal.textDim, off.c_str());
+      dl->AddText(ImVec2(x, y), pal.textDim, fitLine(off, room(y)).c_str());
       y += lineH;
     }
     if (!compact && y + lineH <= b.y + 2) {
@@ -139,7 +156,7 @@ int drawMeshGrid(ImDrawList* dl, ImVec2 origin, const MeshGridLayout& grid, cons
       if (c.wrong) extra = "wrong (last run)";
       else if (c.shard.partial) extra = "P(" + pOps + ") partial";
       else if (c.groupSize > 1) extra = "x" + std::to_string(c.groupSize) + " replica";
-      if (!extra.empty()) dl->AddText(ImVec2(x, y), c.wrong ? pal.error : pal.textDim, extra.c_str());
+      if (!extra.empty()) dl->AddText(ImVec2(x, y), c.wrong ? pal.error : pal.textDim, fitLine(extra, room(y)).c_str());
     }
     dl->PopClipRect();
     if (miniSide > 0) {
@@ -202,12 +219,12 @@ void drawMeshView(const Plan& plan, const Diagnostics& /*diags*/, MeshViewState&
     ImGui::TextWrapped("%s: the plan gives no placement for this tensor %s.", f.label.c_str(), shape.c_str());
     return;
   }
-  ImGui::Text("global %s %s", shape.c_str(), dtypeName(f.meta.dtype));
-  ImGui::SameLine();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(specColor(*f.spec)), "%s", f.spec->toMeshString().c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s",
-                      f.spec->toTensorString(symbolic ? static_cast<int>(producer->symbolicShape.size()) : f.meta.rank()).c_str());
+  // Global shape, placement and its tensor-centric form: one row that wraps (views/toolbar.h).
+  ToolbarFlow row("mesh");
+  row.text("global " + shape + " " + dtypeName(f.meta.dtype), 0, "global");
+  row.text(f.spec->toMeshString(), specColor(*f.spec), "spec");
+  row.text(f.spec->toTensorString(symbolic ? static_cast<int>(producer->symbolicShape.size()) : f.meta.rank()),
+           ImGui::GetColorU32(ImGuiCol_TextDisabled), "tensor_spec");
   if (symbolic) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("The graph is compiled for any size %s: there is no size to lay out. A TORCH_TRACE log of "

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "views/theme.h"
+#include "views/toolbar.h"
 #include "views/ui_probe.h"
 
 namespace ss::views {
@@ -132,35 +133,65 @@ std::string runVerdictLine(const RunViewModel& m, Freshness fresh) {
   return line;
 }
 
+RunErrorLines runErrorLines(const RunViewModel& m) {
+  RunErrorLines out;
+  std::vector<int> same;
+  for (const std::string& note : m.notes) {
+    if (const std::optional<int> r = sameErrorNoteRank(note); r && !m.error.empty()) same.push_back(*r);
+    else out.notes.push_back(note);
+  }
+  if (m.error.empty()) return out;
+  out.error = m.errorRank >= 0 ? "rank " + std::to_string(m.errorRank) + ": " + m.error : m.error;
+  if (!same.empty()) out.sameRanks = rankRanges(same) + ": same error";
+  return out;
+}
+
+std::string runRefusalLine(const RunViewModel& m, const std::string& refusal) {
+  if (!m.available) return "Runs are not available: " + m.unavailableReason;
+  return refusal;
+}
+
 RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState& state, Selection& sel,
-                           Freshness fresh) {
+                           Freshness fresh, const std::string& refusal) {
   RunViewActions act;
   state.plotDrawn = false;
   const Palette& pal = palette();
-  if (!m.available) {
-    ImGui::TextWrapped("Runs are not available: %s", m.unavailableReason.c_str());
-    return act;
-  }
   const bool running = m.status == RunStatus::Running;
-  if (!plan.executable()) {
-    ImGui::TextWrapped("This plan cannot be executed (it needs args, known shapes, and a loss node or a floating output).");
+  // Why no run can start, said above the buttons and as the disabled Run button's tooltip.
+  const std::string why = runRefusalLine(m, refusal);
+  if (!why.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.warning));
+    ImGui::TextWrapped("%s", why.c_str());
+    ImGui::PopStyleColor();
+    probeItem("run.refusal");
   }
-  ImGui::BeginDisabled(running || !plan.executable());
+  // Run, Cancel, the scale and the run's size: one row that wraps in a narrow pane (views/toolbar.h).
+  ToolbarFlow row("run");
+  row.next(ToolbarFlow::buttonWidth("Run"));
+  ImGui::BeginDisabled(running || !why.empty());
   if (ImGui::Button("Run")) act.start = true;
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  row.probe("run");
+  probeItem("run.start");
+  if (!why.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", why.c_str());
+  row.next(ToolbarFlow::buttonWidth("Cancel"));
   ImGui::BeginDisabled(!running);
   if (ImGui::Button("Cancel")) act.cancel = true;
   ImGui::EndDisabled();
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::CalcTextSize("0000").x + ImGui::GetFrameHeight() * 2);
+  row.probe("cancel");
+  const float scaleW = ImGui::CalcTextSize("0000").x + ImGui::GetFrameHeight() * 2;
+  row.next(ToolbarFlow::labelledWidth(scaleW, "scale"));
+  ImGui::SetNextItemWidth(scaleW);
   ImGui::BeginDisabled(running);
   if (ImGui::InputInt("scale", &state.scale)) state.scale = std::clamp(state.scale, 1, 1024);
   ImGui::EndDisabled();
+  row.probe("scale");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Divide tensor sizes by this for the run (every ratio of the plan kept)");
-  ImGui::SameLine();
-  ImGui::TextDisabled("%lld ranks on %s, %d batches, rtol %g", static_cast<long long>(plan.mesh.size()), m.device.c_str(),
-                      plan.run.batches, m.rtol);
+  char size[160];
+  std::snprintf(size, sizeof size, "%lld ranks on %s, %d batches, rtol %g", static_cast<long long>(plan.mesh.size()),
+                m.device.c_str(), plan.run.batches, m.rtol);
+  row.next(ToolbarFlow::textWidth(size));
+  ImGui::TextDisabled("%s", size);
   const bool stale = fresh != Freshness::Current;
   ImU32 sc = pal.textDim;
   if (m.status == RunStatus::Passed && !stale) sc = pal.ok;
@@ -171,6 +202,23 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
     ImGui::SameLine();
     ImGui::TextDisabled("%s", lines.progress.c_str());
   }
+  // A failure first: the error, the ranks that share it on one line, the jump to its node; then the notes.
+  const RunErrorLines failure = runErrorLines(m);
+  if (!failure.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.error));
+    ImGui::TextWrapped("%s", failure.error.c_str());
+    probeItem("run.error");
+    if (!failure.sameRanks.empty()) ImGui::TextWrapped("%s", failure.sameRanks.c_str());
+    ImGui::PopStyleColor();
+    if (!m.errorNode.empty()) {
+      const int node = plan.graph.find(m.errorNode);
+      ImGui::BeginDisabled(node < 0);
+      const std::string lab = "Go to " + m.errorNode;
+      if (ImGui::Button(lab.c_str())) sel.selectNode(node, true);
+      probeItem("run.goto");
+      ImGui::EndDisabled();
+    }
+  }
   if (!lines.blas.empty()) ImGui::TextDisabled("%s", lines.blas.c_str());
   if (!lines.cost.empty()) ImGui::TextDisabled("%s", lines.cost.c_str());
   if (!lines.sandbox.empty()) ImGui::TextDisabled("%s", lines.sandbox.c_str());
@@ -179,10 +227,11 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
     ImGui::TextWrapped("%s", lines.sandboxMissing.c_str());
     ImGui::PopStyleColor();
   }
-  for (const std::string& note : m.notes) {
+  for (size_t i = 0; i < failure.notes.size(); ++i) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("note: %s", note.c_str());
+    ImGui::TextWrapped("note: %s", failure.notes[i].c_str());
     ImGui::PopStyleColor();
+    probeItem("run.note" + std::to_string(i));
   }
   if (running && !m.rankProgress.empty()) {
     const float w = ImGui::GetContentRegionAvail().x;
@@ -192,20 +241,6 @@ RunViewActions drawRunView(const Plan& plan, const RunViewModel& m, RunViewState
       char lab[32];
       std::snprintf(lab, sizeof(lab), "r%zu", r);
       ImGui::ProgressBar(m.rankProgress[r], ImVec2(100, 0), lab);
-    }
-  }
-  if (!m.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.error));
-    if (m.errorRank >= 0) ImGui::TextWrapped("rank %d: %s", m.errorRank, m.error.c_str());
-    else ImGui::TextWrapped("%s", m.error.c_str());
-    ImGui::PopStyleColor();
-    if (!m.errorNode.empty()) {
-      const int node = plan.graph.find(m.errorNode);
-      ImGui::BeginDisabled(node < 0);
-      const std::string lab = "Go to " + m.errorNode;
-      if (ImGui::Button(lab.c_str())) sel.selectNode(node, true);
-      probeItem("run.goto");
-      ImGui::EndDisabled();
     }
   }
   if (m.firstDivergence) {

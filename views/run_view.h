@@ -86,9 +86,25 @@ RunStatusLines runStatusLines(const RunViewModel& model);
 // says so and that the plan changed since: "passed - stale: the plan was edited since this run; run again".
 std::string runVerdictLine(const RunViewModel& model, Freshness fresh);
 
+// A failure as the panel shows it, error first: `error` "rank 0: <message>" (the message alone when no rank is
+// named), `sameRanks` "ranks 1-7: same error" folding the run's notes that another rank failed the same way
+// (core/run/run_report.h sameErrorNote; "" when none), `notes` every other note in order. Without an error
+// `notes` is every note.
+struct RunErrorLines {
+  std::string error, sameRanks;
+  std::vector<std::string> notes;
+};
+RunErrorLines runErrorLines(const RunViewModel& model);
+
+// The line the panel shows when no run can start (also the disabled Run button's tooltip): "Runs are not
+// available: <why>" when this build has no runner, else `refusal` (the app's reason the plan on screen cannot
+// run: app/gui/run.h RunPanel::refusal), "" when a run can start.
+std::string runRefusalLine(const RunViewModel& model, const std::string& refusal);
+
 // `fresh`: the run's stamp against the document on screen. A stale run's results stay readable, marked stale
 // (the verdict drawn dim, not green or red); the app never passes a run of another document (it drops those).
+// `refusal`: why the plan on screen cannot run ("" when it can): the Run button is disabled, with it as tooltip.
 RunViewActions drawRunView(const Plan& plan, const RunViewModel& model, RunViewState& state, Selection& sel,
-                           Freshness fresh = Freshness::Current);
+                           Freshness fresh = Freshness::Current, const std::string& refusal = std::string());
 
 }  // namespace ss::views

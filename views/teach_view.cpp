@@ -11,6 +11,7 @@
 #include "views/fonts.h"
 #include "views/mesh_view.h"
 #include "views/theme.h"
+#include "views/toolbar.h"
 #include "views/ui_probe.h"
 
 namespace ss::views {
@@ -205,6 +206,7 @@ std::string momentCaption(const TeachPlan& tp, const TeachMoment& m) {
 struct FrameGrid {
   int64_t cols, rows;
   float aspect, textH, arcRoom, rowGap, colGap, cw, ch;
+  float miniW;  // the miniature's width (centred in the cell; narrower than the cell when the height limits it)
 };
 
 // Sizes the cell grid of `mesh` to fit o.width x o.height, cells in f.atoms' proportions; sets f.width, f.height.
@@ -222,17 +224,22 @@ FrameGrid frameGrid(const DeviceMesh& mesh, const TeachFrameOptions& o, TeachFra
   // Arrows bow into the margins: `arcRoom` above, below and between the rows, and beside the columns.
   const float arcRoom = std::clamp(o.height * 0.1f, 30.0f, 90.0f);
   const float rowGap = 1.5f * arcRoom, colGap = std::max(o.gap, 0.6f * arcRoom);
-  cw = (o.width - colGap * static_cast<float>(cols + 1)) / static_cast<float>(cols);
+  const float widthCw = (o.width - colGap * static_cast<float>(cols + 1)) / static_cast<float>(cols);
+  cw = widthCw;
   while (cw > 24 && static_cast<float>(rows) * (cellH(cw) + rowGap) + arcRoom * 2 - rowGap > o.height) cw *= 0.95f;
   cw = std::clamp(cw, 24.0f, 240.0f);
-  const float ch = cellH(cw);
+  // When the height limits the miniature, the cell keeps the width its text needs (up to what the width gives):
+  // the miniature shrinks, not the text's room.
+  const float miniW = cw - 8;
+  cw = std::max(cw, std::min(std::clamp(widthCw, 24.0f, 240.0f), kTeachCellTextW));
+  const float ch = cellH(miniW + 8);
   f.width = colGap + static_cast<float>(cols) * (cw + colGap);
   f.height = 2 * arcRoom + static_cast<float>(rows) * (ch + rowGap) - rowGap;
-  return FrameGrid{cols, rows, aspect, textH, arcRoom, rowGap, colGap, cw, ch};
+  return FrameGrid{cols, rows, aspect, textH, arcRoom, rowGap, colGap, cw, ch, miniW};
 }
 
 // Adds f.cells, one per rank in grid order `g`: the layout shown at `m` and the atoms each rank holds then.
-void addCells(const TeachPlan& tp, const TeachMoment& m, const FrameGrid& g, TeachFrame& f) {
+void addCells(const TeachPlan& tp, const TeachMoment& m, const FrameGrid& g, const TextWidthFn& measure, TeachFrame& f) {
   const DeviceMesh& mesh = tp.mesh;
   const int64_t ranks = mesh.size();
   const int64_t cols = g.cols;
@@ -255,11 +262,15 @@ void addCells(const TeachPlan& tp, const TeachMoment& m, const FrameGrid& g, Tea
     const float x = colGap + static_cast<float>(r % cols) * (cw + colGap);
     const float y = arcRoom + static_cast<float>(r / cols) * (ch + rowGap);
     c.rect = Rect{x, y, x + cw, y + ch};
-    c.mini = Rect{x + 4, y + textH, x + cw - 4, y + textH + (cw - 8) * aspect};
+    const float mx = x + (cw - g.miniW) * 0.5f;
+    c.mini = Rect{mx, y + textH, mx + g.miniW, y + textH + g.miniW * aspect};
     c.label = rankLabel(mesh, r);
     const RankShard& s = (*shown)[static_cast<size_t>(r)];
     c.shape = shapeToString(s.localShape);
     c.empty = s.empty;
+    const float textW = cw - 10;  // the text starts 5 px in and keeps 5 px from the right border
+    c.labelShown = elideToWidth(c.label, textW, measure);
+    c.shapeShown = elideToWidth(c.shape + (c.empty ? " empty" : ""), textW, measure);
     c.held = std::move(held[static_cast<size_t>(r)]);
     f.cells.push_back(std::move(c));
   }
@@ -378,7 +389,7 @@ TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFram
   const DeviceMesh& mesh = tp.mesh;
   const int64_t ranks = mesh.size();
   const FrameGrid g = frameGrid(mesh, o, f);
-  addCells(tp, m, g, f);
+  addCells(tp, m, g, o.textWidth ? o.textWidth : fixedAdvanceWidth(7.0f), f);
   if (m.step < 0) {
     f.detail = "the layout before the redistribute";
     f.lines.push_back("start (" + tp.from.toMeshString() + "):");
@@ -416,9 +427,14 @@ void drawTeachFrame(ImDrawList* dl, ImVec2 o, const TeachFrame& f) {
   for (const TeachCell& c : f.cells) {
     dl->AddRectFilled(at(o, c.rect.x0, c.rect.y0), at(o, c.rect.x1, c.rect.y1), pal.panel, 4.0f);
     dl->AddRect(at(o, c.rect.x0, c.rect.y0), at(o, c.rect.x1, c.rect.y1), pal.cellBorder, 4.0f);
-    dl->AddText(at(o, c.rect.x0 + 5, c.rect.y0 + 3), pal.text, c.label.c_str());
+    dl->AddText(at(o, c.rect.x0 + 5, c.rect.y0 + 3), pal.text, c.labelShown.c_str());
     dl->AddText(at(o, c.rect.x0 + 5, c.rect.y0 + 3 + ImGui::GetTextLineHeight()), c.empty ? pal.textDim : pal.text,
-                (c.shape + (c.empty ? " empty" : "")).c_str());
+                c.shapeShown.c_str());
+    // Elided text: the whole of it when the mouse is over the cell.
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    if ((c.labelShown != c.label || c.shapeShown != c.shape + (c.empty ? " empty" : "")) && mouse.x >= o.x + c.rect.x0 &&
+        mouse.x < o.x + c.rect.x1 && mouse.y >= o.y + c.rect.y0 && mouse.y < o.y + c.rect.y1)
+      ImGui::SetTooltip("%s\n%s%s", c.label.c_str(), c.shape.c_str(), c.empty ? " empty" : "");
     // The miniature: every atom outlined, the held ones in their colour (hatched while partial).
     dl->AddRectFilled(at(o, c.mini.x0, c.mini.y0), at(o, c.mini.x1, c.mini.y1), pal.emptyCell);
     for (const AtomHeld& h : c.held) {
@@ -486,15 +502,24 @@ TeachPage drawTeachPage(const TeachPlan& tp, const TeachMoment& m, ImVec2 size) 
   const std::string caption = momentCaption(tp, m);
   ImGui::TextUnformatted(caption.c_str());
   if (fonts.large) ImGui::PopFont();
-  ImGui::TextDisabled("%s %s on %s: %s -> %s  (%s -> %s)", shapeToString(tp.meta.shape).c_str(), dtypeName(tp.meta.dtype),
-                      tp.mesh.toString().c_str(), tp.from.toMeshString().c_str(), tp.to.toMeshString().c_str(),
-                      tp.from.toTensorString(tp.meta.rank()).c_str(), tp.to.toTensorString(tp.meta.rank()).c_str());
+  {
+    // What is redistributed and the two layouts: a row that wraps, elided when a line is too narrow.
+    ToolbarFlow row("teach.what");
+    const unsigned dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    row.text(shapeToString(tp.meta.shape) + " " + dtypeName(tp.meta.dtype) + " on " + tp.mesh.toString() + ":", dim);
+    row.text(tp.from.toMeshString() + " -> " + tp.to.toMeshString(), dim);
+    row.text("(" + tp.from.toTensorString(tp.meta.rank()) + " -> " + tp.to.toTensorString(tp.meta.rank()) + ")", dim);
+  }
   const float used = ImGui::GetCursorScreenPos().y - top.y;
-  const float textW = std::clamp(size.x * 0.42f, 220.0f, 720.0f);
+  // A narrow page (a pane at 1280x720) stacks the step's text under the picture, so the cells get the width.
+  const bool stacked = size.x < kTeachStackBelow;
+  const float textW = stacked ? size.x : std::clamp(size.x * 0.42f, 220.0f, 720.0f);
+  const float left = std::max(80.0f, size.y - used - ImGui::GetTextLineHeightWithSpacing() - 4);
   TeachFrameOptions o;
-  o.width = std::max(120.0f, size.x - textW - 16);
-  o.height = std::max(80.0f, size.y - used - ImGui::GetTextLineHeightWithSpacing() - 4);
+  o.width = stacked ? std::max(120.0f, size.x) : std::max(120.0f, size.x - textW - 16);
+  o.height = stacked ? std::max(80.0f, left * 0.65f) : left;
   o.labelH = ImGui::GetTextLineHeight();
+  o.textWidth = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; };
   page.frame = teachFrame(tp, m, o);
   const TeachFrame& f = page.frame;
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.highlight), "%s", f.detail.c_str());
@@ -503,8 +528,9 @@ TeachPage drawTeachPage(const TeachPlan& tp, const TeachMoment& m, ImVec2 size) 
   ImGui::Dummy(ImVec2(o.width, std::max(f.height, o.height)));
   ImGui::EndGroup();
   drawTeachFrame(ImGui::GetWindowDrawList(), page.origin, f);
-  ImGui::SameLine(0, 16);
-  ImGui::BeginChild("##teachtext", ImVec2(textW, o.height), false, ImGuiWindowFlags_HorizontalScrollbar);
+  if (!stacked) ImGui::SameLine(0, 16);
+  ImGui::BeginChild("##teachtext", ImVec2(textW, stacked ? std::max(40.0f, left - o.height - 8) : o.height), false,
+                    ImGuiWindowFlags_HorizontalScrollbar);
   if (fonts.mono) ImGui::PushFont(fonts.mono);
   for (const std::string& l : f.lines) ImGui::TextUnformatted(l.c_str());
   if (fonts.mono) ImGui::PopFont();
@@ -534,9 +560,13 @@ void controls(TeachViewState& st, const TeachPlan& tp) {
   const TeachMoment m = teachMomentAt(tp, st.position);
   const int steps = static_cast<int>(tp.steps.size());
   // The step whose start is the last boundary strictly before the position (back), or the next boundary (forth).
+  // One row that wraps in a narrow pane (views/toolbar.h); the timeline takes what is left of the last line.
+  ToolbarFlow row("teach");
+  row.next(ToolbarFlow::buttonWidth("|<"));
   if (ImGui::Button("|<")) { st.position = 0; st.playing = false; }
   probeItem("teach.first");
-  ImGui::SameLine();
+  row.probe("first");
+  row.next(ToolbarFlow::buttonWidth("< Step"));
   if (ImGui::Button("< Step")) {
     double target = 0;
     for (int i = 0; i <= steps; ++i)
@@ -545,13 +575,15 @@ void controls(TeachViewState& st, const TeachPlan& tp) {
     st.playing = false;
   }
   probeItem("teach.prev");
-  ImGui::SameLine();
+  row.probe("prev");
+  row.next(70);
   if (ImGui::Button(st.playing ? "Pause" : "Play", ImVec2(70, 0))) {
     if (!st.playing && st.position >= end) st.position = 0;
     st.playing = !st.playing && end > 0;
   }
   probeItem("teach.play");
-  ImGui::SameLine();
+  row.probe("play");
+  row.next(ToolbarFlow::buttonWidth("Step >"));
   if (ImGui::Button("Step >")) {
     double target = end;
     for (int i = steps; i >= 0; --i)
@@ -560,33 +592,41 @@ void controls(TeachViewState& st, const TeachPlan& tp) {
     st.playing = false;
   }
   probeItem("teach.next");
-  ImGui::SameLine();
+  row.probe("next");
+  row.next(ToolbarFlow::buttonWidth(">|"));
   if (ImGui::Button(">|")) { st.position = end; st.playing = false; }
-  ImGui::SameLine();
+  row.probe("last");
+  row.next(120);
   ImGui::SetNextItemWidth(120);
   ImGui::SliderFloat("##speed", &st.speed, 0.25f, 4.0f, "%.2f rounds/s");
-  ImGui::SameLine();
+  row.probe("speed");
+  row.next(80);
   float pos = static_cast<float>(st.position);
   ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x));
   if (ImGui::SliderFloat("##timeline", &pos, 0.0f, static_cast<float>(std::max(end, 1e-3)), m.step < 0 ? "start" : "%.2f")) {
     st.position = std::clamp(static_cast<double>(pos), 0.0, end);
     st.playing = false;
   }
+  row.probe("timeline");
 }
 
 void playgroundChooser(const Plan& plan, TeachViewState& st, CommandQueue& cmds) {
   const TensorMeta& meta = plan.graph.nodes[kPlaygroundTensor].outputs[0];
+  ToolbarFlow row("teach.choose");
+  row.next(ToolbarFlow::textWidth("Choose placements:"));
   ImGui::TextUnformatted("Choose placements:");
-  ImGui::SameLine();
+  row.next(260);
   ImGui::SetNextItemWidth(260);
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s", st.playgroundInput.c_str());
   const bool enter = ImGui::InputText("##pgspec", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
   st.playgroundInput = buf;
   probeItem("teach.choose");
-  ImGui::SameLine();
+  row.probe("placements");
+  row.next(ToolbarFlow::buttonWidth("Show redistribute"));
   const bool go = ImGui::Button("Show redistribute");
   probeItem("teach.apply");
+  row.probe("apply");
   auto parsed = parseSpec(st.playgroundInput, ParseContext{&plan.mesh, meta.rank()});
   st.playgroundError = parsed.ok() || st.playgroundInput.empty() ? "" : parsed.error().toString();
   if ((enter || go) && parsed.ok()) {

@@ -23,6 +23,7 @@
 #include "core/model/plan.h"
 #include "core/plan/teach.h"
 #include "views/model/mesh_layout.h"
+#include "views/model/text_fit.h"
 #include "views/model/selection.h"
 
 namespace ss::views {
@@ -60,6 +61,9 @@ struct TeachCell {
   Rect rect, mini;       // the cell and the miniature inside it
   std::string label;     // "r5 (1,1)"
   std::string shape;     // local shape "[2, 6]"
+  // What the cell shows of `label` and of `shape` (" empty" after an empty shard's): elided with "..." to fit the
+  // cell's width (views/model/text_fit.h); hovering the cell shows the full text.
+  std::string labelShown, shapeShown;
   bool empty = false;
   std::vector<AtomHeld> held;
 };
@@ -90,11 +94,15 @@ struct TeachFrame {
   float width = 0, height = 0;
   std::string error;              // nothing to draw (the plan is refused): the reason
 };
+// The width a cell keeps for its two text lines when the height would shrink it further (its miniature
+// shrinks instead), as far as the frame's width allows.
+inline constexpr float kTeachCellTextW = 110;
 struct TeachFrameOptions {
   float width = 900, height = 600;
   float gap = 28;                 // between cells: room for the arrows
   float labelH = 16;              // one text line in a cell
   int dimA = -1, dimB = -1;
+  TextWidthFn textWidth;          // measures cell text (drawTeachPage: the UI font); empty: 7 px a character
 };
 TeachFrame teachFrame(const TeachPlan& tp, const TeachMoment& m, const TeachFrameOptions& o);
 // A point on a frame's arrow, u in [0, 1].
@@ -104,6 +112,8 @@ ImVec2 teachArrowPoint(const TeachArrow& a, float u);
 void drawTeachFrame(ImDrawList* dl, ImVec2 origin, const TeachFrame& f);
 // A whole page for a moment: title, the picture and the step's text beside it, filling `size`. Returns the
 // frame drawn and its origin (the `teach` verb writes both next to the PNGs).
+// Pages narrower than this put the step's text under the picture instead of beside it.
+inline constexpr float kTeachStackBelow = 900;
 struct TeachPage {
   TeachFrame frame;
   ImVec2 origin;

@@ -36,6 +36,9 @@ void applyTheme(ThemeKind kind) {
     p.replicate = rgb(130, 130, 140);
     p.partial = rgb(235, 140, 60);
     p.hatch = rgb(0, 0, 0, 90);
+    p.canvas = rgb(28, 28, 34);
+    p.minimap = rgb(20, 20, 26, 220);
+    p.minimapView = rgb(255, 255, 255, 200);
   } else {
     ImGui::StyleColorsLight();
     p.text = rgb(20, 20, 24);
@@ -54,6 +57,9 @@ void applyTheme(ThemeKind kind) {
     p.replicate = rgb(160, 160, 170);
     p.partial = rgb(230, 130, 40);
     p.hatch = rgb(0, 0, 0, 70);
+    p.canvas = rgb(250, 250, 252);
+    p.minimap = rgb(232, 232, 238, 230);
+    p.minimapView = rgb(20, 20, 30, 200);
   }
   ImGuiStyle& st = ImGui::GetStyle();
   st.WindowRounding = 0;

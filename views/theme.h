@@ -17,6 +17,8 @@ struct Palette {
   ImU32 text, textDim, background, panel, grid, cellBorder, emptyCell, highlight, pinned;
   ImU32 error, warning, info, ok;
   ImU32 replicate, partial, hatch;
+  // The graph's canvas: its background, the minimap's background and the minimap's frame of the view.
+  ImU32 canvas, minimap, minimapView;
 };
 
 void applyTheme(ThemeKind kind);   // ImGui style colours + palette

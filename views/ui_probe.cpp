@@ -28,6 +28,13 @@ std::optional<Rect> probedRect(const std::string& key) {
   return it->second;
 }
 
+std::vector<std::string> probedKeys(const std::string& prefix) {
+  std::vector<std::string> keys;
+  for (auto it = g_rects.lower_bound(prefix); it != g_rects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+    keys.push_back(it->first);
+  return keys;
+}
+
 void clearProbes() { g_rects.clear(); }
 
 }  // namespace ss::views

@@ -30,16 +30,6 @@ double nowSeconds() {
 }
 
 // Key codes: views/keys.h (GLFW's, as the GLFW backend and the headless platform both use).
-using views::keys::kEscape;
-using views::keys::kF5;
-
-bool pressed(int key) { return key >= 0 && key < 512 && ImGui::IsKeyPressed(key, false); }
-
-bool shortcut(bool shift, int key) {
-  const ImGuiIO& io = ImGui::GetIO();
-  return io.KeyCtrl && io.KeyShift == shift && !io.KeyAlt && pressed(key);
-}
-
 
 }  // namespace
 
@@ -155,8 +145,20 @@ void GuiApp::afterFrame() {
   }
 }
 
+const std::string& GuiApp::runRefusal() {
+  RefusalCache& c = refusal_;
+  if (c.known && c.stamp == doc_.stamp() && c.dirty == doc_.dirty() && c.path == doc_.path()) return c.text;
+  c = RefusalCache{true, doc_.stamp(), doc_.dirty(), doc_.path(), ""};
+  if (!doc_.loaded()) c.text = "No plan is open.";
+  else if (!run_.model().available) c.text = views::runRefusalLine(run_.model(), "");
+  // A log's rank programs are checked when they load (startPrograms says why it refuses).
+  else if ((doc_.dirty() && !doc_.editsAreAutoSpMoves()) || !RunPanel::holdsPrograms(doc_.path()))
+    c.text = RunPanel::refusal(doc_.plan());
+  return c.text;
+}
+
 void GuiApp::startRun() {
-  if (run_.active() || !doc_.loaded()) return;
+  if (run_.active() || !doc_.loaded() || !runRefusal().empty()) return;
   // An unedited log that holds rank programs (AutoSP's, or autoparallel's applied graph) runs them, as
   // `shardscope run LOG` does, and so does one whose only edits are AutoSP seq_dim fixes (applied to every rank's
   // program, as `run LOG --seq-dim` does); any other edited one runs as a plan.
@@ -287,22 +289,50 @@ void GuiApp::drawUi() {
 // A log as the tools wrote it (unedited) re-runs what they built: its rank programs (AutoSP's graphs, autoparallel's
 // applied graph on every rank), as `shardscope run LOG`; an edited plan runs with shardscope's own redistributes.
 void GuiApp::handleShortcuts() {
+  using views::keys::Action;
+  using views::keys::actionPressed;
   const ImGuiIO& io = ImGui::GetIO();
   if (!modalName_.empty() || dialog_.usingBrowser()) return;
-  if (shortcut(false, 'O')) startOpenDialog();
-  if (shortcut(false, 'S') && doc_.loaded()) {
+  if (actionPressed(Action::Open)) startOpenDialog();
+  if (actionPressed(Action::Save) && doc_.loaded()) {
     if (!doc_.canSaveInPlace()) startSaveAsDialog(false);
     else saveTo(doc_.path());
   }
-  if (shortcut(true, 'S') && doc_.loaded()) startSaveAsDialog(false);
-  if (shortcut(false, 'Q')) requestQuit();
-  if (shortcut(false, 'F')) graph_.focusSearch();
+  if (actionPressed(Action::SaveAs) && doc_.loaded()) startSaveAsDialog(false);
+  if (actionPressed(Action::Quit)) requestQuit();
+  if (actionPressed(Action::Search)) graph_.focusSearch();
   if (!io.WantTextInput) {
-    if (shortcut(false, 'Z')) doc_.undo();
-    if (shortcut(true, 'Z') || shortcut(false, 'Y')) doc_.redo();
+    if (actionPressed(Action::Undo)) doc_.undo();
+    if (actionPressed(Action::Redo)) doc_.redo();
   }
-  if (pressed(kF5)) startRun();
-  if (pressed(kEscape) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
+  if (actionPressed(Action::Run)) startRun();
+  if (actionPressed(Action::Unpin) && !io.WantTextInput && sel_.pinnedRank >= 0) sel_.pinRank(sel_.pinnedRank);
+  if (actionPressed(Action::MaximisePane) && !opts_.soloView) {
+    if (maximisedPane_ >= 0) maximisedPane_ = -1;
+    else if (hoveredPane_ >= 0) maximisedPane_ = hoveredPane_;
+  }
+  // The graph's camera and problem keys: not while typing (a text field takes F, +, - and the arrows) nor while
+  // a popup (a combo's list) is open.
+  if (io.WantTextInput || !doc_.loaded() || ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) return;
+  constexpr double kZoomStep = 1.25, kPanPx = 60;
+  if (actionPressed(Action::Fit)) graph_.requestFit();
+  if (actionPressed(Action::ZoomIn, true)) graph_.requestZoom(kZoomStep);
+  if (actionPressed(Action::ZoomOut, true)) graph_.requestZoom(1.0 / kZoomStep);
+  // Arrows move the view over the graph: Left shows what is to the left (the graph moves right).
+  if (actionPressed(Action::PanLeft, true)) graph_.requestPan(kPanPx, 0);
+  if (actionPressed(Action::PanRight, true)) graph_.requestPan(-kPanPx, 0);
+  if (actionPressed(Action::PanUp, true)) graph_.requestPan(0, kPanPx);
+  if (actionPressed(Action::PanDown, true)) graph_.requestPan(0, -kPanPx);
+  if (actionPressed(Action::NextProblem, true)) stepProblem(+1);
+  if (actionPressed(Action::PreviousProblem, true)) stepProblem(-1);
+}
+
+void GuiApp::stepProblem(int step) {
+  const int d = views::stepProblem(doc_.plan(), doc_.diagnostics(), diagsView_, sel_, step);
+  if (d < 0) return;
+  const Diagnostic& x = doc_.diagnostics().items[static_cast<size_t>(d)];
+  if (x.input >= 0) sel_.selectEdge(x.node, x.input, true);
+  else sel_.selectNode(x.node, true);
 }
 
 void GuiApp::drawMenuBar() {
@@ -359,7 +389,9 @@ void GuiApp::drawMenuBar() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Run")) {
-    if (ImGui::MenuItem("Run plan", "F5", false, doc_.loaded() && !run_.active() && run_.model().available)) startRun();
+    if (ImGui::MenuItem("Run plan", "F5", false, !run_.active() && runRefusal().empty())) startRun();
+    if (!runRefusal().empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s", runRefusal().c_str());
     if (ImGui::MenuItem("Cancel run", nullptr, false, run_.active())) run_.cancel();
     if (ImGui::MenuItem("Show run panel")) forceTab_ = views::ViewId::Run;
     ImGui::EndMenu();
@@ -430,7 +462,8 @@ void GuiApp::drawView(views::ViewId v) {
       break;
     case views::ViewId::Run: {
       const views::RunViewActions a =
-          views::drawRunView(plan, run_.model(), runView_, sel_, views::freshness(run_.model().stamp, doc_.stamp()));
+          views::drawRunView(plan, run_.model(), runView_, sel_, views::freshness(run_.model().stamp, doc_.stamp()),
+                             !run_.model().available ? std::string() : runRefusal());
       if (a.start) startRun();
       if (a.cancel) run_.cancel();
       break;
@@ -440,8 +473,6 @@ void GuiApp::drawView(views::ViewId v) {
 
 void GuiApp::drawPaneContent(int pane) {
   using views::ViewId;
-  if (ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) && shortcut(false, 'M'))
-    maximisedPane_ = maximisedPane_ == pane ? -1 : pane;
   static const std::vector<std::vector<ViewId>> tabs = {{ViewId::Graph, ViewId::AppliedGraph}, {ViewId::Diagnostics, ViewId::Applied, ViewId::Changes},
                                                         {ViewId::Edge, ViewId::Teach}, {ViewId::Mesh, ViewId::Tensor},
                                                         {ViewId::Inspector}, {ViewId::Costs, ViewId::Comm, ViewId::Run}};
@@ -461,14 +492,6 @@ void GuiApp::drawPaneContent(int pane) {
         f |= ImGuiTabItemFlags_SetSelected;
         forceTab_.reset();
       }
-      if (view == mine.back()) {
-        // Maximise / restore this pane (Ctrl+M toggles the pane under the mouse).
-        const bool maximised = maximisedPane_ == pane;
-        if (ImGui::TabItemButton(maximised ? "Restore###maxpane" : "Maximise###maxpane", ImGuiTabItemFlags_Trailing))
-          maximisedPane_ = maximised ? -1 : pane;
-        views::probeItem("pane" + std::to_string(pane) + ".maximise");
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip(maximised ? "Restore the layout (Ctrl+M, Escape)" : "Fill the window with this pane (Ctrl+M)");
-      }
       if (ImGui::BeginTabItem(title.c_str(), nullptr, f)) {
         ImGui::BeginChild("##content", ImVec2(0, 0), false,
                           view == ViewId::Graph || view == ViewId::AppliedGraph ? ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse : 0);
@@ -477,6 +500,13 @@ void GuiApp::drawPaneContent(int pane) {
         ImGui::EndTabItem();
       }
     }
+    // Maximise / restore, after the tabs (ImGui shows a new tab bar's first tab on its first frame only when it
+    // is the bar's only item so far), at the bar's end. F11 does the same for the pane under the mouse.
+    const bool maximised = maximisedPane_ == pane;
+    if (ImGui::TabItemButton(maximised ? "[-]" : "[+]", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip))
+      maximisedPane_ = maximised ? -1 : pane;
+    views::probeItem("pane" + std::to_string(pane) + ".maximise");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(maximised ? "Restore the panes (F11)" : "Maximise this pane (F11)");
     ImGui::EndTabBar();
   }
 }
@@ -487,25 +517,21 @@ void GuiApp::drawPanes(float top, float bottom) {
   const float sp = 6.0f;
   clampLayout(settings_.layout, w, h, 120);
   const PaneRects rects = computePanes(settings_.layout, 0, top, w, h, sp);
-  // A maximised pane fills the window (its tab bar's button or Ctrl+M restores it; Escape too).
-  if (maximisedPane_ >= 0 && ImGui::IsKeyPressed(views::keys::kEscape, false) && !io.WantTextInput) maximisedPane_ = -1;
-  if (maximisedPane_ >= 0 && maximisedPane_ < kPaneCount) {
-    placeWindow(views::Rect{0, top, w, top + h});
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
-    if (ImGui::Begin("##paneMax", nullptr, kPaneFlags | ImGuiWindowFlags_NoScrollbar)) drawPaneContent(maximisedPane_);
-    ImGui::End();
-    ImGui::PopStyleVar();
-    return;
-  }
+  hoveredPane_ = -1;
   for (int p = 0; p < kPaneCount; ++p) {
-    placeWindow(rects.panes[static_cast<size_t>(p)]);
+    if (maximisedPane_ >= 0 && p != maximisedPane_) continue;
+    const views::Rect r = maximisedPane_ == p ? views::Rect{0, top, w, top + h} : rects.panes[static_cast<size_t>(p)];
+    views::probeRect("pane" + std::to_string(p), r);
+    placeWindow(r);
     char name[32];
     std::snprintf(name, sizeof(name), "##pane%d", p);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
     if (ImGui::Begin(name, nullptr, kPaneFlags | ImGuiWindowFlags_NoScrollbar)) drawPaneContent(p);
+    if (ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows)) hoveredPane_ = p;
     ImGui::End();
     ImGui::PopStyleVar();
   }
+  if (maximisedPane_ >= 0) return;  // no splitters while one pane fills the area
   // Splitters: small windows on the gaps; dragging moves the split, remembered in settings.json.
   for (int s = 0; s < 5; ++s) {
     placeWindow(rects.splitters[static_cast<size_t>(s)]);

@@ -91,7 +91,6 @@ class GuiApp {
   // For tests and the render verb.
   views::Document& document() { return doc_; }
   views::Selection& selection() { return sel_; }
-  int maximisedPane() const { return maximisedPane_; }  // -1: the normal layout
   views::CommandQueue& commands() { return cmds_; }
   Settings& settings() { return settings_; }
   views::MeshViewState& meshState() { return mesh_; }
@@ -107,6 +106,7 @@ class GuiApp {
   GraphSlot& graphSlot() { return graph_; }
   RunPanel& runPanel() { return run_; }
   views::RunViewState& runViewState() { return runView_; }
+  int maximisedPane() const { return maximisedPane_; }  // -1: none
   views::InspectorViewState& inspectorState() { return inspector_; }
   const std::string& modal() const { return modalName_; }  // open modal dialog ("" when none)
   const std::string& modalText() const { return modalText_; }  // the Problem dialog's text
@@ -139,6 +139,11 @@ class GuiApp {
   void continuePending();
   void openRecent(const std::string& path);
   void applyRunMarks();  // a run report arrived: mark, fade and select its first divergent node
+  // Why F5 / Run cannot start a run of the document on screen ("" when it can; cached per document state): what
+  // startRun would run (the log's rank programs or the plan) checked as RunPanel::refusal does, the runner's
+  // absence included.
+  const std::string& runRefusal();
+  void stepProblem(int step);  // F8 / Shift+F8: select the next / previous problem, centred
   void startRun();       // F5, Run > Run plan, the Run view's button: the open log's rank programs when it is unedited, else the plan on screen; stamped
   // Every result shown belongs to the document and state on screen: called whenever the document may have
   // changed (after commands, undo/redo, open, new, recovery). Another document drops the old one's results
@@ -162,7 +167,6 @@ class GuiApp {
   views::InspectorViewState inspector_;
   views::CostsViewState costs_;
   views::CommViewState comm_;
-  int maximisedPane_ = -1;  // the pane that fills the window, -1: the normal layout
   views::AppliedViewState appliedView_;
   views::AppliedGraphViewState appliedGraph_;
   views::Comparison compare_;
@@ -173,6 +177,12 @@ class GuiApp {
   GraphSlot graph_;
   RunPanel run_;
   uint64_t runReportsSeen_ = 0;
+  struct RefusalCache {
+    bool known = false;
+    views::DocStamp stamp;
+    bool dirty = false;
+    std::string path, text;
+  } refusal_;
   views::DocStamp resultsStamp_;  // the document state the results shown were synced to (syncResults)
   FileDialog dialog_;
   RecoveryWriter recovery_;
@@ -184,6 +194,9 @@ class GuiApp {
   std::string modalName_;        // currently requested modal
   std::string modalText_;
   int draggingSplitter_ = -1;
+  // Pane maximised to the whole area between menu and status bar (F11 or its tab bar's button); -1: the layout.
+  int maximisedPane_ = -1;
+  int hoveredPane_ = -1;  // the pane under the mouse last frame (F11 maximises it)
   int framesToDraw_ = 3;
   std::optional<views::ViewId> forceTab_;
   std::string recoveryError_;

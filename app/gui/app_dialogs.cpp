@@ -10,6 +10,7 @@
 #include "views/costs_view.h"
 #include "views/diff_layouts.h"
 #include "views/fonts.h"
+#include "views/keys.h"
 
 namespace ss::app {
 using namespace detail;
@@ -24,6 +25,10 @@ void GuiApp::drawModals() {
   ImGui::SetNextWindowSizeConstraints(ImVec2(360, 0), ImVec2(ds.x * 0.8f, ds.y * 0.8f));
   if (!ImGui::BeginPopupModal(modalName_.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   bool close = false;
+  // Esc answers a dialog as its Cancel / Later / Close does, Enter as the Problem dialog's OK (not on the frame
+  // the dialog appears: the key that opened it is not its answer).
+  const bool escape = !ImGui::IsWindowAppearing() && views::keys::actionPressed(views::keys::Action::Unpin);
+  const bool enter = !ImGui::IsWindowAppearing() && views::keys::actionPressed(views::keys::Action::Confirm);
   if (modalName_ == kModalUnsaved) {
     ImGui::Text("%s has unsaved edits.", doc_.path().empty() ? "This plan" : views::baseName(doc_.path()).c_str());
     ImGui::TextUnformatted(pending_ == Pending::Quit ? "Save them before quitting?" : "Save them before opening another file?");
@@ -40,7 +45,7 @@ void GuiApp::drawModals() {
       continuePending();
     }
     ImGui::SameLine();
-    if (modalButton("Cancel", "modal.cancel")) {
+    if (modalButton("Cancel", "modal.cancel") || escape) {
       close = true;
       pending_ = Pending::None;
     }
@@ -77,36 +82,33 @@ void GuiApp::drawModals() {
       removeRecovery(r);
     }
     ImGui::SameLine();
-    if (modalButton("Later", "modal.later")) close = true;
+    if (modalButton("Later", "modal.later") || escape) close = true;
   } else if (modalName_ == kModalAbout) {
     ImGui::Text("shardscope %s", SHARDSCOPE_VERSION);
     ImGui::TextUnformatted("An inspector for tensor sharding plans: DTensor placements on a device mesh.");
     ImGui::Text("Dear ImGui %s", ImGui::GetVersion());
-    if (ImGui::Button("Close")) close = true;
+    if (ImGui::Button("Close") || escape) close = true;
   } else if (modalName_ == kModalShortcuts) {
-    const char* rows[][2] = {{"Ctrl+O", "Open"},       {"Ctrl+S", "Save"},        {"Ctrl+Shift+S", "Save as"},
-                             {"Ctrl+Z", "Undo"},       {"Ctrl+Shift+Z / Ctrl+Y", "Redo"},
-                             {"Ctrl+F", "Search nodes"}, {"F5", "Run the plan"}, {"Esc", "Unpin the device"},
-                             {"Ctrl+Q", "Quit"}};
+    // Generated from the key table (views/keys.h): a key is listed exactly when the app answers it.
     if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_SizingFixedFit)) {
-      for (const auto& r : rows) {
+      for (const views::keys::HelpRow& r : views::keys::shortcutHelp()) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(r[0]);
+        ImGui::TextUnformatted(r.keys.c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(r[1]);
+        ImGui::TextUnformatted(r.what.c_str());
       }
       ImGui::EndTable();
     }
-    if (ImGui::Button("Close")) close = true;
+    if (modalButton("Close", "modal.close") || escape) close = true;
   } else if (modalName_ == kModalError) {
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
     ImGui::TextUnformatted(modalText_.c_str());
     ImGui::PopTextWrapPos();
-    if (modalButton("OK", "modal.ok")) close = true;
+    if (modalButton("OK", "modal.ok") || enter || escape) close = true;
   } else if (modalName_ == kModalNewTensor) {
     const NewTensorAction a = drawNewTensorForm(newTensorForm_, !doc_.dirty());
-    if (a == NewTensorAction::Cancel || (a == NewTensorAction::Create && newTensor(newTensorForm_))) close = true;
+    if (a == NewTensorAction::Cancel || escape || (a == NewTensorAction::Create && newTensor(newTensorForm_))) close = true;
   } else {
     close = true;
   }

@@ -14,6 +14,9 @@
 #include <unistd.h>
 #include <vector>
 
+#include "views/keys.h"
+#include "views/ui_probe.h"
+
 extern char** environ;
 
 namespace ss::app {
@@ -187,6 +190,7 @@ bool FileDialog::drawBrowser() {
     ImGui::TextUnformatted(dir_.c_str());
     ImGui::SameLine();
     if (ImGui::Checkbox("all files", &showAll_)) listDir();
+    views::probeItem("filedialog.all");
     if (!browserError_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", browserError_.c_str());
     const float footer = ImGui::GetFrameHeightWithSpacing() * 2 + 6;
     ImGui::BeginChild("##entries", ImVec2(0, -footer), true);
@@ -220,7 +224,9 @@ bool FileDialog::drawBrowser() {
       focusName_ = false;
     }
     const bool entered = ImGui::InputText("##name", name_, sizeof(name_), ImGuiInputTextFlags_EnterReturnsTrue);
-    if ((ImGui::Button(mode_ == FileDialogMode::Save ? "Save" : "Open") || entered) && name_[0] != 0) {
+    // Enter confirms wherever the focus is (the name field, the list, nothing): the name shown is the choice.
+    const bool confirm = entered || (!ImGui::IsWindowAppearing() && views::keys::actionPressed(views::keys::Action::Confirm));
+    if ((ImGui::Button(mode_ == FileDialogMode::Save ? "Save" : "Open") || confirm) && name_[0] != 0) {
       std::filesystem::path p(name_);
       result_ = p.is_absolute() ? p.string() : (std::filesystem::path(dir_) / p).string();
       finished = true;

@@ -42,6 +42,13 @@ void GraphSlot::focusSearch() {
   impl_->state.focusSearch = true;
 }
 
+void GraphSlot::requestFit() { impl_->state.fitRequested = true; }
+void GraphSlot::requestZoom(double factor) { impl_->state.zoomRequest *= factor; }
+void GraphSlot::requestPan(double dx, double dy) {
+  impl_->state.panRequest.x += dx;
+  impl_->state.panRequest.y += dy;
+}
+
 void GraphSlot::setDivergentNode(int node) { impl_->state.divergentNode = node; }
 int GraphSlot::divergentNode() const { return impl_->state.divergentNode; }
 

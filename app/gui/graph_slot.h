@@ -21,6 +21,11 @@ class GraphSlot {
   void draw(const Plan& plan, const Diagnostics& diags, views::Selection& sel, uint64_t revision,
             const std::vector<AppliedGraph>* applied = nullptr, const AppliedAlone* alone = nullptr);
   void focusSearch();        // Ctrl+F
+  // The graph keys (views/keys.h): fit, zoom by `factor` about the view's centre, pan by screen pixels (the
+  // graph moves by dx, dy). Applied on the graph's next frame; requests in one frame add up.
+  void requestFit();
+  void requestZoom(double factor);
+  void requestPan(double dx, double dy);
   void planReplaced();       // a new document: fit the view, forget the search
   // A layout is being computed on the worker thread: keep drawing until it lands.
   bool busy() const;

@@ -7,6 +7,7 @@
 #include "core/model/layout.h"
 #include "core/model/placement_parse.h"
 #include "core/plan/teach.h"
+#include "views/keys.h"
 #include "views/theme.h"
 #include "views/ui_probe.h"
 
@@ -69,7 +70,9 @@ NewTensorAction drawNewTensorForm(NewTensorForm& form, bool canReplace) {
   }
   NewTensorAction action = NewTensorAction::None;
   ImGui::BeginDisabled(!plan.ok() || !canReplace);
-  if (ImGui::Button("Create")) action = NewTensorAction::Create;
+  // Enter confirms (views/keys.h Action::Confirm), as Create does: only when the form is right.
+  if (ImGui::Button("Create") || (plan.ok() && canReplace && !ImGui::IsWindowAppearing() && views::keys::actionPressed(views::keys::Action::Confirm)))
+    action = NewTensorAction::Create;
   views::probeItem("newtensor.create");
   ImGui::EndDisabled();
   ImGui::SameLine();

@@ -74,6 +74,14 @@ void RunPanel::start(const Plan& plan, int scale, views::DocStamp stamp) {
   impl_->started = std::chrono::steady_clock::now();
 }
 
+std::string RunPanel::refusal(const Plan& plan) {
+  if (auto unsafe = unsafeNodes(plan.graph); !unsafe.empty()) return "refused: " + unsafe[0].toString();
+  if (auto why = plan.shapelessPlaceholder()) return "refused: " + *why;
+  if (!plan.executable())
+    return "This plan cannot be executed (it needs args, known shapes, and a loss node or a floating output).";
+  return "";
+}
+
 void RunPanel::discard() {
   impl_ = std::make_unique<Impl>();  // the old client's destructor cancels its child and joins its reader
   views::RunViewModel fresh;

@@ -26,6 +26,10 @@ class RunPanel {
   // `moves`: DeepSpeed's seq_dim fixes the document applied (Plan::autoSpMoves), applied to every rank's program
   // first, as `shardscope run LOG --seq-dim INPUT=DIM` does.
   void startPrograms(const std::string& logPath, const std::vector<SeqDimRequest>& moves, views::DocStamp stamp);
+  // Why a run of `plan` cannot start, one sentence ("" when it can): an op off the allow-list ("refused: node
+  // ..."), a placeholder without a shape, or a plan that is not executable (core/model/plan.h). The runner's
+  // absence is the model's `available` (the Run view says both). The app disables Run and F5 with it.
+  static std::string refusal(const Plan& plan);
   // Whether startPrograms applies to `path` (a log holding rank programs or an applied graph with its plan).
   static bool holdsPrograms(const std::string& path);
   void cancel();

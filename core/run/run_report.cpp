@@ -1,5 +1,6 @@
 #include "core/run/run_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -121,6 +122,39 @@ std::string RunError::toString() const {
   if (!node.empty()) out += (out.empty() ? "" : ", ") + std::string("node ") + node;
   if (rank < 0 && stage == "reference") out = "reference run" + (out.empty() ? "" : ", " + out);
   return out.empty() ? message : out + ": " + message;
+}
+
+namespace {
+constexpr const char* kSameErrorHead = "also rank ";
+constexpr const char* kSameErrorTail = " at the same node, same error";
+}  // namespace
+
+std::string sameErrorNote(int rank) { return kSameErrorHead + std::to_string(rank) + kSameErrorTail; }
+
+std::optional<int> sameErrorNoteRank(const std::string& note) {
+  const std::string head = kSameErrorHead, tail = kSameErrorTail;
+  if (note.size() <= head.size() + tail.size() || note.compare(0, head.size(), head) != 0 ||
+      note.compare(note.size() - tail.size(), tail.size(), tail) != 0)
+    return std::nullopt;
+  const std::string digits = note.substr(head.size(), note.size() - head.size() - tail.size());
+  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoi(digits);
+}
+
+std::string rankRanges(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  if (ranks.empty()) return "";
+  std::string out = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (i > 0) out += ", ";
+    out += std::to_string(ranks[i]);
+    if (j > i) out += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
 }
 
 namespace {

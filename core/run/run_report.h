@@ -89,6 +89,15 @@ struct RunError {
   bool operator==(const RunError&) const = default;
 };
 
+// The note a run adds for each further rank that failed at the same node with the same message as the report's
+// error: "also rank 3 at the same node, same error". One source for the runner that writes it and the Run view
+// that folds these notes into one line after the error ("ranks 1-7: same error").
+std::string sameErrorNote(int rank);
+// The rank a sameErrorNote names; nullopt for any other note.
+std::optional<int> sameErrorNoteRank(const std::string& note);
+// Ranks as ascending ranges: {1, 2, 3, 5} -> "ranks 1-3, 5"; {4} -> "rank 4"; {} -> "".
+std::string rankRanges(std::vector<int> ranks);
+
 // One rank's view of a divergent node output: its block's relative error against the reference's block (for a
 // Partial spec: the block after reducing the Partial mesh dims), and its local shape when the plan says another.
 struct RankDivergence {

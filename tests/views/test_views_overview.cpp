@@ -102,9 +102,9 @@ TEST_CASE("overview: a box opens by E and by double-click, the camera stays on i
   ImGui::GetIO().MousePos = at;
   ui.frame([&] { drawGraphView(plan, diags, st, sel); });
   CHECK(st.hoveredBox == block);
-  ImGui::GetIO().KeysDown[keys::kKeyE] = true;
+  ImGui::GetIO().KeysDown[GLFW_KEY_E] = true;
   ui.frame([&] { drawGraphView(plan, diags, st, sel); });
-  ImGui::GetIO().KeysDown[keys::kKeyE] = false;
+  ImGui::GetIO().KeysDown[GLFW_KEY_E] = false;
   ui.frame([&] { drawGraphView(plan, diags, st, sel); });
   CHECK(collapsed(*st.model) == boxes - 1);
   CHECK_FALSE(st.expansionAuto);
@@ -123,9 +123,9 @@ TEST_CASE("overview: a box opens by E and by double-click, the camera stays on i
   sel.selectNode(first);
   ui.frame([&] { drawGraphView(plan, diags, st, sel); });
   ImGui::GetIO().KeyShift = true;
-  ImGui::GetIO().KeysDown[keys::kKeyE] = true;
+  ImGui::GetIO().KeysDown[GLFW_KEY_E] = true;
   ui.frame([&] { drawGraphView(plan, diags, st, sel); });
-  ImGui::GetIO().KeysDown[keys::kKeyE] = false;
+  ImGui::GetIO().KeysDown[GLFW_KEY_E] = false;
   ImGui::GetIO().KeyShift = false;
   ui.frame([&] { drawGraphView(plan, diags, st, sel); });
   CHECK(collapsed(*st.model) == boxes);

@@ -87,6 +87,30 @@ TEST_CASE("render: the graph view marks the problem node in red", "[pixels]") {
   CHECK(countReddish(img, 0, img.h * 8 / 10, img.w / 4, img.h) < 5);
 }
 
+int countExact(const Image& img, unsigned char r, unsigned char g, unsigned char b) {
+  int n = 0;
+  for (int y = 0; y < img.h; ++y)
+    for (int x = 0; x < img.w; ++x) {
+      const unsigned char* p = img.at(x, y);
+      n += p[0] == r && p[1] == g && p[2] == b ? 1 : 0;
+    }
+  return n;
+}
+
+TEST_CASE("render: the light theme covers the graph canvas (no dark canvas left)", "[pixels][theme]") {
+  const std::string out = (std::filesystem::temp_directory_path() / "shardscope-pixels-light.png").string();
+  const Image light = render(kFixture + " --view graph --theme light --size 1280x720", out);
+  REQUIRE(light.w == 1280);
+  // The canvas is the light theme's (250, 250, 252) over most of the window, and the dark theme's canvas colour
+  // (28, 28, 34) is nowhere.
+  CHECK(countExact(light, 250, 250, 252) > light.w * light.h / 3);
+  CHECK(countExact(light, 28, 28, 34) == 0);
+  // The dark theme's canvas is its own.
+  const Image dark = render(kFixture + " --view graph --theme dark --size 1280x720", out);
+  CHECK(countExact(dark, 28, 28, 34) > dark.w * dark.h / 3);
+  CHECK(countExact(dark, 250, 250, 252) == 0);
+}
+
 // A pixel of a spec colour (saturated, not the problem red): the minimap's nodes are drawn in them.
 bool specColoured(const unsigned char* p) {
   const int hi = std::max({p[0], p[1], p[2]}), lo = std::min({p[0], p[1], p[2]});
