@@ -226,9 +226,20 @@ Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts) {
   // plain graph (the same rules, the same messages), through its collectives and waits.
   if (!s.hasPlan) return s.alone ? checkPlan(s.alone->plan, opts) : Diagnostics{};
   Diagnostics d = checkPlan(s.plan, opts);
+  if (s.program || s.compiled) asDTensorProgram(d);
   Diagnostics x = sessionDiagnostics(s.plan, s.program, s.compiled, s.applied, opts);
   d.items.insert(d.items.end(), x.items.begin(), x.items.end());
   return d;
+}
+
+void asDTensorProgram(Diagnostics& checker) {
+  for (Diagnostic& d : checker.items) {
+    if (d.severity != Severity::Error || (d.kind != DiagKind::IncompatibleInputs && d.kind != DiagKind::PartialIntoNonlinear))
+      continue;
+    d.severity = Severity::Warning;
+    d.kind = DiagKind::ImplicitRedistribute;
+    d.message = "DTensor redistributes implicitly before this op: " + d.message;
+  }
 }
 
 Diagnostics sessionDiagnostics(const Plan& plan, const std::optional<DTensorProgram>& program,

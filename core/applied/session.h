@@ -52,6 +52,12 @@ Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts = {});
 // What a session adds to the checker's diagnostics of `plan` (the plan it loaded, or the app's edit of it): the
 // DTensor program's implicit redistributes, the compiled program's unplanned collectives, each applied graph's
 // verdict, in that order. checkSession and the app's document both use it, so the CLI and the app say the same.
+// In a DTensor program (eager or compiled), DTensor's sharding propagation redistributes an op's inputs to
+// placements its rule accepts before it runs the op: inputs the checker finds incompatible are an implicit
+// redistribute DTensor performs (DebugMode records it as `[implicit]` in the eager run), not a wrong plan. Rewrites
+// those errors (incompatible-inputs, partial-into-nonlinear) as implicit-redistribute warnings, keeping message and
+// fix, so the compiled and the eager record of one program agree. checkSession and the app's document apply it.
+void asDTensorProgram(Diagnostics& checker);
 Diagnostics sessionDiagnostics(const Plan& plan, const std::optional<DTensorProgram>& program,
                                const std::optional<CompiledDTensorProgram>& compiled, std::vector<AppliedGraph>& applied,
                                const CheckOptions& opts = {});

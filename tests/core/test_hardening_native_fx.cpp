@@ -144,3 +144,33 @@ TEST_CASE("FX calls: a repeated keyword and a malformed device are refused where
   REQUIRE(again.ok());
   CHECK(again->graph.nodes[again->graph.find("y")].kwargs.at(0).second == Arg::device("cuda:3"));
 }
+
+// CI's fuzz_fx_text found it (readFxText refused writeFxText's output): pytree codegen was detected by the words
+// `tree_flatten_spec(` anywhere in forward's text, so a comment (a `# File:` line's code) or a string holding them
+// made the reader skip the signature's placeholders of the written text. Only a statement's code counts now.
+TEST_CASE("FX reader: pytree codegen is a statement, not the words in a comment or a string", "[hardening][fx]") {
+  for (const std::string where : {"comment", "string"}) {
+    INFO(where);
+    const std::string pytree =
+        "class inner_f(torch.nn.Module):\n"
+        "    def forward(\n        self,\n        primals,\n        tangents,\n    ):\n"
+        "        primals_1: \"f32[4, 4][4, 1]cpu\"  # PlainAOTInput(idx=0)\n"
+        "        primals_1, = fx_pytree.tree_flatten_spec([primals, tangents], self._in_spec)\n" +
+        (where == "comment" ? std::string("        # File: /a.py:3 in forward, code: y = fx_pytree.tree_flatten_spec(x)\n"
+                                          "        relu: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.relu.default(primals_1)\n")
+                            : std::string("        relu: \"f32[4, 4][4, 1]cpu\" = torch.ops.aten.add.Tensor(primals_1, primals_1, "
+                                          "alpha = 'tree_flatten_spec(')\n")) +
+        "        return pytree.tree_unflatten([\n            relu,  # PlainAOTOutput(idx=0)\n        ], self._out_spec)\n";
+    auto p = readFxText(pytree);
+    REQUIRE(p.ok());
+    REQUIRE(p->graph.size() == 3);
+    auto text = writeFxText(*p);
+    REQUIRE(text.ok());
+    CHECK(text->find("def forward(self, primals_1: \"f32[4, 4]\"):") != std::string::npos);
+    auto again = readFxText(*text);
+    INFO(*text);
+    REQUIRE(again.ok());
+    CHECK(again->graph.size() == 3);
+    CHECK(again->graph.nodes[0].name == "primals_1");
+  }
+}

@@ -47,6 +47,7 @@ void Document::reset(Plan plan, std::string path) {
 
 void Document::remerge() {
   merged_ = checker_.diagnostics();
+  if (program_ || compiled_) asDTensorProgram(merged_);
   Diagnostics x = sessionDiagnostics(plan_, program_, compiled_, applied_);
   merged_.items.insert(merged_.items.end(), x.items.begin(), x.items.end());
 }

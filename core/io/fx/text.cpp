@@ -615,11 +615,27 @@ Result<Plan> FxReader::read(FxReadReport* report) {
     return Error::atLine("no `def forward(` found: expected FX graph code (print_readable() output or a repro script)",
                          1, 1);
   }
-  {  // pytree codegen: forward's own body flattens its inputs
-    const size_t end = blockEnd(static_cast<size_t>(fwd));
-    const size_t to = end > 0 && end <= ll_.size() ? ll_[end - 1].end : text_.size();
-    const std::string_view body = text_.substr(ll_[fwd].begin, to - ll_[fwd].begin);
-    pytreeInputs_ = body.find("tree_flatten_spec(") != std::string_view::npos;
+  {  // pytree codegen: a statement of forward's own body flattens its inputs (`a, b, = fx_pytree.tree_flatten_spec(
+     // ...)`). Only code counts: the same words in a comment (a `# File:` line's code) or a string are not codegen.
+    const size_t end = std::min(blockEnd(static_cast<size_t>(fwd)), ll_.size());
+    for (size_t i = static_cast<size_t>(fwd) + 1; i < end && !pytreeInputs_; ++i) {
+      if (ll_[i].blank || ll_[i].comment) continue;
+      const std::string_view code = lineBody(ll_[i]);
+      char quote = 0;
+      for (size_t k = 0; k < code.size() && !pytreeInputs_; ++k) {
+        const char c = code[k];
+        if (quote) {
+          if (c == '\\') ++k;
+          else if (c == quote) quote = 0;
+        } else if (c == '\'' || c == '"') {
+          quote = c;
+        } else if (c == '#') {
+          break;
+        } else if (code.substr(k, 18) == "tree_flatten_spec(") {
+          pytreeInputs_ = true;
+        }
+      }
+    }
   }
   survey(fwd, rep);
   g_.nodes.reserve(ll_.size() - static_cast<size_t>(fwd));  // at most a node per logical line of forward
