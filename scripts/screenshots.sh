@@ -11,14 +11,14 @@ if [ ! -x "$BIN" ]; then
   exit 2
 fi
 if [ -z "${DISPLAY:-}" ] && [ -z "${SHARDSCOPE_SCREENSHOTS_INNER:-}" ]; then
-  exec env SHARDSCOPE_SCREENSHOTS_INNER=1 xvfb-run -a -s "-screen 0 1920x1200x24" "$0" "$@"
+  exec env SHARDSCOPE_SCREENSHOTS_INNER=1 xvfb-run -a -s "-screen 0 2560x1600x24" "$0" "$@"
 fi
 OUT=docs/images
 mkdir -p "$OUT"
 shot() {  # shot NAME FILE [render flags...]
   local name=$1 file=$2
   shift 2
-  if [ ! -f "$file" ]; then
+  if [ ! -e "$file" ]; then
     echo "skip $name: $file missing"
     return
   fi
@@ -50,6 +50,18 @@ shot small_llama3_2d_1280x720 tests/data/real/llama3_2d/rank0.log --size 1280x72
 shot small_llama3_2d_1366x768 tests/data/real/llama3_2d/rank0.log --size 1366x768
 shot small_seed1_light_1280x720 tests/data/real/seed1_buggy --size 1280x720 --theme light
 shot small_seed1_compare_1280x720 tests/data/real/seed1_buggy --compare tests/data/real/seed1_fixed --size 1280x720
+# The graph overview (docs/app.md): Fit's level on the real LLaMA-3 log at three window sizes, its output selected
+# (outside every module box), and one layer opened; DTensor programs: the eager and the compiled TP MLP, and the
+# Communication view; AutoSP's seq_dim fix offered at the slice.
+shot overview_llama3_2d_1280x720 tests/data/real/llama3_2d/rank0.log --view graph --select output --size 1280x720
+shot overview_llama3_2d_1600x1000 tests/data/real/llama3_2d/rank0.log --view graph --select output --size 1600x1000
+shot overview_llama3_2d_2560x1440 tests/data/real/llama3_2d/rank0.log --view graph --select output --size 2560x1440
+shot overview_llama3_2d_open tests/data/real/llama3_2d/rank0.log --view graph --select add_4 --size 1600x1000
+shot overview_seed1_1280x720 tests/data/real/seed1_buggy --size 1280x720
+shot dtensor_tp_mlp_eager tests/data/real/dtensor/tp_mlp/debug_mode_nn_module.rank0.txt --size 1600x1000
+shot dtensor_tp_mlp_compiled tests/data/real/dtensor/tp_mlp/trace_aot_eager --size 1600x1000
+shot comm_fsdp_tp tests/data/real/dtensor/fsdp_tp/debug_mode_nn_module.rank0.txt --view comm --size 900x400
+shot inspector_autosp_real tests/data/real/autosp/seq0_buggy/rank0.log --view inspector --select slice_2 --size 700x700
 # Compare mode: seed 1 as shipped against its fix (fixed into a temporary file by the fix verb).
 FIXED_DIR=$(mktemp -d)
 FIXED="$FIXED_DIR/falcon_index_put_2d_fixed.plan.json"
