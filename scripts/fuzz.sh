@@ -33,6 +33,10 @@ seed_files() {
     fuzz_native_plan|fuzz_native_fast) patterns=('*.plan.json') ;;
     fuzz_autoparallel_json|fuzz_placements_json) patterns=('*.json') ;;
     fuzz_fx_text) patterns=('*.py' '*.txt' '*.fx') ;;
+    # Applied graphs: the real logs' parallel graphs (and torch's aot_joint_graph of the same run), the
+    # applied-only fixtures, and graphs with every collective form (reduce_scatter, all_to_all_single, ...).
+    fuzz_applied_graph) patterns=('*parallel_graph.txt' 'aot_joint_graph.txt' '*applied*.txt' '*applied*.py'
+                                  'collectives.print_readable.py' 'moe_hop.repro.py') ;;
     *) return 0 ;;
   esac
   for dir in samples tests/data; do
@@ -47,6 +51,7 @@ dict_for() {
     fuzz_placement) echo fuzz/dict/placement.dict ;;
     fuzz_fx_text) echo fuzz/dict/fx.dict ;;
     fuzz_redistribute) ;;
+    fuzz_applied_graph) echo fuzz/dict/applied.dict ;;
     *) echo fuzz/dict/json.dict ;;
   esac
 }

@@ -61,7 +61,8 @@ nlohmann::json appliedJson(const AppliedGraph& a, const DeviceMesh& mesh) {
 
 void printAloneSummary(const AppliedAlone& a) {
   std::cout << "applied graph alone: " << a.plan.graph.size() << " nodes, mesh " << a.plan.mesh.toString()
-            << (a.meshInferred ? " (inferred from its collectives)" : "") << ", " << a.collectives.size() << " collectives\n";
+            << (a.meshInferred ? " (inferred from its collectives)" : "")
+            << (a.meshProblem.empty() ? "" : " (none inferred: " + Error::oneLine(a.meshProblem) + ")") << ", " << a.collectives.size() << " collectives\n";
   std::map<std::pair<int, int>, std::tuple<int, int64_t, double>> totals;
   for (const auto& c : a.collectives) {
     auto& t = totals[{c.meshDim, static_cast<int>(c.kind)}];

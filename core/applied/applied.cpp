@@ -13,6 +13,8 @@
 #include "core/applied/applied_detail.h"
 #include "core/model/layout.h"
 #include "core/model/enum_names.h"
+#include "core/model/limits.h"
+#include "core/model/saturate.h"
 
 namespace ss {
 using namespace applied_detail;
@@ -222,6 +224,26 @@ AppliedAlone analyzeAppliedAlone(Plan applied, const std::optional<DeviceMesh>& 
   if (!m) {
     m = inferMesh(out.collectives, &groups);
     out.meshInferred = m.has_value();
+    // Sizes that make no mesh (past kMaxRanks ranks or kMaxMeshDims dims together): each collective with a size is
+    // invalid, naming them all (which one is wrong the graph does not say).
+    std::map<std::string, int64_t> sizes;
+    for (const auto& c : out.collectives)
+      if (c.groupSize > 1) sizes[c.group] = c.groupSize;
+    if (!m && !sizes.empty()) {
+      out.meshProblem = "the group sizes of its collectives (";
+      bool first = true;
+      for (const auto& [g, size] : sizes) {
+        out.meshProblem += (first ? "" : ", ") + std::to_string(size) + " on group '" + Error::oneLine(g) + "'";
+        first = false;
+      }
+      out.meshProblem += ") make no mesh of at most " + std::to_string(limits::kMaxRanks) + " ranks and " +
+                         std::to_string(limits::kMaxMeshDims) + " dims";
+      for (auto& c : out.collectives)
+        if (c.groupSize > 1) {
+          c.invalid = out.meshProblem;
+          c.groupSize = 0;
+        }
+    }
   }
   for (const auto& [g, dim] : opts.groups) groups[g] = dim;
   applied.mesh = m.value_or(DeviceMesh());

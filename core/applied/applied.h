@@ -8,6 +8,11 @@
 // - Collectives are `_c10d_functional.*` ops and `_dtensor.shard_dim_alltoall`; `wait_tensor` is their wait, not
 //   a collective. A collective's group size comes from its size argument, else from its shapes (an all-to-all
 //   grows its gather dim by the group size), else from its split lists.
+// - What the graph says is checked before it is used (the graph is input): a group size outside [1, kMaxRanks],
+//   a negative literal split size, more splits than kMaxRanks, a gather or shard dim outside its tensor, or (once
+//   mapped onto a mesh) a group size that no process group of the mesh has (no mesh dim's size, nor a product of
+//   mesh dims': a flattened sub-mesh) make the collective invalid (AppliedCollective::invalid says why): it has no
+//   group size and no mesh dim, performs no planned step, and is an `invalid-collective` error at its node.
 // - Group names map to mesh dims by, in order: `--group NAME=MESHDIM` overrides; group size (a size that only one
 //   mesh dim has, or the product of all mesh dims: the flattened mesh); elimination (the one mesh dim of that size
 //   no other group took). A group still ambiguous stays unmapped (meshDim -1) and is reported.
@@ -53,6 +58,9 @@ struct AppliedCollective {
   int64_t bytes = 0;              // sent per rank (docs/cost-model.md's formulas on the local shapes)
   double timeUs = 0;
   int planConsumer = -1, planInput = -1;  // the plan edge whose transition it performs, -1 when none
+  // Why its arguments are no collective a process group of the mesh runs ("group size -1 is not a number of
+  // ranks (1 to 1048576)"); empty when valid. An invalid collective has groupSize 0 and meshDim -1.
+  std::string invalid;
   std::string toString(const DeviceMesh& mesh) const;  // "all_to_all (shard_dim_alltoall) on mesh dim 1 (dim1), 48.0 KiB, 9.3 us"
 };
 
@@ -132,7 +140,9 @@ struct AppliedGraph {
 
 // Collectives of an applied graph (mesh dims not yet mapped).
 std::vector<AppliedCollective> findCollectives(const Graph& g);
-// Maps group names to mesh dims (fills each collective's meshDim); returns one entry per group. With the tracing
+// Maps group names to mesh dims (fills each collective's meshDim); returns one entry per group. An override naming
+// a mesh dim the mesh lacks leaves its group unmapped (the session refuses such a --group before this). A valid
+// collective whose group size no process group of `mesh` has becomes invalid here. With the tracing
 // rank's mesh coordinate, a group that sizes leave ambiguous takes the one mesh dim whose name torch's DeviceMesh
 // gives it on that rank (torchGroupName), if exactly one does ("torch's group numbering").
 std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const DeviceMesh& mesh,
@@ -151,7 +161,8 @@ void costCollectives(std::vector<AppliedCollective>& cs, const CostModel& cost);
 
 // Reads nothing: `applied` is the applied graph's plan (FX reader). Matches, maps and costs.
 AppliedGraph analyzeApplied(const Plan& plan, Plan applied, const AppliedOptions& opts = {});
-// The checks: transition-not-applied (error), unplanned-collective (warning), local-shape-mismatch (error);
+// The checks: transition-not-applied (error), unplanned-collective (warning), local-shape-mismatch (error),
+// invalid-collective (error, at the plan node the collective feeds; not also an unplanned-collective);
 // plus one plan-wide info with the match summary. Diagnostics point at plan nodes.
 Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& copts = {});
 
@@ -162,7 +173,15 @@ struct AppliedAlone {
   std::vector<AppliedCollective> collectives;
   std::vector<GroupMapping> groups;
   bool meshInferred = false;
+  // Why no mesh was inferred although its collectives have group sizes ("the group sizes of its collectives
+  // (1048576 on group '1', 4 on group '2') make no mesh of at most 1048576 ranks and 8 dims"); empty otherwise.
+  std::string meshProblem;
 };
 AppliedAlone analyzeAppliedAlone(Plan applied, const std::optional<DeviceMesh>& mesh, const AppliedOptions& opts = {});
+// The invalid-collective errors of an applied graph alone, at the collectives' own nodes (its plan is the applied
+// graph), one per invalid collective.
+Diagnostics invalidCollectiveDiagnostics(const AppliedAlone& a);
+// The error (node -1: the caller places it) for invalid collective `c` of applied graph `g`.
+Diagnostic invalidCollectiveDiagnostic(const Graph& g, const AppliedCollective& c);
 
 }  // namespace ss

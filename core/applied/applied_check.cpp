@@ -580,6 +580,16 @@ void reportUnplannedCollectives(const Plan& plan, AppliedGraph& a, const std::ve
         frontier.push_back(user);
       }
     }
+    // An invalid collective is an error where it feeds (its arguments are wrong, in a region's program too), not
+    // one more unplanned warning.
+    if (!col.invalid.empty()) {
+      Diagnostic x = invalidCollectiveDiagnostic(ag, col);
+      x.node = consumer;
+      x.input = consumer >= 0 ? input : -1;
+      x.message += consumer >= 0 ? " (it feeds " + pg.nodes[consumer].name + ")" : "";
+      d.items.push_back(std::move(x));
+      continue;
+    }
     if (region) continue;
     a.unplanned.push_back({static_cast<int>(q), consumer, input});
     Diagnostic x;
@@ -618,6 +628,26 @@ void reportLocalShapeMismatches(const Plan& plan, const AppliedGraph& a, const s
 }
 
 }  // namespace
+
+Diagnostic invalidCollectiveDiagnostic(const Graph& g, const AppliedCollective& c) {
+  Diagnostic x;
+  x.severity = Severity::Error;
+  x.kind = DiagKind::InvalidCollective;
+  x.message = "the applied graph's '" + g.nodes[c.node].name + "' (" + c.op + " on group '" + Error::oneLine(c.group) +
+              "') is no collective a process group runs: " + c.invalid;
+  return x;
+}
+
+Diagnostics invalidCollectiveDiagnostics(const AppliedAlone& a) {
+  Diagnostics d;
+  for (const AppliedCollective& c : a.collectives) {
+    if (c.invalid.empty()) continue;
+    Diagnostic x = invalidCollectiveDiagnostic(a.plan.graph, c);
+    x.node = c.node;
+    d.items.push_back(std::move(x));
+  }
+  return d;
+}
 
 Diagnostics checkApplied(const Plan& plan, AppliedGraph& a, const CheckOptions& copts) {
   Diagnostics d;

@@ -12,6 +12,8 @@
 #include "core/applied/applied_detail.h"
 #include "core/model/layout.h"
 #include "core/model/enum_names.h"
+#include "core/model/limits.h"
+#include "core/model/saturate.h"
 
 namespace ss {
 using namespace applied_detail;
@@ -69,7 +71,7 @@ const AppliedTransition* AppliedGraph::transitionAt(int consumer, int input) con
 }
 
 std::string AppliedCollective::toString(const DeviceMesh& mesh) const {
-  std::string s = std::string(collectiveName(kind)) + " (" + op + ") on " + meshDimString(mesh, meshDim) + ", group '" + group + "'";
+  std::string s = std::string(collectiveName(kind)) + " (" + op + ") on " + meshDimString(mesh, meshDim) + ", group '" + Error::oneLine(group) + "'";
   if (bytes > 0) s += ", " + formatBytes(bytes) + " per rank, " + formatTimeUs(timeUs);
   return s;
 }
@@ -137,6 +139,34 @@ void findReassembly(const Graph& g, AppliedCollective& c) {
   }
 }
 
+// "" when `size` (a group size the graph gives) is a number of ranks a process group can have; else why not.
+std::string groupSizeProblem(int64_t size, const char* what) {
+  if (size >= 1 && size <= limits::kMaxRanks) return "";
+  return std::string(what) + " " + std::to_string(size) + " is not a number of ranks (1 to " +
+         std::to_string(limits::kMaxRanks) + ")";
+}
+
+// "" when tensor dim `d` (a gather or shard dim the graph gives) is one of a value of rank `rank` (-1: unknown,
+// then any dim a tensor may have); else why not.
+std::string tensorDimProblem(int64_t d, int rank, const char* what) {
+  const int64_t r = rank >= 0 ? rank : limits::kMaxTensorRank;
+  if (d >= -r && d < r) return "";
+  return std::string(what) + " " + std::to_string(d) + " is out of range for " +
+         (rank >= 0 ? "a tensor of " + std::to_string(rank) + " dims" : std::string("any tensor"));
+}
+
+// all_to_all_single's split lists: at most kMaxRanks entries, literal sizes not negative.
+std::string splitListProblem(const Arg& a, const char* what) {
+  if (!a.isList()) return "";
+  if (static_cast<int64_t>(a.items.size()) > limits::kMaxRanks)
+    return std::string(what) + " has " + std::to_string(a.items.size()) + " entries, more than a group's ranks (" +
+           std::to_string(limits::kMaxRanks) + ")";
+  for (size_t k = 0; k < a.items.size(); ++k)
+    if (a.items[k].isInt() && a.items[k].i < 0)
+      return std::string(what) + " entry " + std::to_string(k) + " is " + std::to_string(a.items[k].i) + ", a negative size";
+  return "";
+}
+
 }  // namespace
 
 std::vector<AppliedCollective> findCollectives(const Graph& g) {
@@ -150,15 +180,22 @@ std::vector<AppliedCollective> findCollectives(const Graph& g) {
     c.node = i;
     c.op = stripOverload(n.op.substr(n.op.find('.') + 1));
     auto strArg = [&](size_t k) { return k < n.args.size() && n.args[k].kind == Arg::Kind::String ? n.args[k].s : std::string(); };
-    auto intArg = [&](size_t k) { return k < n.args.size() && n.args[k].isInt() ? n.args[k].i : int64_t{0}; };
+    auto isIntArg = [&](size_t k) { return k < n.args.size() && n.args[k].isInt(); };
+    auto intArg = [&](size_t k) { return isIntArg(k) ? n.args[k].i : int64_t{0}; };
+    // A group size argument: absent (not an int) leaves it unknown; present, it must be a number of ranks.
+    auto sizeArg = [&](size_t k) {
+      if (!isIntArg(k)) return;
+      if (std::string why = groupSizeProblem(n.args[k].i, "group size"); !why.empty()) c.invalid = why;
+      else c.groupSize = n.args[k].i;
+    };
     if (c.op == "all_gather_into_tensor" || c.op == "all_gather_into_tensor_coalesced") {
       c.kind = CollectiveKind::AllGather;
-      c.groupSize = intArg(1);
+      sizeArg(1);
       c.group = strArg(2);
     } else if (c.op == "reduce_scatter_tensor" || c.op == "reduce_scatter_tensor_coalesced") {
       c.kind = CollectiveKind::ReduceScatter;
       c.reduceOp = strArg(1);
-      c.groupSize = intArg(2);
+      sizeArg(2);
       c.group = strArg(3);
     } else if (c.op == "all_reduce" || c.op == "all_reduce_coalesced") {
       c.kind = CollectiveKind::AllReduce;
@@ -166,33 +203,57 @@ std::vector<AppliedCollective> findCollectives(const Graph& g) {
       c.group = strArg(2);
     } else if (c.op == "all_to_all_single") {
       c.kind = CollectiveKind::AllToAll;
-      if (n.args.size() > 1 && n.args[1].isList() && !n.args[1].items.empty())
+      for (size_t k : {size_t{1}, size_t{2}})
+        if (c.invalid.empty() && k < n.args.size())
+          c.invalid = splitListProblem(n.args[k], k == 1 ? "output_split_sizes" : "input_split_sizes");
+      // One split per rank in each list (torch's all_to_all_single requires as many as the group has ranks).
+      if (c.invalid.empty() && n.args.size() > 2 && n.args[1].isList() && n.args[2].isList() &&
+          !n.args[1].items.empty() && !n.args[2].items.empty() && n.args[1].items.size() != n.args[2].items.size())
+        c.invalid = "output_split_sizes has " + std::to_string(n.args[1].items.size()) + " entries and input_split_sizes " +
+                    std::to_string(n.args[2].items.size()) + ", where each has one per rank of the group";
+      if (c.invalid.empty() && n.args.size() > 1 && n.args[1].isList() && !n.args[1].items.empty())
         c.groupSize = static_cast<int64_t>(n.args[1].items.size());
       c.group = strArg(3);
     } else if (dt) {
       c.kind = CollectiveKind::AllToAll;
-      c.gatherDim = static_cast<int>(intArg(1));
-      c.shardDim = static_cast<int>(intArg(2));
       c.group = strArg(3);
     } else {
       // broadcast and the rest: kept (they communicate), kind unknown; the group is the last string argument.
       for (size_t k = n.args.size(); k-- > 0;)
         if (n.args[k].kind == Arg::Kind::String) { c.group = n.args[k].s; break; }
     }
+    int inRank = -1;  // its input's rank, -1 when not known
     if (!n.args.empty() && n.args[0].isTensor())
       if (const TensorMeta* m = g.meta(n.args[0].t)) {
-        if (m->known) c.inShape = m->shape;
+        if (m->known) c.inShape = m->shape, inRank = m->rank();
         c.dtype = m->dtype;
       }
     if (!n.outputs.empty() && n.outputs[0].known) {
       c.outShape = n.outputs[0].shape;
       if (c.dtype == DType::Unknown) c.dtype = n.outputs[0].dtype;
     }
+    if (dt) {
+      // Its gather and shard dims index its input's shape: checked against the input's rank (any tensor's when
+      // unknown) before they are narrowed to int.
+      for (auto [k, what] : {std::pair<size_t, const char*>{1, "gather dim"}, {2, "shard dim"}}) {
+        if (!isIntArg(k) || !c.invalid.empty()) continue;
+        c.invalid = tensorDimProblem(n.args[k].i, inRank, what);
+      }
+      if (c.invalid.empty()) {
+        // Negative dims count from the end, as torch's do (-1 stays unknown while the rank is).
+        auto normal = [&](int64_t d) { return static_cast<int>(d < 0 && inRank >= 0 ? d + inRank : d); };
+        c.gatherDim = normal(intArg(1));
+        c.shardDim = normal(intArg(2));
+      }
+    }
     // shard_dim_alltoall grows its gather dim by the group size.
-    if (dt && c.groupSize == 0 && c.gatherDim >= 0 && c.gatherDim < static_cast<int>(c.inShape.size()) &&
-        c.gatherDim < static_cast<int>(c.outShape.size()) && c.inShape[c.gatherDim] > 0 &&
-        c.outShape[c.gatherDim] % c.inShape[c.gatherDim] == 0)
-      c.groupSize = c.outShape[c.gatherDim] / c.inShape[c.gatherDim];
+    if (dt && c.invalid.empty() && c.groupSize == 0 && c.gatherDim >= 0 &&
+        c.gatherDim < static_cast<int>(c.inShape.size()) && c.gatherDim < static_cast<int>(c.outShape.size()) &&
+        c.inShape[c.gatherDim] > 0 && c.outShape[c.gatherDim] % c.inShape[c.gatherDim] == 0) {
+      const int64_t size = c.outShape[c.gatherDim] / c.inShape[c.gatherDim];
+      if (std::string why = groupSizeProblem(size, "the group size its gather dim shows,"); !why.empty()) c.invalid = why;
+      else c.groupSize = size;
+    }
     for (const auto& [user, input] : g.users(i))
       if (isWait(g.nodes[user])) { c.wait = user; break; }
     findReassembly(g, c);
@@ -227,8 +288,32 @@ std::string torchGroupName(const DeviceMesh& mesh, int dim, const std::vector<in
   return std::to_string(name + row);
 }
 
+namespace {
+// The sizes of the process groups a mesh has: every product of a non-empty set of its dims (one dim, a flattened
+// sub-mesh, the whole mesh). A mesh has at most kMaxMeshDims dims, so at most 255 products.
+std::set<int64_t> meshGroupSizes(const DeviceMesh& mesh) {
+  std::set<int64_t> out;
+  const int nd = mesh.ndim();
+  for (unsigned m = 1; m < (1u << nd); ++m) {
+    int64_t p = 1;
+    for (int d = 0; d < nd; ++d)
+      if (m & (1u << d)) p = satMul(p, mesh.dimSize(d));
+    out.insert(p);
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const DeviceMesh& mesh,
                                     const std::map<std::string, int>& overrides, const std::vector<int64_t>* coord) {
+  // A size no process group of the mesh has: the collective is invalid (applied.h), before any group takes its size.
+  const std::set<int64_t> groupSizes = meshGroupSizes(mesh);
+  for (auto& c : cs)
+    if (c.invalid.empty() && c.groupSize > 0 && c.groupSize != 1 && !groupSizes.count(c.groupSize)) {
+      c.invalid = "group size " + std::to_string(c.groupSize) + " is the size of no process group of the mesh " +
+                  mesh.toString() + " (a mesh dim, or a product of mesh dims)";
+      c.groupSize = 0;
+    }
   std::map<std::string, GroupMapping> byName;
   std::map<std::string, std::set<int64_t>> sizes;
   for (const auto& c : cs) {
@@ -241,11 +326,13 @@ std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const De
   for (auto& [name, g] : byName) {
     if (auto it = sizes.find(name); it != sizes.end() && it->second.size() == 1) g.size = *it->second.begin();
     if (auto o = overrides.find(name); o != overrides.end()) {
-      g.meshDim = o->second;
-      g.how = "--group";
-      if (g.meshDim >= 0 && g.meshDim < mesh.ndim()) {
+      if (o->second >= 0 && o->second < mesh.ndim()) {
+        g.meshDim = o->second;
+        g.how = "--group";
         taken[g.meshDim] = 1;
         if (g.size == 0) g.size = mesh.dimSize(g.meshDim);
+      } else {
+        g.how = "--group names mesh dim " + std::to_string(o->second) + ", which the mesh " + mesh.toString() + " lacks";
       }
     }
   }
@@ -370,6 +457,10 @@ std::vector<GroupMapping> mapGroups(std::vector<AppliedCollective>& cs, const De
   for (auto& [name, g] : byName) out.push_back(g);
   std::sort(out.begin(), out.end(), [](const GroupMapping& a, const GroupMapping& b) { return groupLess(a.group, b.group); });
   for (auto& c : cs) {
+    if (!c.invalid.empty()) {
+      c.meshDim = -1;
+      continue;
+    }
     const GroupMapping& g = byName[c.group];
     c.meshDim = g.consistent || c.groupSize == g.size ? g.meshDim : -1;
     if (c.groupSize == 0) c.groupSize = g.meshDim >= 0 ? mesh.dimSize(g.meshDim) : g.meshDim == -2 ? mesh.size() : g.size;
@@ -404,21 +495,25 @@ std::optional<DeviceMesh> inferMesh(const std::vector<AppliedCollective>& cs, st
     for (size_t i = 0; i < gs.size(); ++i) {
       int64_t prod = 1;
       for (size_t k = 0; k < gs.size(); ++k)
-        if (k != i) prod *= gs[k].second;
+        if (k != i) prod = satMul(prod, gs[k].second);
       if (prod == gs[i].second) {
         gs.erase(gs.begin() + static_cast<long>(i));
         break;
       }
     }
   }
+  // One dim per group; groupDims only for a mesh that exists (a group's dim indexes it).
   std::vector<int64_t> shape;
+  std::map<std::string, int> dims;
   for (auto& [n, s] : gs) {
-    if (groupDims) (*groupDims)[n] = static_cast<int>(shape.size());
+    dims[n] = static_cast<int>(shape.size());
     shape.push_back(s);
   }
   if (shape.size() > static_cast<size_t>(kMaxMeshDims)) return std::nullopt;
   auto m = DeviceMesh::make(shape);
   if (!m) return std::nullopt;
+  if (groupDims)
+    for (const auto& [n, d] : dims) (*groupDims)[n] = d;
   return *m;
 }
 
@@ -426,19 +521,22 @@ std::optional<DeviceMesh> inferMesh(const std::vector<AppliedCollective>& cs, st
 
 void costCollectives(std::vector<AppliedCollective>& cs, const CostModel& cost) {
   for (auto& c : cs) {
-    const int64_t k = std::max<int64_t>(c.groupSize, 1);
+    // k <= kMaxRanks (findCollectives and mapGroups check it); element counts saturate (a described tensor may
+    // hold 2^62 elements), so bytes never wrap.
+    const int64_t k = std::clamp<int64_t>(c.groupSize, 1, limits::kMaxRanks);
     const int64_t bytesPer = dtypeBytes(c.dtype);
     const int64_t eIn = c.inShape.empty() && c.outShape.empty() ? 0 : TensorMeta{c.inShape.empty() ? c.outShape : c.inShape, c.dtype, true}.numel();
+    const int64_t chunk = eIn / k + (eIn % k != 0);
     int64_t elems = 0;
     int steps = 0;
     switch (c.kind) {
-      case CollectiveKind::AllGather: elems = (k - 1) * eIn; steps = static_cast<int>(k - 1); break;
-      case CollectiveKind::ReduceScatter: elems = (k - 1) * ((eIn + k - 1) / k); steps = static_cast<int>(k - 1); break;
-      case CollectiveKind::AllReduce: elems = 2 * (k - 1) * ((eIn + k - 1) / k); steps = static_cast<int>(2 * (k - 1)); break;
-      case CollectiveKind::AllToAll: elems = (k - 1) * ((eIn + k - 1) / k); steps = static_cast<int>(k - 1); break;
+      case CollectiveKind::AllGather: elems = satMul(k - 1, eIn); steps = static_cast<int>(k - 1); break;
+      case CollectiveKind::ReduceScatter: elems = satMul(k - 1, chunk); steps = static_cast<int>(k - 1); break;
+      case CollectiveKind::AllReduce: elems = satMul(2 * (k - 1), chunk); steps = static_cast<int>(2 * (k - 1)); break;
+      case CollectiveKind::AllToAll: elems = satMul(k - 1, chunk); steps = static_cast<int>(k - 1); break;
       default: break;
     }
-    c.bytes = elems * bytesPer;
+    c.bytes = satMul(elems, bytesPer);
     const Link& link = c.meshDim >= 0 ? cost.linkFor(c.meshDim) : cost.intraNode;
     c.timeUs = steps * link.alphaUs + (link.betaGBps > 0 ? static_cast<double>(c.bytes) / (link.betaGBps * 1e3) : 0.0);
   }
@@ -464,7 +562,9 @@ std::string AppliedGraph::summary(const DeviceMesh& mesh) const {
   s << "applied graph on rank " << rank << " " << coordString(coord) << ": " << matched << " of " << planNodes
     << " plan nodes matched, " << collectives.size() << " collectives";
   if (transitionsPlanned > 0) s << ", " << transitionsFound << " of " << transitionsPlanned << " planned transitions found";
-  for (const auto& g : groups) s << "; group '" << g.group << "' -> " << meshDimString(mesh, g.meshDim) << " (" << g.how << ")";
+  // Group names are the graph's strings: escaped, so the summary stays one line.
+  for (const auto& g : groups)
+    s << "; group '" << Error::oneLine(g.group) << "' -> " << meshDimString(mesh, g.meshDim) << " (" << Error::oneLine(g.how) << ")";
   return s.str();
 }
 

@@ -33,6 +33,15 @@ Result<Plan> readApplied(const ArtifactText& a) {
   return p;
 }
 
+// A --group naming a mesh dim the mesh lacks: refused with one line (mapGroups would leave it unmapped).
+std::optional<Error> groupOverrideProblem(const std::map<std::string, int>& groups, const DeviceMesh& mesh) {
+  for (const auto& [name, dim] : groups)
+    if (dim < 0 || dim >= mesh.ndim())
+      return Error{"--group " + name + "=" + std::to_string(dim) + ": the mesh " + mesh.toString() + " has mesh dims 0 to " +
+                   std::to_string(mesh.ndim() - 1)};
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool needsSession(const SessionInputs& in) {
@@ -204,9 +213,11 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
     if (!ap) return ap.error();
     if (!s.hasPlan) {
       s.alone = analyzeAppliedAlone(std::move(*ap), in.mesh, opts);
+      if (auto bad = groupOverrideProblem(opts.groups, s.alone->plan.mesh)) return *bad;
       s.plan = s.alone->plan;
       break;
     }
+    if (auto bad = groupOverrideProblem(opts.groups, s.plan.mesh)) return *bad;
     AppliedOptions o = opts;
     o.rank = in.rank >= 0 && runs.size() == 1 ? in.rank : a.rank;
     s.applied.push_back(analyzeApplied(s.plan, std::move(*ap), o));
@@ -224,7 +235,15 @@ Result<AppliedSession> loadSession(const SessionInputs& in, const AppliedOptions
 Diagnostics checkSession(AppliedSession& s, const CheckOptions& opts) {
   // An applied graph alone has rank-local shapes and no specs: the checker's shape rules judge every node as on a
   // plain graph (the same rules, the same messages), through its collectives and waits.
-  if (!s.hasPlan) return s.alone ? checkPlan(s.alone->plan, opts) : Diagnostics{};
+  if (!s.hasPlan) {
+    if (!s.alone) return Diagnostics{};
+    Diagnostics d = checkPlan(s.alone->plan, opts);
+    // Its invalid collectives, each where the checker has no error yet (a group size of -1 is already the
+    // all_gather's shape error: one error per wrong thing).
+    for (Diagnostic& x : invalidCollectiveDiagnostics(*s.alone).items)
+      if (d.worstFor(x.node) != Severity::Error) d.items.push_back(std::move(x));
+    return d;
+  }
   Diagnostics d = checkPlan(s.plan, opts);
   if (s.program || s.compiled) asDTensorProgram(d);
   Diagnostics x = sessionDiagnostics(s.plan, s.program, s.compiled, s.applied, opts);

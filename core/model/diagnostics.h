@@ -43,7 +43,8 @@ const char* severityName(Severity s);  // "info", "warning", "error"
   X(UnknownLossNode, "unknown-loss-node")           \
   X(ImplicitRedistribute, "implicit-redistribute")   \
   X(DataDependentMean, "data-dependent-mean")       \
-  X(TorchVersion, "torch-version")
+  X(TorchVersion, "torch-version")                   \
+  X(InvalidCollective, "invalid-collective")
 
 enum class DiagKind : uint8_t {
 #define SS_DIAG_KIND_ENUM(e, s) e,

@@ -4,6 +4,8 @@
 #include <numeric>
 
 #include "core/model/layout.h"
+#include "core/model/limits.h"
+#include "core/model/saturate.h"
 #include "core/ops/op_shapes_detail.h"
 
 namespace ss::ops::detail {
@@ -168,18 +170,39 @@ void addModelRules(RuleTable& t) {
     if (!x) return std::nullopt;
     return Metas{*x, meta(x->shape, DType::Bool)};
   };
-  t["all_gather_into_tensor"] = [](const Ctx& c) -> std::optional<Metas> {
+  // A group size the graph gives must be a number of ranks; a gathered dim 0 must stay inside a tensor's limits
+  // (the graph is input: 2^20 ranks times a large dim, or INT64_MAX, is an error, never a wrapped size).
+  auto badGroupSize = [](const Ctx& c, const Arg* at, int64_t gs) -> bool {
+    if (gs >= 1 && gs <= limits::kMaxRanks) return false;
+    c.failArg(at, c.title() + ": group_size " + std::to_string(gs) + " is not a number of ranks (1 to " +
+                      std::to_string(limits::kMaxRanks) + ")");
+    return true;
+  };
+  auto gathered = [](const Ctx& c, const Arg* at, const TensorMeta& x, int64_t gs) -> std::optional<TensorMeta> {
+    TensorMeta r = x;
+    const __int128 d0 = static_cast<__int128>(x.shape[0]) * gs;
+    r.shape[0] = d0 <= limits::kMaxTensorDimSize ? static_cast<int64_t>(d0) : -1;
+    if (r.shape[0] < 0 || !shapeWithinLimits(r.shape)) {
+      c.failArg(at, c.title() + ": dim 0 of " + shapeToString(x.shape) + " gathered over " + std::to_string(gs) +
+                        " ranks is past the limits of a tensor");
+      return std::nullopt;
+    }
+    return r;
+  };
+  t["all_gather_into_tensor"] = [badGroupSize, gathered](const Ctx& c) -> std::optional<Metas> {
     const TensorMeta* x = c.tensor(0);
     auto gs = c.integer(1, "group_size");
     if (!x || !gs || x->rank() == 0) return std::nullopt;
-    TensorMeta r = *x;
-    r.shape[0] *= *gs;
-    return Metas{r};
+    if (badGroupSize(c, c.arg(1, "group_size"), *gs)) return std::nullopt;
+    auto r = gathered(c, c.arg(0), *x, *gs);
+    if (!r) return std::nullopt;
+    return Metas{*r};
   };
-  t["reduce_scatter_tensor"] = [](const Ctx& c) -> std::optional<Metas> {
+  t["reduce_scatter_tensor"] = [badGroupSize](const Ctx& c) -> std::optional<Metas> {
     const TensorMeta* x = c.tensor(0);
     auto gs = c.integer(2, "group_size");
-    if (!x || !gs || *gs <= 0 || x->rank() == 0) return std::nullopt;
+    if (!x || !gs || x->rank() == 0) return std::nullopt;
+    if (badGroupSize(c, c.arg(2, "group_size"), *gs)) return std::nullopt;
     if (x->shape[0] % *gs != 0)
       return c.fail(0, c.title() + ": dim 0 of " + shapeToString(x->shape) + " does not split into " + std::to_string(*gs) +
                            " equal parts (the group size)");
@@ -192,13 +215,14 @@ void addModelRules(RuleTable& t) {
   // reduce_scatter_tensor_coalesced(inputs, reduce_op, group_size, group_name) divides it (evenly),
   // all_reduce_coalesced(inputs, reduce_op, group_name) keeps every shape.
   enum class Coalesced { Gather, Scatter, Reduce };
-  auto coalesced = [](const Ctx& c, Coalesced kind) -> std::optional<Metas> {
+  auto coalesced = [badGroupSize, gathered](const Ctx& c, Coalesced kind) -> std::optional<Metas> {
     const Arg* list = c.arg(0, "inputs");
     if (!list || !list->isList() || list->items.empty()) return std::nullopt;
     std::optional<int64_t> gs;
     if (kind != Coalesced::Reduce) {
-      gs = c.integer(kind == Coalesced::Gather ? 1 : 2, "group_size");
-      if (!gs || *gs <= 0) return std::nullopt;
+      const size_t k = kind == Coalesced::Gather ? 1 : 2;
+      gs = c.integer(k, "group_size");
+      if (!gs || badGroupSize(c, c.arg(k, "group_size"), *gs)) return std::nullopt;
     }
     Metas out;
     for (const Arg& x : list->items) {
@@ -206,7 +230,11 @@ void addModelRules(RuleTable& t) {
       if (!m) return std::nullopt;
       TensorMeta r = *m;
       if (kind != Coalesced::Reduce && r.rank() == 0) return std::nullopt;
-      if (kind == Coalesced::Gather) r.shape[0] *= *gs;
+      if (kind == Coalesced::Gather) {
+        auto g = gathered(c, &x, r, *gs);
+        if (!g) return std::nullopt;
+        r = *g;
+      }
       if (kind == Coalesced::Scatter) {
         if (r.shape[0] % *gs != 0)
           return c.failArg(&x, c.title() + ": dim 0 of " + shapeToString(r.shape) + " does not split into " +
@@ -227,8 +255,26 @@ void addModelRules(RuleTable& t) {
     if (!x) return std::nullopt;
     TensorMeta r = *x;
     const Arg* out = c.arg(1, "output_split_sizes");
+    // Split sizes the graph gives: not negative, and a sum inside a tensor dim's limit (never a wrapped sum).
+    auto splitTotal = [&](const Shape& sizes, int k, const char* what) -> std::optional<int64_t> {
+      int64_t total = 0;
+      for (int64_t v : sizes) {
+        if (v < 0) {
+          c.fail(k, c.title() + ": " + what + " " + shapeToString(sizes) + " hold the negative size " + std::to_string(v));
+          return std::nullopt;
+        }
+        total = satAdd(total, v);
+      }
+      if (total > limits::kMaxTensorDimSize) {
+        c.fail(k, c.title() + ": " + what + " " + shapeToString(sizes) + " add up to more than a tensor dim may hold");
+        return std::nullopt;
+      }
+      return total;
+    };
     if (auto ins = c.ints(2, "input_split_sizes"); ins && !ins->empty() && x->rank() > 0) {
-      const int64_t total = std::accumulate(ins->begin(), ins->end(), int64_t{0});
+      const std::optional<int64_t> sum = splitTotal(*ins, 2, "the input splits");
+      if (!sum) return std::nullopt;
+      const int64_t total = *sum;
       if (total != x->shape[0])
         return c.fail(0, c.title() + ": the input splits " + shapeToString(*ins) + " add up to " + std::to_string(total) +
                              ", but dim 0 of the input " + shapeToString(x->shape) + " is " + std::to_string(x->shape[0]));
@@ -240,7 +286,9 @@ void addModelRules(RuleTable& t) {
         r.known = false;
         return Metas{r};
       }
-      r.shape[0] = std::accumulate(outs->begin(), outs->end(), int64_t{0});
+      const std::optional<int64_t> sum = splitTotal(*outs, 1, "the output splits");
+      if (!sum) return std::nullopt;
+      r.shape[0] = *sum;
     }
     return Metas{r};
   };
