@@ -18,6 +18,9 @@
 namespace ss::ops::detail {
 
 using Metas = std::vector<TensorMeta>;
+// The most outputs a splitting rule (split, chunk, unbind) infers: a graph names each piece with a getitem, and a
+// dim of 2^53 split by 1 must not become a vector of that size (fuzz_applied_graph's timeout).
+inline constexpr int64_t kMaxInferredPieces = 4096;
 using Shape = std::vector<int64_t>;
 
 struct Ctx {

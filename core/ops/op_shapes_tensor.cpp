@@ -285,6 +285,9 @@ void addViewRules(RuleTable& t) {
     if (!m || !sz || *sz <= 0) return std::nullopt;
     int64_t dim = wrapDim(c.integer(2, "dim").value_or(0), m->rank());
     if (dim < 0 || dim >= m->rank()) return std::nullopt;
+    // More pieces than a graph gives getitems for (a dim of 2^53 split by 1) are not inferred: never a vector of
+    // a tensor dim's size.
+    if (m->shape[dim] < 0 || m->shape[dim] / *sz > kMaxInferredPieces) return std::nullopt;
     Shape sizes;
     for (int64_t left = m->shape[dim]; left > 0; left -= *sz) sizes.push_back(std::min(left, *sz));
     return splitInto(*m, dim, sizes);
@@ -303,7 +306,8 @@ void addViewRules(RuleTable& t) {
     if (!m || !n || *n <= 0) return std::nullopt;
     int64_t dim = wrapDim(c.integer(2, "dim").value_or(0), m->rank());
     if (dim < 0 || dim >= m->rank()) return std::nullopt;
-    int64_t each = (m->shape[dim] + *n - 1) / *n;
+    if (m->shape[dim] < 0 || *n > kMaxInferredPieces) return std::nullopt;
+    const int64_t each = m->shape[dim] / *n + (m->shape[dim] % *n != 0);  // ceil, without overflow
     Shape sizes;
     for (int64_t left = m->shape[dim]; left > 0; left -= each) sizes.push_back(std::min(left, each));
     return splitInto(*m, dim, sizes);
@@ -315,7 +319,7 @@ void addViewRules(RuleTable& t) {
     if (dim < 0 || dim >= m->rank()) return std::nullopt;
     TensorMeta one = *m;
     one.shape.erase(one.shape.begin() + dim);
-    if (m->shape[dim] < 0 || m->shape[dim] > 4096) return std::nullopt;  // symbolic, or not a real unbind
+    if (m->shape[dim] < 0 || m->shape[dim] > kMaxInferredPieces) return std::nullopt;  // symbolic, or not a real unbind
     return Metas(m->shape[dim], one);
   };
 }

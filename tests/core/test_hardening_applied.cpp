@@ -210,7 +210,7 @@ TEST_CASE("all_to_all_single's split lists: negative, unequal lengths, past a te
   CHECK(fine.s.alone->collectives[0].groupSize == 2);
 }
 
-TEST_CASE("--group naming a mesh dim the mesh lacks is refused with one line", "[applied][hardening]") {
+TEST_CASE("a --group naming a mesh dim the mesh lacks is refused with one line", "[applied][hardening]") {
   SessionInputs in;
   in.primary = test::realCase("seed1_buggy/autoparallel_joint_graph.txt");
   in.solution = test::realCase("seed1_buggy/autoparallel_solution.json");

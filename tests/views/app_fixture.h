@@ -4,14 +4,17 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include <imgui.h>
 
 #include "app/gui/app.h"
 #include "app/gui/platform.h"
 #include "tests/views/harness.h"
+#include "views/keys.h"
 #include "views/ui_probe.h"
 
 namespace ss::app::test {
@@ -65,6 +68,20 @@ struct AppFixture {
     frames(1);
     views::test::mouseButton(false);
     frames(2);
+  }
+  // Waits (stepping the app) until the run in progress reports, at most `limit`; then draws two frames.
+  void waitForRun(std::chrono::seconds limit = std::chrono::seconds(120)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (app.runPanel().active() && std::chrono::steady_clock::now() - t0 < limit) {
+      app.step(0.05);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    frames(2);
+  }
+  // Runs the plan on screen through F5 to its report.
+  void runToEnd() {
+    key(views::keys::kF5, false);
+    waitForRun();
   }
   void key(int k, bool ctrl, bool shift = false) {
     ImGuiIO& io = ImGui::GetIO();

@@ -436,16 +436,6 @@ TEST_CASE("settings round-trip through settings.json", "[views][settings]") {
   CHECK(loadSettings().theme == views::ThemeKind::Dark);
 }
 
-// Steps the app until its run ends (at most 2 minutes), then draws two frames.
-static void waitForRun(AppFixture& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
-    f.app.step(0.05);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  f.frames(2);
-}
-
 TEST_CASE("run panel: F5 runs the plan in the child process and fills the losses table", "[views][app][run]") {
   const bool runnerBuilt = views::test::useBuiltRunner();
   AppFixture f;
@@ -463,7 +453,7 @@ TEST_CASE("run panel: F5 runs the plan in the child process and fills the losses
   f.frames(2);
   f.key(views::keys::kF5, false);
   CHECK(f.app.runPanel().active());
-  waitForRun(f);
+  f.waitForRun();
   const views::RunViewModel& m = f.app.runPanel().model();
   INFO(m.error);
   CHECK(m.status == views::RunStatus::Passed);
@@ -484,7 +474,7 @@ TEST_CASE("run panel: F5 on autoparallel's real log re-runs its applied graph on
   f.frames(2);
   f.key(views::keys::kF5, false);
   CHECK(f.app.runPanel().active());
-  waitForRun(f);
+  f.waitForRun();
   const views::RunViewModel& m = f.app.runPanel().model();
   INFO(m.error);
   CHECK(m.status == views::RunStatus::Passed);
@@ -591,12 +581,7 @@ TEST_CASE("run panel on seed 1: the broken plan fails at index_put, the fixed on
   REQUIRE(f.app.openFile(std::string(SHARDSCOPE_SAMPLES_DIR) + "/falcon_index_put_2d.plan.json"));
   auto runToEnd = [&] {
     f.app.runPanel().start(f.app.document().plan(), 4, f.app.document().stamp());
-    const auto t0 = std::chrono::steady_clock::now();
-    while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(300)) {
-      f.app.step(0.05);
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    f.frames(2);
+    f.waitForRun(std::chrono::seconds(300));
   };
   runToEnd();
   const views::RunViewModel& m = f.app.runPanel().model();

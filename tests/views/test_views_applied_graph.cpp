@@ -253,7 +253,7 @@ TEST_CASE("an applied graph alone opens in the Applied graph tab, collectives hi
   CHECK(marksOf(plan, *app.gui.graphSlot().viewState().model) == marks);
 }
 
-TEST_CASE("an applied graph alone with the command line's --mesh 2x4 --names dp,tp", "[views][applied][app]") {
+TEST_CASE("an applied graph alone with the command line's mesh 2x4 (dp, tp)", "[views][applied][app]") {
   SessionInputs extras;
   extras.mesh = DeviceMesh::parse("2x4", "dp,tp").value();
   {
@@ -269,14 +269,20 @@ TEST_CASE("an applied graph alone with the command line's --mesh 2x4 --names dp,
     CHECK(marks.at("shard_dim_alltoall_1") == "plan: all_to_all tp, 3.3 MiB 32.3 us");
     CHECK(marks.at("all_gather_into_tensor") == "plan: all_gather dp, 9.1 MiB 66.8 us");
   }
-  // A mesh the collectives do not fit: their groups stay unmapped, and the node says so.
+  // A mesh the collectives do not fit (a group of 4 on a 1-D mesh of 8 ranks): no process group of the mesh has
+  // that size, so the collective is invalid (core/applied/applied.h): unmapped, not costed, and an
+  // invalid-collective error at its node says so.
   extras.mesh = DeviceMesh::parse("8", "").value();
   App app;
   REQUIRE(app.gui.openFile(trace("seed1_applied_only.txt"), extras));
   app.frames(3);
   REQUIRE(app.gui.appliedGraphState().graph.model);
   CHECK(marksOf(app.gui.document().plan(), *app.gui.appliedGraphState().graph.model).at("shard_dim_alltoall_1") ==
-        "plan: all_to_all dim?, 3.3 MiB 32.3 us");
+        "plan: all_to_all dim?, shard_dim_alltoall");
+  int invalid = 0;
+  for (const Diagnostic& d : app.gui.document().diagnostics().items)
+    invalid += d.kind == DiagKind::InvalidCollective && app.gui.document().plan().graph.nodes[d.node].name == "shard_dim_alltoall_1";
+  CHECK(invalid == 1);
 }
 
 TEST_CASE("a folder of per-rank logs: the Applied graph tab shows the picked rank's graph, selection kept", "[views][applied][app]") {

@@ -108,13 +108,7 @@ TEST_CASE("AutoSP real log in the app: the Inspector's fix button, then Run runs
     WARN("run skipped: " << f.app.runPanel().model().unavailableReason);
     return;
   }
-  f.key(views::keys::kF5, false);
-  const auto t0 = std::chrono::steady_clock::now();
-  while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
-    f.app.step(0.05);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  f.frames(2);
+  f.runToEnd();
   const views::RunViewModel& m = f.app.runPanel().model();
   INFO(m.error);
   CHECK(m.status == views::RunStatus::Passed);

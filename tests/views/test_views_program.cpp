@@ -58,6 +58,8 @@ std::vector<std::string> realFiles() {
         out.push_back(e.path().string());
     }
   }
+  for (const char* alone : {"seed1_applied_only.txt"})  // an applied graph alone
+    out.push_back(std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/trace/" + alone);
   for (const auto& e : fs::directory_iterator(SHARDSCOPE_SAMPLES_DIR))
     if (e.path().string().ends_with(".plan.json")) out.push_back(e.path().string());
   std::sort(out.begin(), out.end());

@@ -24,17 +24,6 @@ namespace {
 const std::string kSamples = SHARDSCOPE_SAMPLES_DIR;
 const std::string kReal = std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/data/real/";
 
-// Runs the plan on screen through F5 to its report.
-void runToEnd(AppFixture& f) {
-  f.key(views::keys::kF5, false);
-  const auto t0 = std::chrono::steady_clock::now();
-  while (f.app.runPanel().active() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
-    f.app.step(0.05);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  f.frames(2);
-}
-
 // What the Run view shows as its verdict line for the document on screen.
 std::string shownVerdict(AppFixture& f) {
   const views::RunViewModel& m = f.app.runPanel().model();
@@ -77,7 +66,7 @@ TEST_CASE("a run is the plan's: stale after an edit and after undo, gone when an
     if (runnerBuilt) FAIL("this build has a runner but the run panel found none");
     WARN("runs skipped: " << f.app.runPanel().model().unavailableReason);
   } else {
-    runToEnd(f);
+    f.runToEnd();
     const views::RunViewModel& m = f.app.runPanel().model();
     INFO(m.error);
     REQUIRE(m.status == views::RunStatus::Passed);
@@ -99,7 +88,7 @@ TEST_CASE("a run is the plan's: stale after an edit and after undo, gone when an
     f.key('Z', true, true);  // redo
     CHECK(shownVerdict(f).find(" - stale: ") != std::string::npos);
     // Run again: the buggy plan's own verdict, current.
-    runToEnd(f);
+    f.runToEnd();
     CHECK(f.app.runPanel().model().status == views::RunStatus::Mismatch);
     CHECK(shownVerdict(f) == "MISMATCH: losses differ from the reference");
     CHECK(f.app.runPanel().model().batches.size() == 3);
@@ -127,7 +116,7 @@ TEST_CASE("a failed run of one plan is not shown for the next", "[views][app][re
   // seed 1's real log: its joint graph names no loss node, so the run fails.
   REQUIRE(f.app.openFile(kReal + "seed1_buggy"));
   f.frames(2);
-  runToEnd(f);
+  f.runToEnd();
   const views::RunViewModel& m = f.app.runPanel().model();
   CHECK((m.status == views::RunStatus::Failed || m.status == views::RunStatus::Mismatch));
   CHECK_FALSE(m.error.empty());

@@ -48,6 +48,10 @@ void Document::reset(Plan plan, std::string path) {
 void Document::remerge() {
   merged_ = checker_.diagnostics();
   if (program_ || compiled_) asDTensorProgram(merged_);
+  // An applied graph alone: its invalid collectives, each where the checker has no error yet (as checkSession).
+  if (alone_)
+    for (Diagnostic& x : invalidCollectiveDiagnostics(*alone_).items)
+      if (merged_.worstFor(x.node) != Severity::Error) merged_.items.push_back(std::move(x));
   Diagnostics x = sessionDiagnostics(plan_, program_, compiled_, applied_);
   merged_.items.insert(merged_.items.end(), x.items.begin(), x.items.end());
 }
