@@ -37,7 +37,8 @@ std::vector<Diagnostic> checkAutoSpGraph(const Plan& plan) {
                 " " + p.shapeText() + ", but the sequence is dim " + std::to_string(seqDim) + " (" +
                 p.symbolicShape[seqDim] + ")" + why;
     d.fix = "slice dim " + std::to_string(seqDim) + ": tag the input (key, " + std::to_string(seqDim) +
-            ") and let AutoSP's passes read and slice the tagged dim";
+            ") and let AutoSP's passes read and slice the tagged dim; here, Fix all (or `shardscope fix`) moves "
+            "this slice to dim " + std::to_string(seqDim) + " as DeepSpeed's fixed passes do";
     out.push_back(std::move(d));
   };
   for (const Sliced& x : slices) {
